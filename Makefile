@@ -1,0 +1,39 @@
+# naoqi_qicore: `make demo` runs the demo on the simulated robot, `make test` runs the tests.
+# Both set everything up first (`make setup`): a virtual environment in .venv with pinned
+# ROS 2 wheels, libqi and tools, and this package with its generated ROS 2 interfaces.
+
+PYTHON ?= python3.11
+VENV := .venv
+PY := $(VENV)/bin/python
+PACKAGE_SOURCES := $(shell find naoqi_qicore msg srv launch resource -type f \
+	-not -path '*/__pycache__/*' 2>/dev/null) setup.py setup.cfg package.xml
+
+.PHONY: setup test demo clean
+
+setup: $(VENV)/.package-installed
+
+$(VENV)/.requirements-installed: .setup/requirements.txt .setup/check-tools.sh
+	.setup/check-tools.sh $(PYTHON)
+	test -x $(PY) || $(PYTHON) -m venv $(VENV)
+	$(PY) -m pip install --quiet --disable-pip-version-check -r .setup/requirements.txt
+	grep -q 'naoqi_qicore ament index' $(VENV)/bin/activate || \
+	  printf '\n# naoqi_qicore ament index: packages installed in this environment\nexport AMENT_PREFIX_PATH="$$VIRTUAL_ENV$${AMENT_PREFIX_PATH:+:$$AMENT_PREFIX_PATH}"\n' \
+	  >> $(VENV)/bin/activate
+	touch $@
+
+$(VENV)/.package-installed: $(VENV)/.requirements-installed $(PACKAGE_SOURCES)
+	$(PY) -m pip install --quiet --disable-pip-version-check --no-build-isolation \
+	  --no-deps --force-reinstall .
+	touch $@
+
+test: setup
+	$(PY) -m pytest -q
+
+demo: setup
+	$(PY) -c 'import naoqi_qicore, naoqi_qicore.msg as m, naoqi_qicore.srv as s; \
+	  print("naoqi_qicore", naoqi_qicore.__version__); \
+	  print("msg:", *sorted(n for n in dir(m) if n[0].isupper())); \
+	  print("srv:", *sorted(n for n in dir(s) if n[0].isupper()))'
+
+clean:
+	rm -rf $(VENV) build *.egg-info

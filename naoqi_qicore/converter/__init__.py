@@ -1,0 +1,1 @@
+"""converter layer of naoqi_qicore."""

@@ -1,0 +1,1 @@
+"""robot layer of naoqi_qicore."""

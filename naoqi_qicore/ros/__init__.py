@@ -1,0 +1,1 @@
+"""ros layer of naoqi_qicore."""

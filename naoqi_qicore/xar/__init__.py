@@ -1,0 +1,1 @@
+"""Choregraphe behavior model and its XML (.xar) reading and writing."""

@@ -1,0 +1,132 @@
+"""Build of naoqi_qicore: an ament_python package that also generates its ROS 2 interfaces.
+
+``build_py`` first runs the small CMake project in ``resource/interfaces`` (rosidl), installs
+it into a staging folder, then ships the generated Python modules inside the
+``naoqi_qicore`` package and the libraries and ament index entries as data files of the
+install prefix.  This works under ``colcon build`` and under ``pip install``.
+"""
+import os
+import shutil
+import subprocess
+import sys
+import sysconfig
+from glob import glob
+from pathlib import Path
+
+from setuptools import Distribution, find_packages, setup
+from setuptools.command.build_py import build_py
+
+PACKAGE = 'naoqi_qicore'
+ROOT = Path(__file__).resolve().parent
+CMAKE_PROJECT = ROOT / 'resource' / 'interfaces'
+
+
+def _python_include_dirs():
+    """Header folders of this interpreter and of NumPy, for the rosidl Python extensions."""
+    dirs = [sysconfig.get_paths()['include']]
+    try:
+        import numpy
+    except ImportError:
+        pass
+    else:
+        dirs.append(numpy.get_include())
+    return ';'.join(dirs)
+
+
+def _with_prefix(variable):
+    """``variable``'s search path with this interpreter's prefix appended."""
+    paths = [p for p in os.environ.get(variable, '').split(os.pathsep) if p]
+    if sys.prefix not in paths:
+        paths.append(sys.prefix)
+    return paths
+
+
+def _run(command):
+    """Run a build tool, its output going to stderr (colcon parses our stdout)."""
+    print('naoqi_qicore: ' + ' '.join(command), file=sys.stderr, flush=True)
+    env = dict(os.environ, AMENT_PREFIX_PATH=os.pathsep.join(_with_prefix('AMENT_PREFIX_PATH')))
+    subprocess.run(command, check=True, stdout=sys.stderr, stderr=sys.stderr, env=env)
+
+
+class BuildPyWithInterfaces(build_py):
+    """build_py that generates msg/ and srv/ with rosidl before copying the package."""
+
+    def run(self):
+        stage = self._generate_interfaces()
+        super().run()
+        self._ship_generated(stage)
+
+    def _generate_interfaces(self):
+        build_temp = Path(self.get_finalized_command('build').build_temp).resolve()
+        build_dir = build_temp / 'interfaces'
+        stage = build_dir / 'stage'
+        if stage.exists():
+            shutil.rmtree(stage)
+        _run(['cmake', '-S', str(CMAKE_PROJECT), '-B', str(build_dir),
+              '-DCMAKE_BUILD_TYPE=Release',
+              '-DBUILD_TESTING=OFF',
+              '-DCMAKE_INSTALL_PREFIX=' + str(stage),
+              '-DCMAKE_PREFIX_PATH=' + ';'.join(_with_prefix('CMAKE_PREFIX_PATH')),
+              '-DPython3_EXECUTABLE=' + sys.executable,
+              '-DNAOQI_QICORE_PYTHON_INCLUDE_DIRS=' + _python_include_dirs()])
+        _run(['cmake', '--build', str(build_dir), '--parallel', str(os.cpu_count() or 2)])
+        _run(['cmake', '--install', str(build_dir)])
+        return stage
+
+    def _ship_generated(self, stage):
+        python_dirs = list(stage.glob('lib/python*/site-packages/' + PACKAGE))
+        if len(python_dirs) != 1:
+            raise RuntimeError('rosidl produced no Python package under ' + str(stage))
+        generated = python_dirs[0]
+        target = Path(self.build_lib) / PACKAGE
+        for path in sorted(generated.rglob('*')):
+            relative = path.relative_to(generated)
+            if path.is_dir() or path.suffix == '.c' or relative == Path('__init__.py'):
+                continue  # generator sources stay out; the package's own __init__.py stays
+            destination = target / relative
+            destination.parent.mkdir(parents=True, exist_ok=True)
+            shutil.copy2(path, destination)
+        data_files = self.distribution.data_files
+        by_dir = {}
+        for path in sorted(stage.rglob('*')):
+            if path.is_dir() or generated in path.parents:
+                continue
+            relative = path.relative_to(stage)
+            by_dir.setdefault(str(relative.parent), []).append(str(path))
+        # install_data holds this very list: extend it in place.
+        data_files.extend(sorted(by_dir.items()))
+
+
+class BinaryDistribution(Distribution):
+    """The package ships compiled typesupport libraries: it is not pure Python."""
+
+    def has_ext_modules(self):
+        return True
+
+
+setup(
+    name=PACKAGE,
+    version='0.1.0',
+    packages=find_packages(exclude=['test', 'test.*']),
+    package_data={PACKAGE: ['py.typed']},
+    data_files=[
+        ('share/ament_index/resource_index/packages', ['resource/' + PACKAGE]),
+        ('share/' + PACKAGE, ['package.xml']),
+        ('share/' + PACKAGE + '/launch', glob('launch/*.launch.py')),
+    ],
+    install_requires=['setuptools'],
+    zip_safe=False,
+    maintainer='naoqi_qicore maintainers',
+    maintainer_email='maintainers@naoqi-qicore.org',
+    description='Run Choregraphe behaviors for NAO and Pepper robots from ROS 2.',
+    license='Apache-2.0',
+    tests_require=['pytest'],
+    cmdclass={'build_py': BuildPyWithInterfaces},
+    distclass=BinaryDistribution,
+    entry_points={
+        'console_scripts': [
+            'xar_convert = naoqi_qicore.converter.cli:main',
+            'naoqi_sim = naoqi_qicore.robot.sim.cli:main',
+        ],
+    },
+)

@@ -1,0 +1,53 @@
+"""The colcon route: building the package in a workspace gives runnable executables and
+importable interfaces registered in the ament index."""
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+
+@pytest.mark.slow
+def test_colcon_build_installs_executables_and_interfaces(repo_root: Path, tmp_path: Path) -> None:
+    colcon = Path(sys.executable).with_name("colcon")
+    if not colcon.exists() and shutil.which("colcon") is None:
+        pytest.skip("colcon is not installed")
+    (tmp_path / "src").mkdir()
+    (tmp_path / "src" / "naoqi_qicore").symlink_to(repo_root)
+    env = dict(os.environ)
+    for variable in ("AMENT_PREFIX_PATH", "CMAKE_PREFIX_PATH"):
+        env[variable] = os.pathsep.join(filter(None, [env.get(variable), sys.prefix]))
+    env["PATH"] = os.pathsep.join([str(Path(sys.executable).parent), env["PATH"]])
+    subprocess.run([str(colcon) if colcon.exists() else "colcon", "build",
+                    "--event-handlers", "console_direct-"],
+                   cwd=tmp_path, env=env, check=True, stdout=subprocess.PIPE,
+                   stderr=subprocess.STDOUT)
+
+    prefix = tmp_path / "install" / "naoqi_qicore"
+    for executable in ("xar_convert", "naoqi_sim"):
+        assert os.access(prefix / "lib" / "naoqi_qicore" / executable, os.X_OK), executable
+    index = prefix / "share" / "ament_index" / "resource_index"
+    assert (index / "packages" / "naoqi_qicore").is_file()
+    listed = (index / "rosidl_interfaces" / "naoqi_qicore").read_text().split()
+    assert {"msg/BehaviorState.msg", "msg/ActivityFocus.msg", "srv/GoTo.srv"} <= set(listed)
+    for interface in listed:
+        assert (prefix / "share" / "naoqi_qicore" / interface).is_file(), interface
+    launch_files = sorted(p.name for p in (repo_root / "launch").glob("*.launch.py"))
+    installed = sorted(p.name for p in (prefix / "share" / "naoqi_qicore" / "launch").glob("*"))
+    assert installed == launch_files
+    assert list((prefix / "lib").glob("libnaoqi_qicore__rosidl_typesupport_c.so"))
+
+    # A fresh shell that sources the install finds the package and its generated types.
+    check = ("from naoqi_qicore.srv import GoTo; from naoqi_qicore.msg import BehaviorState, "
+             "ActivityFocus; import naoqi_qicore; print(naoqi_qicore.__file__); "
+             "print(GoTo.Request().frame)")
+    shell = subprocess.run(
+        ["bash", "-c", '. "$1/install/local_setup.sh" && cd / && "$2" -c "$3"', "sh",
+         str(tmp_path), sys.executable, check],
+        env={"PATH": "/usr/bin:/bin", "HOME": os.environ.get("HOME", "/tmp")},
+        check=True, stdout=subprocess.PIPE, text=True)
+    module_file, frame = shell.stdout.split()
+    assert module_file.startswith(str(prefix))
+    assert frame == "-1"

@@ -1,0 +1,84 @@
+"""The generated interfaces work between two processes over real DDS."""
+import subprocess
+import sys
+import time
+from pathlib import Path
+from typing import Iterator
+
+import pytest
+
+rclpy = pytest.importorskip("rclpy")
+from rclpy.qos import DurabilityPolicy, QoSProfile, ReliabilityPolicy  # noqa: E402
+
+from naoqi_qicore.msg import ActivityFocus, BehaviorState  # noqa: E402
+from naoqi_qicore.srv import GoTo  # noqa: E402
+
+PEER = Path(__file__).with_name("interface_peer.py")
+LATCHED = QoSProfile(depth=1, durability=DurabilityPolicy.TRANSIENT_LOCAL,
+                     reliability=ReliabilityPolicy.RELIABLE)
+
+
+def start_peer(role: str) -> subprocess.Popen:
+    peer = subprocess.Popen([sys.executable, str(PEER), role], stdin=subprocess.PIPE,
+                            stdout=subprocess.PIPE, text=True)
+    assert peer.stdout.readline().strip() == "ready"
+    return peer
+
+
+@pytest.fixture
+def node() -> Iterator:
+    rclpy.init()
+    test_node = rclpy.create_node("interface_test")
+    yield test_node
+    test_node.destroy_node()
+    rclpy.shutdown()
+
+
+def test_type_names() -> None:
+    assert GoTo.Request.get_fields_and_field_types() == {"label": "string", "frame": "int32"}
+    assert GoTo.Request().frame == -1
+    assert BehaviorState.__module__.startswith("naoqi_qicore.msg")
+    assert [BehaviorState.IDLE, BehaviorState.LOADED, BehaviorState.PLAYING, BehaviorState.PAUSED,
+            BehaviorState.STOPPED, BehaviorState.FINISHED, BehaviorState.ERROR] == list(range(7))
+
+
+def test_goto_round_trips_between_processes(node) -> None:
+    server = start_peer("serve")
+    try:
+        client = node.create_client(GoTo, "behavior/goto")
+        assert client.wait_for_service(timeout_sec=15)
+        future = client.call_async(GoTo.Request(label="wave", frame=-1))
+        rclpy.spin_until_future_complete(node, future, timeout_sec=15)
+        response = future.result()
+        assert response.success is True
+        assert response.message == "label wave frame -1"
+        assert response.frame == 42
+        assert server.wait(timeout=15) == 0
+    finally:
+        server.kill()
+        server.wait()
+
+
+def test_state_and_focus_reach_a_late_subscriber(node) -> None:
+    publisher = start_peer("publish")
+    received = {}
+    try:
+        node.create_subscription(BehaviorState, "behavior/state",
+                                 lambda msg: received.setdefault("state", msg), LATCHED)
+        node.create_subscription(ActivityFocus, "behavior/focus",
+                                 lambda msg: received.setdefault("focus", msg), LATCHED)
+        deadline = time.monotonic() + 15
+        while len(received) < 2 and time.monotonic() < deadline:
+            rclpy.spin_once(node, timeout_sec=0.1)
+    finally:
+        publisher.stdin.close()
+        publisher.wait(timeout=15)
+    state, focus = received["state"], received["focus"]
+    assert (state.behavior, state.status, state.frame, state.fps) == ("dance", 2, 17, 25.0)
+    assert list(state.states) == ["Intro"]
+    assert list(state.active_boxes) == ["root/Timeline", "root/Timeline/Say"]
+    assert state.header.stamp.sec > 0
+    assert (focus.focused_activity, focus.previous_activity) == ("pkg/dance", "pkg/idle")
+    assert (focus.start_reason, focus.stop_reason) == ("unknown-api-caller",
+                                                      "switchfocus-api-interrupt")
+    assert list(focus.focus_stack) == ["pkg/idle"]
