@@ -178,6 +178,8 @@ class ActuatorList:
     model: Optional[str] = None
     curves: List[ActuatorCurve] = field(default_factory=list)
     extras: Extras = field(default_factory=Extras)
+    #: True when the file had its curves directly under ``<Timeline>`` (no ``<ActuatorList>``)
+    implicit: bool = False
 
 
 @dataclass
@@ -305,3 +307,8 @@ class Behavior:
     #: tag of the root element of the source file (ChoregrapheProject, Animation, ...)
     root_tag: str = "ChoregrapheProject"
     extras: Extras = field(default_factory=Extras)
+    #: True when the file held the root box's content directly under its root element
+    #: (no ``<Box>``): the root box was synthesized, as for Animation/Timeline roots
+    bare_root: bool = False
+    #: what reading the file noticed without refusing it (not part of the behavior itself)
+    warnings: List[str] = field(default_factory=list, compare=False)

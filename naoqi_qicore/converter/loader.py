@@ -1,0 +1,158 @@
+"""A behavior ready for the engine: its model, object names and Python 3 box code.
+
+:func:`load_converted` reads a folder written by :mod:`naoqi_qicore.converter.writer`
+back into the same model; :func:`prepare` does in memory what the converter does
+(naming and porting) for a behavior read from a ``.xar``.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Dict, List, Optional, Set
+
+from lxml import etree
+
+from naoqi_qicore.converter.naming import assign_names
+from naoqi_qicore.converter.pyport import port_script
+from naoqi_qicore.converter.writer import (BOX_FILE_ATTRIBUTES, FORMAT, MANIFEST, has_python)
+from naoqi_qicore.xar.errors import XarError
+from naoqi_qicore.xar.model import Behavior, Box, Extras, Script
+from naoqi_qicore.xar.parser import MAX_DOCUMENT_BYTES, ElementReader, safe_xml_parser
+
+_PROJECT_ATTRIBUTES = ("tag", "name", "xar_version", "format_version", "namespace", "bare_root")
+
+
+@dataclass
+class LoadedBehavior:
+    """A behavior with what the engine needs to run its boxes."""
+
+    behavior: Behavior
+    #: id(box) -> object name / file base, e.g. "l0_root", "l1_Say_1"
+    names: Dict[int, str]
+    #: object name -> Python 3 source to run for that box ("" when the box has no script)
+    code: Dict[str, str]
+    #: converted folder, or None when prepared in memory
+    folder: Optional[Path]
+    #: object name -> why its script does not compile under Python 3
+    port_errors: Dict[str, str] = field(default_factory=dict)
+    warnings: List[str] = field(default_factory=list)
+
+
+def prepare(behavior: Behavior) -> LoadedBehavior:
+    """Name the boxes of ``behavior`` and port their scripts, in memory."""
+    names = assign_names(behavior)
+    loaded = LoadedBehavior(behavior, names, {}, None, warnings=list(behavior.warnings))
+    for _, box in behavior.root.walk():
+        name = names[id(box)]
+        loaded.code[name] = ""
+        if has_python(box.script):
+            result = port_script(box.script.content)
+            loaded.code[name] = result.code
+            if result.error:
+                loaded.port_errors[name] = result.error
+    return loaded
+
+
+class _FolderReader(ElementReader):
+    """Reads the box files of a converted folder, following ``<Object Name>`` references."""
+
+    diagram_box_tag = "Object"
+
+    def __init__(self, folder: Path) -> None:
+        super().__init__(str(folder))
+        self.folder = folder
+        self.names: Dict[int, str] = {}
+        self.code: Dict[str, str] = {}
+        self.loading: Set[str] = set()
+        self.scripts_with_content: Set[int] = set()
+        self.parser = safe_xml_parser()
+
+    def document(self, file_name: str):
+        """The root element of a file of the folder (XarError when missing or broken)."""
+        path = self.folder / file_name
+        self.source = str(path)
+        try:
+            if path.stat().st_size > MAX_DOCUMENT_BYTES:
+                raise XarError("file too large", self.source)
+            root = etree.parse(str(path), self.parser).getroot()
+        except OSError as error:
+            raise XarError("cannot read: %s" % (error.strerror or error), self.source) from None
+        except etree.XMLSyntaxError as error:
+            line = error.position[0] if error.position else None
+            raise XarError("not well-formed XML: %s" % error.msg, self.source, line) from None
+        if root.get("format") != FORMAT:
+            raise self.error(root, "not a %s file (format=%r)" % (FORMAT, root.get("format")))
+        return root
+
+    def load_box(self, name: str, element=None) -> Box:
+        """The box of the file ``<name>.xml`` with its nested boxes."""
+        if not name or not name.replace("_", "").isalnum():
+            raise self.error(element, "invalid object name %r" % name)
+        if name in self.loading:
+            raise self.error(element, "object %r contains itself" % name)
+        if name in self.code:
+            raise self.error(element, "object %r is referenced twice" % name)
+        self.loading.add(name)
+        root = self.document(name + ".xml")
+        if root.tag != "Box" or root.get("object") != name:
+            raise self.error(root, "expected <Box object=%r>" % name)
+        code_file = root.get("code")
+        for attribute in BOX_FILE_ATTRIBUTES:
+            root.attrib.pop(attribute, None)
+        box = self.box(root)
+        code = ""
+        if code_file is not None:
+            if code_file != name + ".py":
+                raise self.error(root, "unexpected code file %r" % code_file)
+            try:
+                code = (self.folder / code_file).read_text(encoding="utf-8")
+            except OSError as error:
+                raise XarError("cannot read: %s" % (error.strerror or error),
+                               str(self.folder / code_file)) from None
+            if box.script is not None and id(box.script) not in self.scripts_with_content:
+                box.script.content = code
+        if box.timeline is not None and (self.folder / (name + "_timeline.xml")).is_file():
+            motion = self.document(name + "_timeline.xml")
+            for attribute in ("format", "object"):
+                motion.attrib.pop(attribute, None)
+            box.timeline.actuator_list = self.timeline(motion).actuator_list
+        self.names[id(box)] = name
+        self.code[name] = code
+        self.loading.discard(name)
+        return box
+
+    def diagram_box(self, element) -> Box:
+        source = self.source
+        box = self.load_box(self.required(element, "Name"), element)
+        self.source = source
+        return box
+
+    def script(self, element) -> Script:
+        script = super().script(element)
+        if element.find("content") is not None:
+            self.scripts_with_content.add(id(script))
+        return script
+
+
+def load_converted(folder: Path) -> LoadedBehavior:
+    """Read the converted behavior in ``folder``; raises XarError when it is not one."""
+    folder = Path(folder)
+    reader = _FolderReader(folder)
+    manifest = reader.document(MANIFEST)
+    root_name = reader.required(manifest, "root")
+    behavior = Behavior(root=Box("root", -1), source=manifest.get("source", ""))
+    for child in manifest:
+        if child.tag == "Project":
+            get = child.get
+            behavior.root_tag = get("tag", behavior.root_tag)
+            behavior.name, behavior.xar_version = get("name"), get("xar_version")
+            behavior.format_version = get("format_version")
+            behavior.namespace = get("namespace", "")
+            behavior.bare_root = get("bare_root") == "1"
+            behavior.extras = Extras({k: v for k, v in child.attrib.items()
+                                      if k not in _PROJECT_ATTRIBUTES},
+                                     [etree.tostring(c, encoding="unicode", with_tail=False)
+                                      for c in child])
+    behavior.root = reader.load_box(root_name, manifest)
+    return LoadedBehavior(behavior, reader.names, reader.code, folder,
+                          warnings=reader.warnings)

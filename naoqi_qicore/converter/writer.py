@@ -1,0 +1,307 @@
+"""Writing a behavior in the file-per-object format (``naoqi_qicore/1``, see docs/format.md).
+
+One folder per behavior.  For every box, named by :mod:`naming` (``l1_Say``):
+
+* ``<name>.xml`` — the box as in the ``.xar`` (attributes, bitmaps, script, pluginContent,
+  ports, parameters with choices, resources, dialog files, kept extras) with its timeline's
+  layers and keyframes, whose diagrams list their boxes as ``<Object Name=".."/>``;
+  the root element also carries ``format``, ``object`` and ``code``;
+* ``<name>.py`` — the Python 3 code of the box (ported when needed); the original script
+  is kept in ``<name>.xml`` when it differs;
+* ``<name>_timeline.xml`` — the motion: ActuatorList, curves (with unit), keys, tangents;
+* ``<name>_state_machine.xml`` and ``<name>_state_<i>.xml`` — states of the behavior layers
+  (the 2012 converter's files: objects, interval, labels, links by name).
+
+Plus ``behavior.xml`` (format marker, root object, project attributes, porting report)
+and ``main.py`` (runs the folder with ``naoqi_qicore.core.standalone``).  The folder is
+built next to the destination and renamed into place: on error nothing is left.
+"""
+from __future__ import annotations
+
+import os
+import re
+import shutil
+import tempfile
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Dict, List, Optional, Tuple
+
+from naoqi_qicore.converter.naming import assign_names
+from naoqi_qicore.converter.pyport import port_script
+from naoqi_qicore.converter.states import StateSpec, compute_states, state_timeout_ms
+from naoqi_qicore.xar.errors import XarError
+from naoqi_qicore.xar.model import Behavior, Box, Diagram, Script, ScriptLanguage, Timeline
+from naoqi_qicore.xar.writer import INDENT, Attributes, XarWriter, attributes, escape_attribute
+
+#: version marker written on the root element of every file
+FORMAT = "naoqi_qicore/1"
+#: the behavior's own file (format, root object, project attributes, porting report)
+MANIFEST = "behavior.xml"
+#: the entry point of a converted folder
+ENTRY_POINT = "main.py"
+#: attributes the format adds to the root ``<Box>`` of a box file
+BOX_FILE_ATTRIBUTES = ("format", "object", "code")
+#: fps used for state time-outs when a timeline has none (as the 2012 converter)
+DEFAULT_FPS = 25
+
+#: file names written: one optional sub-folder (behaviors of a multi-behavior input)
+_SAFE_FILE = re.compile(r"([A-Za-z0-9_]+/)?[A-Za-z0-9_]+\.(xml|py|svg|dot)")
+_XML_DECLARATION = '<?xml version="1.0" encoding="UTF-8" ?>'
+
+MAIN_PY = '''#!/usr/bin/env python3
+"""Runs this converted behavior with naoqi_qicore: python3 main.py --help"""
+import os
+import sys
+
+from naoqi_qicore.core.standalone import main
+
+if __name__ == "__main__":
+    sys.exit(main(os.path.dirname(os.path.abspath(__file__)), sys.argv[1:]))
+'''
+
+
+class OutputError(ValueError):
+    """The destination folder cannot be written (exists, unsafe name...)."""
+
+
+@dataclass
+class ConversionReport:
+    """What converting one behavior did."""
+
+    output: Optional[Path]
+    objects: int = 0
+    files: int = 0
+    #: object names of boxes whose script was ported to Python 3
+    ported: List[str] = field(default_factory=list)
+    #: object name -> why its script does not compile under Python 3 (kept as it was)
+    failed: Dict[str, str] = field(default_factory=dict)
+    warnings: List[str] = field(default_factory=list)
+
+
+def has_python(script: Optional[Script]) -> bool:
+    """True when ``script`` is Python code with something in it."""
+    return (script is not None and script.language == ScriptLanguage.PYTHON
+            and bool(script.content.strip()))
+
+
+def link_port_name(box: Box, port_id: int) -> str:
+    """Name of the input, output or parameter ``port_id`` of ``box`` ("" when none)."""
+    for port in box.inputs:
+        if port.id == port_id:
+            return port.name
+    for port in box.outputs:
+        if port.id == port_id:
+            return port.name
+    for parameter in box.parameters:
+        if parameter.id == port_id:
+            return parameter.name
+    return ""
+
+
+class _BoxFileWriter(XarWriter):
+    """Writes the ``<name>.xml`` of one box: diagrams by object name, no motion."""
+
+    def __init__(self, names: Dict[int, str], codes: Dict[str, str]) -> None:
+        super().__init__()
+        self.names = names
+        self.codes = codes
+
+    def box_attributes(self, box: Box) -> Attributes:
+        name = self.names[id(box)]
+        taken = [attribute for attribute in BOX_FILE_ATTRIBUTES if attribute in box.extras.attributes]
+        if taken:
+            raise OutputError("box %r has an attribute %r that the converted format reserves"
+                              % (box.name, taken[0]))
+        code = name + ".py" if name in self.codes else None
+        return (("format", FORMAT), ("object", name), ("code", code)) + tuple(
+            super().box_attributes(box))
+
+    def script_content(self, box: Box, script: Script) -> Optional[str]:
+        code = self.codes.get(self.names[id(box)])
+        return None if code == script.content else script.content
+
+    def diagram(self, level: int, diagram: Diagram) -> None:
+        def children(inner: int) -> None:
+            for box in diagram.boxes:
+                self.element(inner, "Object", (("Name", self.names[id(box)]),))
+            self.links(inner, diagram)
+        self.element(level, "Diagram", (("scale", diagram.scale),), diagram.extras, children)
+
+    def actuator_list(self, level: int, actuators) -> None:
+        """Motion goes to ``<name>_timeline.xml``."""
+
+
+def _timeline_file(name: str, timeline: Timeline) -> str:
+    writer = XarWriter()
+    writer.lines.append(_XML_DECLARATION)
+    pairs = (("format", FORMAT), ("object", name)) + tuple(XarWriter.timeline_attributes(timeline))
+    writer.element(0, "Timeline", pairs, None,
+                   lambda level: writer.actuator_list(level, timeline.actuator_list))
+    return writer.text()
+
+
+def _state_machine_file(name: str, timeline: Timeline, states: List[StateSpec]) -> str:
+    fps = timeline.fps if timeline.fps is not None else DEFAULT_FPS
+    lines = [_XML_DECLARATION, '<StateMachine%s>' % attributes(
+        (("format", FORMAT), ("object", name), ("fps", fps)))]
+    lines.extend('%s<State Name="%s_state_%d" />' % (INDENT, name, state.index)
+                 for state in states)
+    lines.append('%s<InitialState Name="%s_state_%d" />' % (INDENT, name, states[0].index))
+    lines.append('%s<FinalState Name="%s_state_%d" />' % (INDENT, name, states[-1].index))
+    for state, following in zip(states, states[1:]):
+        lines.append('%s<Transition From="%s_state_%d" To="%s_state_%d" TimeOut="%d" />'
+                     % (INDENT, name, state.index, name, following.index,
+                        state_timeout_ms(state, fps)))
+    lines.append("</StateMachine>")
+    return "\n".join(lines) + "\n"
+
+
+def _state_file(owner: Box, name: str, state: StateSpec, names: Dict[int, str]) -> str:
+    timeline = owner.timeline
+    diagrams = [timeline.layers[layer].keyframes[index].diagram
+                for layer, index in state.keyframes]
+    lines = [_XML_DECLARATION, "<State%s>" % attributes((("format", FORMAT),
+                                                         ("Name", "%s_state_%d" % (name, state.index))))]
+    for diagram in diagrams:
+        lines.extend('%s<Object Name="%s" />' % (INDENT, names[id(box)]) for box in diagram.boxes)
+    lines.append('%s<Interval begin="%d" end="%d" />' % (INDENT, state.begin, state.end))
+    lines.extend('%s<Label Name="%s" />' % (INDENT, escape_attribute(label))
+                 for label in state.labels)
+    lines.extend('%s<Keyframe layer="%d" index="%d" />' % (INDENT, layer, index)
+                 for layer, index in state.keyframes)
+    for diagram in diagrams:
+        boxes = {box.id: box for box in diagram.boxes}
+        for link in diagram.links:
+            target = owner if link.inputowner == 0 else boxes[link.inputowner]
+            source = owner if link.outputowner == 0 else boxes[link.outputowner]
+            lines.append('%s<Link%s />' % (INDENT, attributes((
+                ("InputObject", names[id(target)]),
+                ("InputName", link_port_name(target, link.indexofinput)),
+                ("OutputObject", names[id(source)]),
+                ("OutputName", link_port_name(source, link.indexofoutput))))))
+    lines.append("</State>")
+    return "\n".join(lines) + "\n"
+
+
+def _manifest(behavior: Behavior, root_name: str, report: ConversionReport) -> str:
+    writer = XarWriter()
+    writer.lines.append(_XML_DECLARATION)
+    project = (("tag", behavior.root_tag), ("name", behavior.name),
+               ("xar_version", behavior.xar_version),
+               ("format_version", behavior.format_version),
+               ("namespace", behavior.namespace or None),
+               ("bare_root", 1 if behavior.bare_root else None))
+
+    def children(level: int) -> None:
+        writer.element(level, "Project", project, behavior.extras)
+        for name in report.ported:
+            writer.element(level, "Script", (("object", name), ("ported", 1)))
+        for name, error in report.failed.items():
+            writer.element(level, "Script", (("object", name), ("ported", 0), ("error", error)))
+    writer.element(0, "Behavior", (("format", FORMAT), ("root", root_name),
+                                   ("source", behavior.source)), None, children)
+    return writer.text()
+
+
+def render(behavior: Behavior) -> Tuple[Dict[str, str], ConversionReport]:
+    """Every file of the converted folder (name -> text) and the report, in memory."""
+    names = assign_names(behavior)
+    report = ConversionReport(output=None, warnings=list(behavior.warnings))
+    codes: Dict[str, str] = {}
+    boxes: List[Box] = [box for _, box in behavior.root.walk()]
+    for box in boxes:
+        if has_python(box.script):
+            name = names[id(box)]
+            result = port_script(box.script.content)
+            codes[name] = result.code
+            if result.ported:
+                report.ported.append(name)
+            elif result.error:
+                report.failed[name] = result.error
+    files: Dict[str, str] = {}
+    box_writer = _BoxFileWriter(names, codes)
+    for box in boxes:
+        name = names[id(box)]
+        box_writer.lines = [_XML_DECLARATION]
+        box_writer.box(0, box)
+        files[name + ".xml"] = box_writer.text()
+        if name in codes:
+            files[name + ".py"] = codes[name]
+        timeline = box.timeline
+        if timeline is None:
+            continue
+        if timeline.actuator_list is not None:
+            files[name + "_timeline.xml"] = _timeline_file(name, timeline)
+        states = compute_states(timeline)
+        if states:
+            files[name + "_state_machine.xml"] = _state_machine_file(name, timeline, states)
+            for state in states:
+                files["%s_state_%d.xml" % (name, state.index)] = _state_file(box, name, state,
+                                                                              names)
+    root_name = names[id(behavior.root)]
+    files[MANIFEST] = _manifest(behavior, root_name, report)
+    files[ENTRY_POINT] = MAIN_PY
+    report.objects, report.files = len(boxes), len(files)
+    return files, report
+
+
+def _write_new_file(path: Path, data: bytes) -> None:
+    descriptor = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o644)
+    try:
+        view = memoryview(data)
+        while view:
+            view = view[os.write(descriptor, view):]
+    finally:
+        os.close(descriptor)
+
+
+def _is_empty_dir(path: Path) -> bool:
+    return path.is_dir() and not path.is_symlink() and not any(path.iterdir())
+
+
+def install_files(files: Dict[str, str], destination: Path, force: bool = False) -> Path:
+    """Write ``files`` as the folder ``destination``, atomically (temp folder, then rename).
+
+    An existing non-empty ``destination`` is replaced only with ``force``.
+    """
+    destination = Path(os.path.abspath(destination))
+    if destination.exists() or destination.is_symlink():
+        if not force and not _is_empty_dir(destination):
+            raise OutputError("%s: already exists (use --force to replace it)" % destination)
+    for name in files:
+        if not _SAFE_FILE.fullmatch(name):
+            raise OutputError("%s: refusing to write the unsafe file name %r" % (destination, name))
+    destination.parent.mkdir(parents=True, exist_ok=True)
+    staging = Path(tempfile.mkdtemp(prefix=".%s.converting-" % destination.name,
+                                    dir=destination.parent))
+    try:
+        for name, text in files.items():
+            if "/" in name:
+                (staging / name).parent.mkdir(exist_ok=True)
+            _write_new_file(staging / name, text.encode("utf-8"))
+        os.chmod(staging, 0o755)
+        previous = None
+        if destination.is_symlink() or destination.is_file():
+            destination.unlink()
+        elif _is_empty_dir(destination):
+            destination.rmdir()
+        elif destination.exists():
+            previous = destination.with_name(staging.name + ".previous")
+            destination.rename(previous)
+        staging.rename(destination)
+        if previous is not None:
+            shutil.rmtree(previous, ignore_errors=True)
+    except BaseException:
+        shutil.rmtree(staging, ignore_errors=True)
+        raise
+    return destination
+
+
+def write_converted(behavior: Behavior, destination: Path, force: bool = False) -> ConversionReport:
+    """Convert ``behavior`` into the folder ``destination``; see the module doc."""
+    try:
+        files, report = render(behavior)
+    except XarError as error:
+        raise error.located(behavior.source) from None
+    report.output = install_files(files, destination, force)
+    return report

@@ -1,0 +1,593 @@
+"""Reading a ``.xar`` document into the :mod:`naoqi_qicore.xar.model`.
+
+The XML is parsed by lxml with entity expansion, DTD loading and network access
+disabled; a document declaring entities is refused.  Accepted roots:
+
+* ``<ChoregrapheProject xar_version="3">`` (with or without Choregraphe's namespace);
+* ``<ChoregrapheProject format_version="4">`` whose ``<BoxInstance>`` box files are
+  absent (the instance itself is converted, with a warning);
+* ``<ChoregrapheProject xar_version="3">`` holding the root box's content without a
+  ``<Box>`` (old libqicore tests): a root box with the usual ports is made for it;
+* ``<Animation>`` / ``<Timeline>`` (a bare motion timeline) and ``<ChoregrapheBox>``
+  (a single box), each wrapped into a behavior with a root box.
+
+Every error is an :class:`~naoqi_qicore.xar.errors.XarError` naming file, line and element.
+"""
+from __future__ import annotations
+
+import contextlib
+import gc
+import re
+from pathlib import Path
+from typing import Dict, Iterator, List, Optional, Set, Tuple, Union
+
+from lxml import etree
+
+from naoqi_qicore.xar.errors import XarError
+from naoqi_qicore.xar.model import (ActuatorCurve, ActuatorList, Behavior, BehaviorKeyframe,
+                                    BehaviorLayer, Box, Diagram, Extras, InputNature, IOType,
+                                    Key, Link, OutputNature, Parameter, Port, Resource, Script,
+                                    Tangent, Timeline)
+
+#: the only xar_version this reader understands
+SUPPORTED_XAR_VERSIONS = ("3",)
+#: refuse larger documents (the biggest real behaviors are a few MB)
+MAX_DOCUMENT_BYTES = 64 * 1024 * 1024
+#: roots wrapped into a behavior with a synthetic root box
+WRAPPED_ROOTS = ("Animation", "Timeline", "ChoregrapheBox")
+
+_CDATA = re.compile(r"<!\[CDATA\[(.*?)\]\]>", re.S)
+_FIRST_TAG = re.compile(rb"<[A-Za-z_][^>]*>")
+_DEFAULT_NAMESPACE = re.compile(rb"(\s)xmlns\s*=\s*(\"[^\"]*\"|'[^']*')")
+#: children of a <Box> that make a project without <Box> a bare root box
+_BOX_CONTENT = ("Timeline", "Resource", "Input", "Output", "Parameter", "script")
+_WRAPPED_LAYER = "behavior_layer1"
+_WRAPPED_KEYFRAME = "keyframe1"
+
+_KNOWN = {
+    "Box": {"name", "id", "localization", "tooltip", "x", "y", "plugin", "robot",
+            "bitmap_expanded"},
+    "Input": {"name", "type", "type_size", "nature", "stm_value_name", "inner", "tooltip", "id"},
+    "Parameter": {"name", "inherits_from_parent", "content_type", "value", "default_value", "min",
+                  "max", "tooltip", "id", "custom_choice", "password"},
+    "Resource": {"name", "type", "timeout"},
+    "script": {"language"},
+    "Timeline": {"enable", "fps", "start_frame", "end_frame", "size", "resources_acquisition",
+                 "scale"},
+    "BehaviorLayer": {"name", "mute"},
+    "BehaviorKeyframe": {"name", "index", "bitmap"},
+    "Diagram": {"scale"},
+    "Link": {"inputowner", "indexofinput", "outputowner", "indexofoutput"},
+    "ActuatorList": {"model"},
+    "ActuatorCurve": {"name", "actuator", "recordable", "mute", "unit", "alwaysVisible"},
+    "Key": {"frame", "value", "smooth", "symmetrical"},
+    "Tangent": {"side", "interpType", "abscissaParam", "ordinateParam"},
+    "ChoregrapheProject": {"xar_version", "format_version", "name"},
+    "BoxInstance": {"name", "id", "x", "y"},
+}
+_KNOWN["Output"] = _KNOWN["Input"]
+_KNOWN["Animation"] = _KNOWN["Timeline"]
+_KNOWN["ChoregrapheBox"] = {"xar_version"}
+
+
+def _serialize(element) -> str:
+    return etree.tostring(element, encoding="unicode", with_tail=False)
+
+
+class ElementReader:
+    """Reads the elements of one document into model objects.
+
+    Knows the document's name (for errors) and collects what it noticed in ``warnings``.
+    """
+
+    def __init__(self, source: str) -> None:
+        self.source = source
+        self.warnings: List[str] = []
+        self.link_lines: Dict[int, int] = {}
+
+    # -- errors and attributes -------------------------------------------------------------
+    def error(self, element, message: str) -> XarError:
+        tag = element.tag if isinstance(element.tag, str) else None
+        return XarError(message, self.source, element.sourceline, tag)
+
+    def required(self, element, name: str) -> str:
+        value = element.get(name)
+        if value is None:
+            raise self.error(element, "missing required attribute %r" % name)
+        return value
+
+    def integer(self, element, name: str, text: str) -> int:
+        try:
+            return int(text)
+        except ValueError:
+            try:
+                number = float(text)
+            except ValueError:
+                number = float("nan")
+            if number.is_integer():
+                return int(number)
+            raise self.error(element, "attribute %r: %r is not an integer" % (name, text)) from None
+
+    def required_int(self, element, name: str) -> int:
+        return self.integer(element, name, self.required(element, name))
+
+    def required_float(self, element, name: str) -> float:
+        text = self.required(element, name)
+        try:
+            return float(text)
+        except ValueError:
+            raise self.error(element, "attribute %r: %r is not a number" % (name, text)) from None
+
+    @staticmethod
+    def optional_int(element, name: str, extras: Extras) -> Optional[int]:
+        """The attribute as an int; a value that is not one is kept verbatim in ``extras``."""
+        text = element.get(name)
+        if text is None:
+            return None
+        try:
+            return int(text)
+        except ValueError:
+            extras.attributes[name] = text
+            return None
+
+    @staticmethod
+    def extras(element, known_as: Optional[str] = None) -> Extras:
+        known = _KNOWN[known_as or element.tag]
+        names = element.keys()
+        if known.issuperset(names):
+            return Extras()
+        return Extras({k: element.get(k) for k in names if k not in known}, [])
+
+    @staticmethod
+    def gather(element, tag: str, read, extras: Extras) -> list:
+        """``read(child)`` for the children named ``tag``; the others go to ``extras``."""
+        found = []
+        for child in element:
+            if child.tag == tag:
+                found.append(read(child))
+            else:
+                extras.elements.append(_serialize(child))
+        return found
+
+    # -- boxes ------------------------------------------------------------------------------
+    def box(self, element) -> Box:
+        extras = self.extras(element, "Box")
+        get = element.get
+        box = Box(name=self.required(element, "name"), id=self.required_int(element, "id"),
+                  tooltip=get("tooltip"), x=get("x"), y=get("y"), localization=get("localization"),
+                  plugin=get("plugin"), robot=get("robot"), bitmap_expanded=get("bitmap_expanded"),
+                  extras=extras)
+        self.box_content(box, element)
+        return box
+
+    def box_content(self, box: Box, element) -> None:
+        """Read the children of ``element`` into ``box`` (unknown ones into its extras)."""
+        extras = box.extras
+        for child in element:
+            tag = child.tag
+            if tag == "Input":
+                box.inputs.append(self.port(child))
+            elif tag == "Output":
+                box.outputs.append(self.port(child))
+            elif tag == "Parameter":
+                box.parameters.append(self.parameter(child))
+            elif tag == "Resource":
+                box.resources.append(Resource(self.required(child, "name"),
+                                              self.required(child, "type"), child.get("timeout"),
+                                              self.extras(child)))
+            elif tag == "bitmap":
+                box.bitmaps.append(child.text or "")
+            elif tag == "script":
+                box.script = self.script(child)
+            elif tag == "Timeline":
+                if box.timeline is not None:
+                    raise self.error(child, "box %r has a second <Timeline>" % box.name)
+                box.timeline = self.timeline(child)
+            elif tag == "pluginContent":
+                box.plugin_content = _serialize(child)
+            elif tag == "dialogFile":
+                box.dialog_files.append(child.text or "")
+            else:
+                extras.elements.append(_serialize(child))
+        self.check_links(box)
+
+    def port(self, element) -> Port:
+        extras = self.extras(element)
+        return Port(name=self.required(element, "name"), type=self.required_int(element, "type"),
+                    type_size=self.required_int(element, "type_size"),
+                    nature=self.required_int(element, "nature"), id=self.required_int(element, "id"),
+                    inner=self.optional_int(element, "inner", extras), tooltip=element.get("tooltip"),
+                    stm_value_name=element.get("stm_value_name"), extras=extras)
+
+    def parameter(self, element) -> Parameter:
+        extras = self.extras(element)
+        get = element.get
+        parameter = Parameter(
+            name=self.required(element, "name"),
+            content_type=self.required_int(element, "content_type"),
+            value=self.required(element, "value"), default_value=get("default_value"),
+            id=self.required_int(element, "id"),
+            inherits_from_parent=self.optional_int(element, "inherits_from_parent", extras),
+            min=get("min"), max=get("max"), tooltip=get("tooltip"),
+            custom_choice=self.optional_int(element, "custom_choice", extras),
+            password=self.optional_int(element, "password", extras), extras=extras)
+        parameter.choices = self.gather(element, "Choice",
+                                        lambda choice: self.required(choice, "value"), extras)
+        return parameter
+
+    def script(self, element) -> Script:
+        extras = self.extras(element)
+        script = Script(language=self.required_int(element, "language"), extras=extras)
+        contents = self.gather(element, "content", self.script_text, extras)
+        if len(contents) > 1:
+            raise self.error(element, "a script has %d <content>" % len(contents))
+        script.content = contents[0] if contents else ""
+        return script
+
+    @staticmethod
+    def script_text(element) -> str:
+        """The CDATA payload of ``<content>`` (several sections joined), else its text."""
+        if len(element.xpath("text()")) > 1 or element.text is None:
+            serialized = _serialize(element)
+            sections = _CDATA.findall(serialized)
+            if sections:
+                return "".join(sections)
+        text = element.text or ""
+        return text if text.strip() else ""
+
+    # -- timelines --------------------------------------------------------------------------
+    def timeline(self, element, known_as: str = "Timeline") -> Timeline:
+        extras = self.extras(element, known_as)
+        opt = self.optional_int
+        timeline = Timeline(enable=self.integer(element, "enable", element.get("enable", "0")),
+                            fps=opt(element, "fps", extras),
+                            start_frame=opt(element, "start_frame", extras),
+                            end_frame=opt(element, "end_frame", extras),
+                            size=opt(element, "size", extras),
+                            resources_acquisition=opt(element, "resources_acquisition", extras),
+                            scale=element.get("scale"), extras=extras)
+        if timeline.fps is not None and timeline.fps < 0:
+            raise self.error(element, "negative fps %d" % timeline.fps)
+        for child in element:
+            tag = child.tag
+            if tag == "BehaviorLayer":
+                timeline.layers.append(self.layer(child))
+            elif tag == "ActuatorList":
+                if timeline.actuator_list is not None:
+                    raise self.error(child, "a timeline has a second <ActuatorList>")
+                timeline.actuator_list = self.actuator_list(child)
+            elif tag == "ActuatorCurve":
+                if timeline.actuator_list is None:
+                    timeline.actuator_list = ActuatorList(implicit=True)
+                elif not timeline.actuator_list.implicit:
+                    raise self.error(child, "curve outside the timeline's <ActuatorList>")
+                timeline.actuator_list.curves.append(self.curve(child))
+            elif tag == "watches":
+                timeline.watches = _serialize(child)
+            else:
+                extras.elements.append(_serialize(child))
+        return timeline
+
+    def layer(self, element) -> BehaviorLayer:
+        extras = self.extras(element)
+        layer = BehaviorLayer(name=self.required(element, "name"),
+                              mute=self.optional_int(element, "mute", extras), extras=extras)
+        layer.keyframes = self.gather(element, "BehaviorKeyframe", self.keyframe, extras)
+        return layer
+
+    def keyframe(self, element) -> BehaviorKeyframe:
+        extras = self.extras(element)
+        keyframe = BehaviorKeyframe(name=self.required(element, "name"),
+                                    index=self.required_int(element, "index"),
+                                    bitmap=element.get("bitmap"), extras=extras)
+        if keyframe.index < 0:
+            raise self.error(element, "keyframe %r starts at negative frame %d"
+                             % (keyframe.name, keyframe.index))
+        diagrams = 0
+        for child in element:
+            if child.tag == "Diagram":
+                diagrams += 1
+                if diagrams > 1:
+                    raise self.error(child, "keyframe %r has a second <Diagram>" % keyframe.name)
+                keyframe.diagram = self.diagram(child)
+            else:
+                extras.elements.append(_serialize(child))
+        return keyframe
+
+    def diagram(self, element) -> Diagram:
+        extras = self.extras(element)
+        diagram = Diagram(scale=element.get("scale"), extras=extras)
+        seen: Set[int] = set()
+        for child in element:
+            tag = child.tag
+            if tag == self.diagram_box_tag:
+                box = self.diagram_box(child)
+                if box.id in seen:
+                    raise self.error(child, "duplicate box id %d in one diagram" % box.id)
+                seen.add(box.id)
+                diagram.boxes.append(box)
+            elif tag == "Link":
+                link = Link(*(self.required_int(child, name) for name in
+                              ("inputowner", "indexofinput", "outputowner", "indexofoutput")),
+                            extras=self.extras(child))
+                self.link_lines[id(link)] = child.sourceline
+                diagram.links.append(link)
+            else:
+                extras.elements.append(_serialize(child))
+        return diagram
+
+    #: tag of the elements of a <Diagram> that are its boxes
+    diagram_box_tag = "Box"
+
+    def diagram_box(self, element) -> Box:
+        """The box a diagram child stands for (the converted format refers to box files)."""
+        return self.box(element)
+
+    def check_links(self, owner: Box) -> None:
+        """Every link of ``owner``'s diagrams joins existing boxes and ports."""
+        own_ports = _port_ids(owner)
+        for diagram in owner.diagrams():
+            ports = {box.id: _port_ids(box) for box in diagram.boxes}
+            for link in diagram.links:
+                for box_id, port_id, role in ((link.outputowner, link.indexofoutput, "output"),
+                                              (link.inputowner, link.indexofinput, "input")):
+                    box_ports = own_ports if box_id == 0 else ports.get(box_id)
+                    line = self.link_lines.get(id(link))
+                    if box_ports is None:
+                        raise XarError("link %s owner %d is not a box of this diagram"
+                                       % (role, box_id), self.source, line, "Link")
+                    if port_id not in box_ports:
+                        raise XarError("link %s port %d is not a port of box %d"
+                                       % (role, port_id, box_id), self.source, line, "Link")
+
+    def actuator_list(self, element) -> ActuatorList:
+        extras = self.extras(element)
+        actuators = ActuatorList(model=element.get("model"), extras=extras)
+        actuators.curves = self.gather(element, "ActuatorCurve", self.curve, extras)
+        return actuators
+
+    def curve(self, element) -> ActuatorCurve:
+        extras = self.extras(element)
+        opt = self.optional_int
+        curve = ActuatorCurve(actuator=self.required(element, "actuator"),
+                              name=element.get("name", "value"), mute=opt(element, "mute", extras),
+                              unit=opt(element, "unit", extras),
+                              recordable=opt(element, "recordable", extras),
+                              always_visible=opt(element, "alwaysVisible", extras), extras=extras)
+        curve.keys = self.gather(element, "Key", self.key, extras)
+        return curve
+
+    def key(self, element) -> Key:
+        extras = self.extras(element)
+        get = element.get
+        frame, smooth, symmetrical = get("frame"), get("smooth"), get("symmetrical")
+        try:
+            key = Key(int(frame), float(get("value")),
+                      None if smooth is None else int(smooth),
+                      None if symmetrical is None else int(symmetrical), extras=extras)
+        except (TypeError, ValueError):  # missing or malformed: say which, or keep verbatim
+            opt = self.optional_int
+            key = Key(frame=self.required_int(element, "frame"),
+                      value=self.required_float(element, "value"),
+                      smooth=opt(element, "smooth", extras),
+                      symmetrical=opt(element, "symmetrical", extras), extras=extras)
+        if key.frame < 0:
+            raise self.error(element, "key at negative frame %d" % key.frame)
+        if not len(element):
+            return key
+        key.tangents = self.gather(element, "Tangent", self.tangent, extras)
+        if len(key.tangents) not in (0, 2):
+            self.warnings.append("%s:%s: <Key>: %d tangents (expected 0 or 2)"
+                                 % (self.source, element.sourceline, len(key.tangents)))
+        return key
+
+    def tangent(self, element) -> Tangent:
+        return Tangent(side=self.required(element, "side"),
+                       interp_type=self.required(element, "interpType"),
+                       abscissa=self.required_float(element, "abscissaParam"),
+                       ordinate=self.required_float(element, "ordinateParam"),
+                       extras=self.extras(element))
+
+    # -- roots ------------------------------------------------------------------------------
+    def project(self, element, namespace: str) -> Behavior:
+        behavior = Behavior(root=Box("root", -1), source=self.source,
+                            xar_version=element.get("xar_version"),
+                            format_version=element.get("format_version"),
+                            name=element.get("name"), namespace=namespace,
+                            extras=self.extras(element, "ChoregrapheProject"))
+        if behavior.format_version is not None:
+            return self.project_v4(element, behavior)
+        self.check_version(element, behavior.xar_version)
+        roots = [child for child in element if child.tag == "Box"]
+        if not roots and any(child.tag in _BOX_CONTENT for child in element):
+            # the root box's content directly under the project (old libqicore tests)
+            behavior.root = Box("root", -1)
+            behavior.bare_root = True
+            self.box_content(behavior.root, element)
+            if not behavior.root.inputs and not behavior.root.outputs:
+                usual = wrapper_root()
+                behavior.root.inputs, behavior.root.outputs = usual.inputs, usual.outputs
+            return behavior
+        if len(roots) != 1:
+            raise self.error(element, "expected exactly one root <Box>, found %d" % len(roots))
+        behavior.extras.elements.extend(_serialize(c) for c in element if c.tag != "Box")
+        behavior.root = self.box(roots[0])
+        return behavior
+
+    def check_version(self, element, version: Optional[str]) -> None:
+        if version is None:
+            raise self.error(element, "missing required attribute 'xar_version'")
+        if version not in SUPPORTED_XAR_VERSIONS:
+            raise self.error(element, "unsupported xar_version %r (supported: %s)"
+                             % (version, ", ".join(SUPPORTED_XAR_VERSIONS)))
+
+    def project_v4(self, element, behavior: Behavior) -> Behavior:
+        """A ``format_version="4"`` project whose box files are absent: its root instance."""
+        if behavior.format_version != "4":
+            raise self.error(element, "unsupported format_version %r (supported: 4)"
+                             % behavior.format_version)
+        instances = self.gather(element, "BoxInstance", lambda instance: instance,
+                                behavior.extras)
+        if len(instances) != 1:
+            raise self.error(element, "expected exactly one <BoxInstance>, found %d"
+                             % len(instances))
+        instance = instances[0]
+        root = Box(name=self.required(instance, "name"), id=self.required_int(instance, "id"),
+                   x=instance.get("x"), y=instance.get("y"), extras=self.extras(instance))
+        root.extras.elements.extend(_serialize(child) for child in instance)
+        path = instance.get("path")
+        if path and Path(self.source).parent.joinpath(path).is_file():
+            raise self.error(instance, "format_version 4 box files (%s) are not supported; "
+                             "export the behavior as xar_version 3" % path)
+        self.warnings.append("%s: format_version 4 project: its box file %s is not there, "
+                             "only the root instance is converted" % (self.source, path))
+        behavior.root = root
+        return behavior
+
+    def wrapped(self, element, namespace: str) -> Behavior:
+        """A bare ``<Animation>``/``<Timeline>`` or a ``<ChoregrapheBox>`` under a root box."""
+        tag = element.tag
+        behavior = Behavior(root=wrapper_root(), source=self.source, namespace=namespace,
+                            root_tag=tag, extras=self.extras(element, tag)
+                            if tag == "ChoregrapheBox" else Extras())
+        if tag != "ChoregrapheBox":
+            behavior.root.timeline = self.timeline(element, tag)
+            return behavior
+        behavior.xar_version = element.get("xar_version")
+        if behavior.xar_version is not None:
+            self.check_version(element, behavior.xar_version)
+        boxes = [child for child in element if child.tag == "Box"]
+        if len(boxes) != 1:
+            raise self.error(element, "expected exactly one <Box>, found %d" % len(boxes))
+        behavior.extras.elements.extend(_serialize(c) for c in element if c.tag != "Box")
+        box = self.box(boxes[0])
+        if box.id == 0:
+            raise self.error(boxes[0], "box id 0 is reserved for the owner of a diagram")
+        diagram = Diagram(boxes=[box])
+        start = next((p.id for p in box.inputs if p.nature == InputNature.ON_START), None)
+        stopped = next((p.id for p in box.outputs if p.nature == OutputNature.STOPPED), None)
+        if start is not None:
+            diagram.links.append(Link(box.id, start, 0, 2))
+        if stopped is not None:
+            diagram.links.append(Link(0, 4, box.id, stopped))
+        behavior.root.timeline = Timeline(enable=0, layers=[BehaviorLayer(
+            _WRAPPED_LAYER, [BehaviorKeyframe(_WRAPPED_KEYFRAME, 1, diagram)])])
+        return behavior
+
+
+def _port_ids(box: Box) -> Set[int]:
+    return ({p.id for p in box.inputs} | {p.id for p in box.outputs}
+            | {p.id for p in box.parameters})
+
+
+def wrapper_root() -> Box:
+    """The root box Choregraphe gives a new behavior (onLoad, onStart, onStop, onStopped)."""
+    def bang(name: str, nature: int, port_id: int, inner: int = 0) -> Port:
+        return Port(name, int(IOType.BANG), 1, nature, port_id, inner=inner)
+    return Box(name="root", id=-1,
+               inputs=[bang("onLoad", InputNature.ON_LOAD, 1, inner=1),
+                       bang("onStart", InputNature.ON_START, 2),
+                       bang("onStop", InputNature.ON_STOP, 3)],
+               outputs=[bang("onStopped", OutputNature.STOPPED, 4)])
+
+
+def safe_xml_parser() -> etree.XMLParser:
+    """An lxml parser that expands no entity, loads no DTD, touches no network, keeps CDATA."""
+    return etree.XMLParser(resolve_entities=False, no_network=True, load_dtd=False,
+                           dtd_validation=False, huge_tree=False, strip_cdata=False,
+                           remove_comments=False)
+
+
+def _refuse_entities(tree, source: str) -> None:
+    dtd = tree.docinfo.internalDTD
+    if dtd is not None and (list(dtd.iterentities()) or tree.docinfo.system_url):
+        raise XarError("documents declaring entities or external DTDs are refused", source, 1,
+                       "!DOCTYPE")
+
+
+def _drop_root_namespace(data: bytes) -> Tuple[bytes, str]:
+    """``data`` without the default namespace declared on its root element, and that namespace.
+
+    Element names are then compared literally, as Choregraphe's own readers do, and the
+    serialized ``pluginContent`` carries no namespace declaration.
+    """
+    start = _FIRST_TAG.search(data)
+    if start is None:
+        return data, ""
+    declaration = _DEFAULT_NAMESPACE.search(data, start.start(), start.end())
+    if declaration is None:
+        return data, ""
+    namespace = declaration.group(2)[1:-1].decode("utf-8", "replace")
+    return data[:declaration.start()] + declaration.group(1) + data[declaration.end():], namespace
+
+
+def _strip_namespaces(root) -> None:
+    """Remove namespaces left on elements (documents that were not plain UTF-8 bytes)."""
+    for element in root.iter():
+        tag = element.tag
+        if isinstance(tag, str) and tag[0] == "{":
+            element.tag = tag.split("}", 1)[1]
+    etree.cleanup_namespaces(root)
+
+
+@contextlib.contextmanager
+def _collector_paused() -> Iterator[None]:
+    """Pause Python's cyclic garbage collector (restored as it was) while building a model."""
+    enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if enabled:
+            gc.enable()
+
+
+def parse_xar_bytes(data: bytes, source: str = "<input>") -> Behavior:
+    """Read a behavior from the bytes of a ``.xar`` document; ``source`` names it in errors."""
+    if len(data) > MAX_DOCUMENT_BYTES:
+        raise XarError("document larger than %d MB" % (MAX_DOCUMENT_BYTES >> 20), source)
+    if not data.strip():
+        raise XarError("not an XML document: the file is empty", source, 1)
+    root_tag = _FIRST_TAG.search(data)
+    prolog = (data[:root_tag.start()] if root_tag else data).upper()
+    if b"<!ENTITY" in prolog:
+        raise XarError("documents declaring entities are refused", source,
+                       prolog.count(b"\n", 0, prolog.find(b"<!ENTITY")) + 1, "!DOCTYPE")
+    data, namespace = _drop_root_namespace(data)
+    parser = safe_xml_parser()
+    try:
+        tree = etree.ElementTree(etree.fromstring(data, parser))
+    except etree.XMLSyntaxError as error:
+        line = error.position[0] if error.position else None
+        raise XarError("not well-formed XML: %s" % error.msg, source, line) from None
+    _refuse_entities(tree, source)
+    root = tree.getroot()
+    if isinstance(root.tag, str) and root.tag[0] == "{":
+        namespace = namespace or etree.QName(root).namespace
+        _strip_namespaces(root)
+    reader = ElementReader(source)
+    if root.tag == "ChoregrapheProject":
+        read = reader.project
+    elif root.tag in WRAPPED_ROOTS:
+        read = reader.wrapped
+    else:
+        raise reader.error(root, "not a Choregraphe behavior: root element must be "
+                           "ChoregrapheProject, %s" % ", ".join(WRAPPED_ROOTS))
+    with _collector_paused():  # the model is a tree: cyclic collections would only cost
+        behavior = read(root, namespace)
+    behavior.warnings.extend(reader.warnings)
+    return behavior
+
+
+def parse_xar_file(path: Union[str, Path], source: Optional[str] = None) -> Behavior:
+    """Read the ``.xar`` file at ``path`` (``source`` overrides the name used in errors)."""
+    name = source or str(path)
+    try:
+        size = Path(path).stat().st_size
+        if size > MAX_DOCUMENT_BYTES:
+            raise XarError("document larger than %d MB" % (MAX_DOCUMENT_BYTES >> 20), name)
+        data = Path(path).read_bytes()
+    except OSError as error:
+        raise XarError("cannot read: %s" % (error.strerror or error), name) from None
+    return parse_xar_bytes(data, name)
+

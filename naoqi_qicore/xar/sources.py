@@ -1,0 +1,221 @@
+"""The containers behaviors come in, read without extracting anything to disk.
+
+* ``.xar`` — one behavior;
+* a folder — its ``behavior.xar``, else the project (``.pml``) it holds;
+* ``.pml`` — a Choregraphe project: every ``BehaviorDescription`` it lists;
+* ``.crg`` / ``.cbl`` — an ``ar`` archive whose ``data.tar.gz`` holds the ``.xar`` files
+  (a behavior, or the ``ChoregrapheBox`` files of a box library);
+* ``.pkg`` — a zip package whose ``manifest.xml`` lists its behaviors.
+
+Archive members are read in memory with size limits (no member larger than the parser
+accepts, bounded totals, no absolute or ``..`` paths); truncated or malformed archives
+give an :class:`~naoqi_qicore.xar.errors.XarError`.
+"""
+from __future__ import annotations
+
+import io
+import posixpath
+import tarfile
+import zipfile
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Dict, Iterator, List, Tuple, Union
+
+from lxml import etree
+
+from naoqi_qicore.xar.errors import XarError
+from naoqi_qicore.xar.model import Behavior
+from naoqi_qicore.xar.parser import MAX_DOCUMENT_BYTES, parse_xar_bytes, parse_xar_file, safe_xml_parser
+
+#: file suffixes this module reads
+SUFFIXES = (".xar", ".pml", ".crg", ".cbl", ".pkg")
+#: the most an archive may hold, uncompressed, and the most members it may list
+MAX_ARCHIVE_BYTES = 512 * 1024 * 1024
+MAX_ARCHIVE_MEMBERS = 100_000
+
+_AR_MAGIC = b"!<arch>\n"
+_AR_HEADER = 60
+
+
+@dataclass
+class NamedBehavior:
+    """A behavior and its name inside its container ("behavior_1", "Database/box")."""
+
+    name: str
+    behavior: Behavior
+
+
+def _safe_member(name: str, container: str) -> str:
+    """``name`` normalised; refuses absolute paths and ``..`` (XarError)."""
+    normal = posixpath.normpath(name.replace("\\", "/"))
+    if normal.startswith("/") or normal == ".." or normal.startswith("../") or ":" in normal:
+        raise XarError("refusing the member path %r" % name, container)
+    return normal
+
+
+def ar_members(data: bytes, source: str) -> Dict[str, bytes]:
+    """The members of an ``ar`` archive (name -> bytes)."""
+    if not data.startswith(_AR_MAGIC):
+        raise XarError("not an ar archive", source)
+    members: Dict[str, bytes] = {}
+    offset = len(_AR_MAGIC)
+    while offset < len(data):
+        header = data[offset:offset + _AR_HEADER]
+        if len(header) < _AR_HEADER or header[58:60] != b"`\n":
+            raise XarError("truncated or corrupt ar archive (member header at byte %d)" % offset,
+                           source)
+        name = header[:16].decode("utf-8", "replace").strip()
+        try:
+            size = int(header[48:58].decode("ascii").strip())
+        except ValueError:
+            raise XarError("corrupt ar archive (size of %r)" % name, source) from None
+        start = offset + _AR_HEADER
+        if size < 0 or start + size > len(data):
+            raise XarError("truncated ar archive (member %r)" % name, source)
+        members[name.rstrip("/")] = data[start:start + size]
+        offset = start + size + (size & 1)
+        if len(members) > MAX_ARCHIVE_MEMBERS:
+            raise XarError("ar archive with too many members", source)
+    return members
+
+
+def tar_xar_members(data: bytes, source: str) -> List[Tuple[str, bytes]]:
+    """The ``.xar`` files of a gzip-compressed tar (path -> bytes), in archive order."""
+    found: List[Tuple[str, bytes]] = []
+    total = 0
+    try:
+        with tarfile.open(fileobj=io.BytesIO(data), mode="r:gz") as archive:
+            for count, member in enumerate(archive):
+                if count > MAX_ARCHIVE_MEMBERS:
+                    raise XarError("archive with too many members", source)
+                total += max(member.size, 0)
+                if total > MAX_ARCHIVE_BYTES:
+                    raise XarError("archive larger than %d MB uncompressed"
+                                   % (MAX_ARCHIVE_BYTES >> 20), source)
+                if not member.isfile() or not member.name.lower().endswith(".xar"):
+                    continue
+                path = _safe_member(member.name, source)
+                if member.size > MAX_DOCUMENT_BYTES:
+                    raise XarError("%s is larger than %d MB" % (path, MAX_DOCUMENT_BYTES >> 20),
+                                   source)
+                stream = archive.extractfile(member)
+                found.append((path, stream.read() if stream is not None else b""))
+    except (tarfile.TarError, EOFError, OSError, zipfile.zlib.error) as error:
+        raise XarError("truncated or corrupt data.tar.gz: %s" % error, source) from None
+    return found
+
+
+def _read_limited(path: Path) -> bytes:
+    try:
+        if path.stat().st_size > MAX_ARCHIVE_BYTES:
+            raise XarError("file larger than %d MB" % (MAX_ARCHIVE_BYTES >> 20), str(path))
+        return path.read_bytes()
+    except OSError as error:
+        raise XarError("cannot read: %s" % (error.strerror or error), str(path)) from None
+
+
+def _stem(path: str) -> str:
+    """``a/b/behavior.xar`` -> ``a/b``; ``Database/box.xar`` -> ``Database/box``."""
+    head, tail = posixpath.split(path)
+    stem = posixpath.splitext(tail)[0]
+    return head if stem == "behavior" and head else posixpath.join(head, stem)
+
+
+def read_ar_container(path: Path) -> Iterator[NamedBehavior]:
+    """The behaviors of a ``.crg`` or the boxes of a ``.cbl`` (ar + data.tar.gz)."""
+    source = str(path)
+    members = ar_members(_read_limited(path), source)
+    if "data.tar.gz" not in members:
+        raise XarError("no data.tar.gz in the archive", source)
+    xars = tar_xar_members(members["data.tar.gz"], source)
+    if not xars:
+        raise XarError("no .xar file in data.tar.gz", source)
+    for member, data in xars:
+        yield NamedBehavior(_stem(member), parse_xar_bytes(data, "%s!%s" % (source, member)))
+
+
+def read_pml(path: Path) -> Iterator[NamedBehavior]:
+    """Every behavior a Choregraphe project file lists."""
+    source = str(path)
+    try:
+        root = etree.fromstring(_read_limited(path), safe_xml_parser())
+    except etree.XMLSyntaxError as error:
+        raise XarError("not well-formed XML: %s" % error.msg, source,
+                       error.position[0] if error.position else None) from None
+    descriptions = root.findall(".//BehaviorDescription")
+    if not descriptions:
+        raise XarError("the project lists no BehaviorDescription", source, root.sourceline,
+                       root.tag if isinstance(root.tag, str) else None)
+    for description in descriptions:
+        folder = _safe_member(description.get("src", "."), source)
+        xar = _safe_member(posixpath.join(folder, description.get("xar", "behavior.xar")), source)
+        yield NamedBehavior(folder if folder != "." else path.stem,
+                            parse_xar_file(path.parent / xar))
+
+
+def read_pkg(path: Path) -> Iterator[NamedBehavior]:
+    """Every behavior of a ``.pkg`` (zip) listed by its ``manifest.xml``."""
+    source = str(path)
+    try:
+        with zipfile.ZipFile(path) as archive:
+            infos = {_safe_member(info.filename, source): info for info in archive.infolist()}
+            if sum(info.file_size for info in infos.values()) > MAX_ARCHIVE_BYTES:
+                raise XarError("package larger than %d MB uncompressed"
+                               % (MAX_ARCHIVE_BYTES >> 20), source)
+
+            def read(name: str) -> bytes:
+                info = infos.get(name)
+                if info is None:
+                    raise XarError("%s is not in the package" % name, source)
+                if info.file_size > MAX_DOCUMENT_BYTES:
+                    raise XarError("%s is larger than %d MB" % (name, MAX_DOCUMENT_BYTES >> 20),
+                                   source)
+                return archive.read(info)
+
+            manifest = parse_manifest(read("manifest.xml"), "%s!manifest.xml" % source)
+            behaviors = [(folder, _safe_member(posixpath.join(folder, "behavior.xar"), source))
+                         for folder in manifest]
+            for folder, member in behaviors:
+                yield NamedBehavior(folder, parse_xar_bytes(read(member),
+                                                            "%s!%s" % (source, member)))
+    except (zipfile.BadZipFile, zipfile.LargeZipFile, EOFError, OSError,
+            zipfile.zlib.error) as error:
+        raise XarError("truncated or corrupt package: %s" % error, source) from None
+
+
+def parse_manifest(data: bytes, source: str) -> List[str]:
+    """The behavior folders a package ``manifest.xml`` lists (``<behavior path>``)."""
+    try:
+        root = etree.fromstring(data, safe_xml_parser())
+    except etree.XMLSyntaxError as error:
+        raise XarError("not well-formed XML: %s" % error.msg, source,
+                       error.position[0] if error.position else None) from None
+    folders = [behavior.get("path") for behavior in root.iter("behavior")
+               if behavior.get("path") is not None]
+    if not folders:
+        raise XarError("the manifest lists no <behavior path=...>", source, root.sourceline)
+    return [_safe_member(folder, source) for folder in folders]
+
+
+def read_behaviors(path: Union[str, Path]) -> List[NamedBehavior]:
+    """Every behavior in ``path`` (a file of :data:`SUFFIXES` or a folder); XarError if none."""
+    path = Path(path)
+    if path.is_dir():
+        if (path / "behavior.xar").is_file():
+            return [NamedBehavior(path.name, parse_xar_file(path / "behavior.xar"))]
+        projects = sorted(path.glob("*.pml"))
+        if len(projects) == 1:
+            return read_behaviors(projects[0])
+        raise XarError("a folder to convert must hold behavior.xar or one .pml project", str(path))
+    if not path.exists():
+        raise XarError("no such file or folder", str(path))
+    suffix = path.suffix.lower()
+    if suffix == ".xar":
+        return [NamedBehavior(path.stem, parse_xar_file(path))]
+    if suffix == ".pml":
+        return list(read_pml(path))
+    if suffix in (".crg", ".cbl"):
+        return list(read_ar_container(path))
+    if suffix == ".pkg":
+        return list(read_pkg(path))
+    raise XarError("unsupported input (expected %s or a folder)" % ", ".join(SUFFIXES), str(path))

@@ -1,0 +1,303 @@
+"""Writing a :class:`~naoqi_qicore.xar.model.Behavior` back to a ``.xar`` Choregraphe opens.
+
+The text follows Choregraphe's own layout (4-space indentation, scripts in CDATA,
+newlines in attributes as ``&#x0A;``).  Attributes that are ``None`` in the model are
+left out, extra attributes and elements kept by the parser are written back, so
+``parse(write(parse(file)))`` equals ``parse(file)``.  Behaviors read from a bare
+``<Animation>``/``<Timeline>``/``<ChoregrapheBox>`` are written back under that root.
+
+:class:`XarWriter` writes element by element; the file-per-object writer of the
+converter reuses it and overrides how a box opens and how a diagram is written.
+"""
+from __future__ import annotations
+
+import re
+from pathlib import Path
+from typing import Iterable, List, Optional, Tuple, Union
+
+from naoqi_qicore.xar.model import (ActuatorCurve, ActuatorList, Behavior, Box, Diagram, Extras,
+                                    Key, Parameter, Port, Resource, Script, Timeline)
+
+INDENT = "    "
+_XML_NAMESPACE = "http://www.w3.org/XML/1998/namespace"
+
+_ATTRIBUTE_ESCAPES = str.maketrans({"&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;",
+                                    "\n": "&#x0A;", "\r": "&#x0D;", "\t": "&#x09;"})
+_ATTRIBUTE_SPECIAL = re.compile('[&<>"\n\r\t]')
+_TEXT_ESCAPES = str.maketrans({"&": "&amp;", "<": "&lt;", ">": "&gt;", "\r": "&#x0D;"})
+
+Attributes = Iterable[Tuple[str, object]]
+
+
+def escape_attribute(value: str) -> str:
+    """``value`` ready to stand between double quotes (newlines kept as character references)."""
+    return value.translate(_ATTRIBUTE_ESCAPES) if _ATTRIBUTE_SPECIAL.search(value) else value
+
+
+def escape_text(value: str) -> str:
+    """``value`` as XML character data."""
+    return value.translate(_TEXT_ESCAPES)
+
+
+def cdata(value: str) -> str:
+    """``value`` in CDATA sections (escaped text when it holds a carriage return)."""
+    if "\r" in value:
+        return escape_text(value)
+    return "<![CDATA[%s]]>" % value.replace("]]>", "]]]]><![CDATA[>")
+
+
+def format_number(value: float) -> str:
+    """Shortest text giving back ``value`` (integral values without ``.0``)."""
+    text = repr(value)
+    return text[:-2] if text.endswith(".0") else text
+
+
+def _extra_attributes(extras: Extras) -> List[str]:
+    """The extra attributes; namespaced ones (``{uri}name``) with their own declaration."""
+    parts, declared = [], {}
+    for name, value in extras.attributes.items():
+        if name.startswith("{"):
+            uri, local = name[1:].split("}", 1)
+            if uri == _XML_NAMESPACE:
+                name = "xml:" + local
+            else:
+                if uri not in declared:
+                    declared[uri] = "ns%d" % len(declared)
+                    parts.append('xmlns:%s="%s"' % (declared[uri], escape_attribute(uri)))
+                name = "%s:%s" % (declared[uri], local)
+        parts.append('%s="%s"' % (name, escape_attribute(value)))
+    return parts
+
+
+def attributes(pairs: Attributes, extras: Optional[Extras] = None) -> str:
+    """`` name="value"`` for each pair whose value is not None, then the extra attributes."""
+    parts = []
+    for name, value in pairs:
+        if value is None:
+            continue
+        if value.__class__ is not str:
+            value = str(value)
+        elif _ATTRIBUTE_SPECIAL.search(value):
+            value = value.translate(_ATTRIBUTE_ESCAPES)
+        parts.append(' %s="%s"' % (name, value))
+    if extras is not None and extras.attributes:
+        parts.extend(" " + part for part in _extra_attributes(extras))
+    return "".join(parts)
+
+
+class XarWriter:
+    """Appends the XML of model objects to :attr:`lines`, indented by nesting level."""
+
+    def __init__(self) -> None:
+        self.lines: List[str] = []
+
+    def text(self) -> str:
+        """Everything written so far, one line each."""
+        return "\n".join(self.lines) + "\n"
+
+    # -- generic ----------------------------------------------------------------------------
+    def element(self, level: int, tag: str, pairs: Attributes, extras: Optional[Extras] = None,
+                children=None) -> None:
+        """``<tag .../>``, or ``<tag ...>`` + ``children(level + 1)`` + extras + ``</tag>``."""
+        head = INDENT * level + "<" + tag + attributes(pairs, extras)
+        if children is None and (extras is None or not extras.elements):
+            self.lines.append(head + " />")
+            return
+        self.lines.append(head + ">")
+        if children is not None:
+            children(level + 1)
+        self.raw(level + 1, extras.elements if extras is not None else [])
+        self.lines.append(INDENT * level + "</" + tag + ">")
+
+    def raw(self, level: int, fragments: Iterable[str]) -> None:
+        """Serialized XML kept verbatim (extras, pluginContent, watches)."""
+        for fragment in fragments:
+            self.lines.append(INDENT * level + fragment)
+
+    # -- boxes ------------------------------------------------------------------------------
+    def box_attributes(self, box: Box) -> Attributes:
+        """The attributes of ``<Box>`` (overridden by the converter's writer)."""
+        return (("name", box.name), ("robot", box.robot), ("id", box.id),
+                ("localization", box.localization), ("tooltip", box.tooltip),
+                ("bitmap_expanded", box.bitmap_expanded), ("plugin", box.plugin),
+                ("x", box.x), ("y", box.y))
+
+    def box(self, level: int, box: Box, tag: str = "Box") -> None:
+        """A whole box with its diagrams and motion."""
+        self.element(level, tag, self.box_attributes(box), box.extras,
+                     lambda inner: self.box_content(inner, box))
+
+    def box_content(self, level: int, box: Box) -> None:
+        """The children of ``<Box>`` in Choregraphe's order."""
+        pad = INDENT * level
+        for bitmap in box.bitmaps:
+            self.lines.append("%s<bitmap>%s</bitmap>" % (pad, escape_text(bitmap)))
+        if box.script is not None:
+            self.script(level, box, box.script)
+        if box.plugin_content is not None:
+            self.raw(level, [box.plugin_content])
+        for port in box.inputs:
+            self.port(level, "Input", port)
+        for port in box.outputs:
+            self.port(level, "Output", port)
+        for parameter in box.parameters:
+            self.parameter(level, parameter)
+        if box.timeline is not None:
+            self.timeline(level, box.timeline)
+        for resource in box.resources:
+            self.resource(level, resource)
+        for dialog in box.dialog_files:
+            self.lines.append("%s<dialogFile>%s</dialogFile>" % (pad, escape_text(dialog)))
+
+    def script_content(self, box: Box, script: Script) -> Optional[str]:
+        """The text of ``<content>`` (None: no ``<content>``; overridden by the converter)."""
+        return script.content
+
+    def script(self, level: int, box: Box, script: Script) -> None:
+        content = self.script_content(box, script)
+
+        def children(inner: int) -> None:
+            if content is not None:
+                self.lines.append(INDENT * inner + "<content>")
+                self.lines.append(INDENT * (inner + 1) + cdata(content))
+                self.lines.append("</content>")
+        self.element(level, "script", (("language", script.language),), script.extras,
+                     children if content is not None else None)
+
+    def port(self, level: int, tag: str, port: Port) -> None:
+        self.element(level, tag, (("name", port.name), ("type", port.type),
+                                  ("type_size", port.type_size), ("nature", port.nature),
+                                  ("stm_value_name", port.stm_value_name), ("inner", port.inner),
+                                  ("tooltip", port.tooltip), ("id", port.id)), port.extras)
+
+    def parameter(self, level: int, parameter: Parameter) -> None:
+        pairs = (("name", parameter.name), ("inherits_from_parent", parameter.inherits_from_parent),
+                 ("content_type", parameter.content_type), ("value", parameter.value),
+                 ("default_value", parameter.default_value), ("min", parameter.min),
+                 ("max", parameter.max), ("tooltip", parameter.tooltip), ("id", parameter.id),
+                 ("custom_choice", parameter.custom_choice), ("password", parameter.password))
+
+        def choices(inner: int) -> None:
+            for choice in parameter.choices:
+                self.element(inner, "Choice", (("value", choice),))
+        self.element(level, "Parameter", pairs, parameter.extras,
+                     choices if parameter.choices else None)
+
+    def resource(self, level: int, resource: Resource) -> None:
+        self.element(level, "Resource", (("name", resource.name), ("type", resource.type),
+                                         ("timeout", resource.timeout)), resource.extras)
+
+    # -- timelines --------------------------------------------------------------------------
+    @staticmethod
+    def timeline_attributes(timeline: Timeline) -> Attributes:
+        return (("enable", timeline.enable), ("fps", timeline.fps),
+                ("resources_acquisition", timeline.resources_acquisition),
+                ("size", timeline.size), ("start_frame", timeline.start_frame),
+                ("end_frame", timeline.end_frame), ("scale", timeline.scale))
+
+    def timeline(self, level: int, timeline: Timeline, tag: str = "Timeline") -> None:
+        self.element(level, tag, self.timeline_attributes(timeline), timeline.extras,
+                     lambda inner: self.timeline_content(inner, timeline))
+
+    def timeline_content(self, level: int, timeline: Timeline) -> None:
+        if timeline.watches is not None:
+            self.raw(level, [timeline.watches])
+        for layer in timeline.layers:
+            def keyframes(inner: int, layer=layer) -> None:
+                for keyframe in layer.keyframes:
+                    self.element(inner, "BehaviorKeyframe",
+                                 (("name", keyframe.name), ("index", keyframe.index),
+                                  ("bitmap", keyframe.bitmap)), keyframe.extras,
+                                 lambda deeper, k=keyframe: self.diagram(deeper, k.diagram))
+            self.element(level, "BehaviorLayer", (("name", layer.name), ("mute", layer.mute)),
+                         layer.extras, keyframes)
+        if timeline.actuator_list is not None:
+            self.actuator_list(level, timeline.actuator_list)
+
+    def diagram(self, level: int, diagram: Diagram) -> None:
+        """A diagram with its boxes (overridden by the converter: boxes by name)."""
+        def children(inner: int) -> None:
+            for box in diagram.boxes:
+                self.box(inner, box)
+            self.links(inner, diagram)
+        self.element(level, "Diagram", (("scale", diagram.scale),), diagram.extras, children)
+
+    def links(self, level: int, diagram: Diagram) -> None:
+        for link in diagram.links:
+            self.element(level, "Link", (("inputowner", link.inputowner),
+                                         ("indexofinput", link.indexofinput),
+                                         ("outputowner", link.outputowner),
+                                         ("indexofoutput", link.indexofoutput)), link.extras)
+
+    def actuator_list(self, level: int, actuators: ActuatorList) -> None:
+        if actuators.implicit:  # curves directly under the timeline, as read
+            for curve in actuators.curves:
+                self.curve(level, curve)
+            return
+        self.element(level, "ActuatorList", (("model", actuators.model),), actuators.extras,
+                     lambda inner: [self.curve(inner, curve) for curve in actuators.curves])
+
+    def curve(self, level: int, curve: ActuatorCurve) -> None:
+        pairs = (("name", curve.name), ("actuator", curve.actuator),
+                 ("recordable", curve.recordable), ("mute", curve.mute), ("unit", curve.unit),
+                 ("alwaysVisible", curve.always_visible))
+        self.element(level, "ActuatorCurve", pairs, curve.extras,
+                     lambda inner: [self.key(inner, key) for key in curve.keys])
+
+    def key(self, level: int, key: Key) -> None:
+        pad = INDENT * level
+        head = '%s<Key frame="%d" value="%s"' % (pad, key.frame, format_number(key.value))
+        if key.smooth is not None:
+            head += ' smooth="%d"' % key.smooth
+        if key.symmetrical is not None:
+            head += ' symmetrical="%d"' % key.symmetrical
+        head += attributes((), key.extras)
+        if not key.tangents and not key.extras.elements:
+            self.lines.append(head + " />")
+            return
+        self.lines.append(head + ">")
+        for tangent in key.tangents:
+            self.element(level + 1, "Tangent", (
+                ("side", tangent.side), ("interpType", tangent.interp_type),
+                ("abscissaParam", format_number(tangent.abscissa)),
+                ("ordinateParam", format_number(tangent.ordinate))), tangent.extras)
+        self.raw(level + 1, key.extras.elements)
+        self.lines.append(pad + "</Key>")
+
+    # -- whole documents --------------------------------------------------------------------
+    def behavior(self, behavior: Behavior) -> None:
+        """The document of ``behavior`` under the root element it was read from."""
+        self.lines.append('<?xml version="1.0" encoding="UTF-8" ?>')
+        namespace = (("xmlns", behavior.namespace),) if behavior.namespace else ()
+        root = behavior.root
+        if behavior.root_tag in ("Animation", "Timeline"):
+            self.timeline(0, root.timeline or Timeline(), behavior.root_tag)
+        elif behavior.root_tag == "ChoregrapheBox":
+            inner = next(root.children(), None)
+            self.element(0, "ChoregrapheBox", namespace + (("xar_version", behavior.xar_version),),
+                         behavior.extras,
+                         (lambda level: self.box(level, inner)) if inner is not None else None)
+        elif behavior.format_version is not None:
+            pairs = (("name", behavior.name), ("format_version", behavior.format_version))
+            self.element(0, "ChoregrapheProject", namespace + pairs, behavior.extras,
+                         lambda level: self.element(level, "BoxInstance", (
+                             ("name", root.name), ("id", root.id), ("x", root.x), ("y", root.y)),
+                             root.extras, None))
+        else:
+            pairs = namespace + (("name", behavior.name),
+                                 ("xar_version", behavior.xar_version or "3"))
+            content = ((lambda level: self.box_content(level, root)) if behavior.bare_root
+                       else (lambda level: self.box(level, root)))
+            self.element(0, "ChoregrapheProject", pairs, behavior.extras, content)
+
+
+def behavior_to_xar(behavior: Behavior) -> str:
+    """The ``.xar`` text of ``behavior``."""
+    writer = XarWriter()
+    writer.behavior(behavior)
+    return writer.text()
+
+
+def write_xar(behavior: Behavior, path: Union[str, Path]) -> None:
+    """Write ``behavior`` to the ``.xar`` file ``path``."""
+    Path(path).write_text(behavior_to_xar(behavior), encoding="utf-8")

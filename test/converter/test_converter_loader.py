@@ -1,0 +1,53 @@
+"""The engine's entry points: prepare() in memory, load_converted() from a folder."""
+import pytest
+
+from naoqi_qicore.converter.loader import load_converted, prepare
+from naoqi_qicore.converter.writer import write_converted
+from naoqi_qicore.xar.errors import XarError
+from naoqi_qicore.xar.parser import parse_xar_bytes
+
+
+@pytest.fixture
+def behavior(project, box):
+    script = "class MyClass(GeneratedClass):\n    def onLoad(self):\n        print 'x'\n"
+    return parse_xar_bytes(project(box("Say", 1, script) + box("Say", 2)), "b.xar")
+
+
+def test_prepare_names_and_ports(behavior):
+    loaded = prepare(behavior)
+    assert loaded.folder is None
+    assert sorted(loaded.names.values()) == ["l0_root", "l1_Say", "l1_Say_1"]
+    assert "print('x')" in loaded.code["l1_Say"]
+    assert "class MyClass(GeneratedClass):" in loaded.code["l1_Say"]
+    assert loaded.code["l0_root"] == "" and loaded.code["l1_Say_1"] == ""
+
+
+def test_load_converted_gives_the_same_behavior_and_keeps_the_original_script(behavior, tmp_path):
+    report = write_converted(behavior, tmp_path / "out")
+    assert report.ported == ["l1_Say"]
+    assert "print 'x'" in (tmp_path / "out" / "l1_Say.xml").read_text()
+    loaded = load_converted(tmp_path / "out")
+    assert loaded.behavior == behavior and loaded.folder == tmp_path / "out"
+    assert loaded.code == prepare(behavior).code
+    say = loaded.behavior.root.timeline.layers[0].keyframes[0].diagram.boxes[0]
+    assert loaded.names[id(say)] == "l1_Say"
+
+
+@pytest.mark.parametrize("damage, expected", [
+    (lambda out: (out / "l1_Say.xml").unlink(), "l1_Say.xml: cannot read"),
+    (lambda out: (out / "behavior.xml").write_text("<Behavior/>"), "not a naoqi_qicore/1 file"),
+    (lambda out: (out / "l0_root.xml").write_text("<Box"), "not well-formed"),
+    (lambda out: (out / "l0_root.xml").write_text((out / "l0_root.xml").read_text().replace(
+        'Name="l1_Say"', 'Name="../x"')), "invalid object name"),
+    (lambda out: (out / "l0_root.xml").write_text((out / "l0_root.xml").read_text().replace(
+        'Name="l1_Say_1"', 'Name="l1_Say"')), "referenced twice"),
+    (lambda out: (out / "l1_Say.xml").write_text((out / "l1_Say.xml").read_text().replace(
+        "<Input ", '<Timeline><BehaviorLayer name="l"><BehaviorKeyframe name="k" index="1">'
+        '<Diagram><Object Name="l0_root" /></Diagram></BehaviorKeyframe></BehaviorLayer>'
+        '</Timeline><Input ', 1)), "contains itself"),
+])
+def test_damaged_folders_give_clean_errors(behavior, tmp_path, damage, expected):
+    write_converted(behavior, tmp_path / "out")
+    damage(tmp_path / "out")
+    with pytest.raises(XarError, match=expected):
+        load_converted(tmp_path / "out")

@@ -1,0 +1,63 @@
+"""Porting box scripts to Python 3 without running them."""
+from naoqi_qicore.converter.pyport import port_script
+
+
+def compiles(code):
+    compile(code, "<test>", "exec")
+    return True
+
+
+def test_python3_scripts_are_left_alone():
+    source = "class MyClass(GeneratedClass):\n    def onLoad(self):\n        s = '\\R'\n"
+    result = port_script(source)
+    assert (result.code, result.ported, result.error) == (source, False, None)
+
+
+def test_python2_idioms_are_ported():
+    source = ("import qi\nclass MyClass(GeneratedClass):\n"
+              "    def onInput_onStart(self):\n"
+              "        self.f = qi.async(self.go, delay=1000)\n"
+              "        try:\n            print 'start', self.f\n"
+              "        except Exception, e:\n            print e\n"
+              "        return 0755\n")
+    result = port_script(source)
+    assert result.ported and result.error is None and compiles(result.code)
+    assert "qi.runAsync(self.go, delay=1000)" in result.code
+    assert "except Exception as e:" in result.code
+    assert "print('start', self.f)" in result.code
+    assert "0o755" in result.code
+    assert "class MyClass(GeneratedClass):" in result.code
+
+
+def test_async_names_and_star_imports():
+    source = ("def f():\n    from os.path import *\n    async = join('a', 'b')\n"
+              "    print async\n    return async\n")
+    result = port_script(source)
+    assert result.ported and compiles(result.code)
+    assert "async_ = join('a', 'b')" in result.code
+    assert result.code.count("\n") == source.count("\n")  # line numbers kept
+    scope = {}
+    exec(compile(result.code, "<test>", "exec"), scope)  # a test of our own code only
+    assert scope["f"]() == "a/b"
+
+
+def test_unportable_scripts_keep_their_text_and_say_why():
+    source = "if x == 1\n    pass\n"
+    result = port_script(source)
+    assert result.code == source and not result.ported
+    assert "line 1" in result.error
+
+
+def test_results_are_cached_by_text():
+    source = "print 'cached'\n"
+    assert port_script(source) is port_script(source)
+
+
+def test_quick_token_fixes_handle_except_and_async_alone():
+    source = ("import qi\ntry:\n    f = qi.async(g, delay=1)\nexcept (IOError, OSError), e:\n"
+              "    pass\nexcept ValueError,error :\n    d = {'a': (1, 2)}\n")
+    result = port_script(source)
+    assert result.ported and compiles(result.code)
+    assert "except (IOError, OSError) as e:" in result.code
+    assert "except ValueError as error :" in result.code
+    assert "qi.runAsync(g, delay=1)" in result.code
