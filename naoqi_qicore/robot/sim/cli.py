@@ -1,0 +1,71 @@
+"""``naoqi_sim``: run a simulated NAO or Pepper until SIGINT/SIGTERM.
+
+Prints ``naoqi_sim: listening on <URL>`` once clients can connect (the URL has the real
+port when ``--listen`` asks for port 0), then serves until interrupted and exits 0.
+"""
+from __future__ import annotations
+
+import argparse
+import logging
+import signal
+import sys
+import threading
+from typing import List, Optional
+
+from naoqi_qicore.robot.sim.context import ROBOTS
+from naoqi_qicore.robot.sim.robot import DEFAULT_URL, SimulatedRobot, is_loopback_url
+
+READY_PREFIX = "naoqi_sim: listening on "
+
+
+def _parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="naoqi_sim", description="Simulated NAOqi robot (NAO or Pepper) on libqi.")
+    parser.add_argument("--listen", default=DEFAULT_URL,
+                        help="URL to listen on (default %(default)s; port 0: a free port)")
+    parser.add_argument("--robot", choices=ROBOTS, default="nao", help="robot model")
+    parser.add_argument("--record", metavar="FILE",
+                        help="append every client call to FILE (JSON Lines)")
+    parser.add_argument("--allow-remote", action="store_true",
+                        help="allow listening on a non-loopback address")
+    parser.add_argument("--verbose", action="store_true", help="log libqi and service details")
+    return parser
+
+
+def main(argv: Optional[List[str]] = None) -> int:
+    """Entry point of ``naoqi_sim`` and ``python -m naoqi_qicore.robot.sim``."""
+    args = _parser().parse_args(argv)
+    if not args.listen.startswith(("tcp://", "tcps://")):
+        print("naoqi_sim: --listen must be a tcp:// URL, got %r" % args.listen, file=sys.stderr)
+        return 2
+    if not is_loopback_url(args.listen) and not args.allow_remote:
+        print("naoqi_sim: refusing to listen on %s (not loopback); pass --allow-remote to "
+              "expose the simulated robot on the network" % args.listen, file=sys.stderr)
+        return 2
+    logging.basicConfig(level=logging.INFO if args.verbose else logging.WARNING,
+                        format="naoqi_sim: %(levelname)s: %(message)s", stream=sys.stderr)
+    import qi
+    qi.logging.setLevel(qi.logging.INFO if args.verbose else qi.logging.ERROR)
+
+    stop = threading.Event()
+    previous = {sig: signal.signal(sig, lambda *_: stop.set())
+                for sig in (signal.SIGINT, signal.SIGTERM)}
+    robot = SimulatedRobot(args.robot, args.listen, args.record)
+    try:
+        try:
+            robot.start()
+        except OSError as error:
+            print("naoqi_sim: cannot write the record %s: %s" % (args.record, error.strerror),
+                  file=sys.stderr)
+            return 1
+        except RuntimeError as error:
+            print("naoqi_sim: cannot listen on %s: %s" % (args.listen, error), file=sys.stderr)
+            return 1
+        print(READY_PREFIX + robot.url, flush=True)
+        while not stop.wait(0.5):
+            pass
+    finally:
+        robot.stop()
+        for sig, handler in previous.items():
+            signal.signal(sig, handler)
+    return 0

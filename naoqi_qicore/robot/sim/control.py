@@ -1,0 +1,80 @@
+"""The simulator's own services, for tests and tools (their calls are not recorded).
+
+``NaoqiSimRecorder``
+    ``calls(sinceIndex=0)`` -> the recorded client calls (dicts, see
+    :mod:`naoqi_qicore.robot.sim.recorder`), ``count()``, ``clear()``.
+``NaoqiSimActivities``
+    What a real robot gets from installed applications and its launchpad:
+    ``registerActivity(name, nature, durationS)`` (nature solitary|interactive, duration 0 =
+    runs until stopped, else stops by itself: "self-stop"), ``unregisterActivity(name)``,
+    ``getActivities()``, ``launchActivity(name, startReason)`` (focus given by Autonomous
+    Life itself, e.g. reason "condition"), ``interruptActivity(stopReason)`` (the focused
+    activity ends, e.g. "user-stop" for a head touch, "users-lost").
+"""
+from __future__ import annotations
+
+from typing import Any, Dict, List
+
+from naoqi_qicore.robot.sim.context import SimContext
+from naoqi_qicore.robot.sim.recorder import CallRecord
+from naoqi_qicore.robot.sim.services.module import SimModule
+
+
+class NaoqiSimRecorder(SimModule):
+    """The record of client calls, over libqi."""
+
+    NAME = "NaoqiSimRecorder"
+
+    def __init__(self, sim: SimContext, record: CallRecord) -> None:
+        super().__init__(sim)
+        self._record = record
+
+    def calls(self, sinceIndex: int = 0) -> List[Dict[str, Any]]:
+        """Recorded calls whose index is >= ``sinceIndex``."""
+        return self._record.since(sinceIndex)
+
+    def count(self) -> int:
+        """How many calls were recorded since the start."""
+        return self._record.count()
+
+    def clear(self) -> None:
+        """Forget the recorded calls kept in memory."""
+        self._record.clear()
+
+
+class NaoqiSimActivities(SimModule):
+    """Activities the simulated ALAutonomousLife knows, and its autonomous decisions."""
+
+    NAME = "NaoqiSimActivities"
+
+    def _life(self) -> Any:
+        return self._sim.service("ALAutonomousLife")
+
+    def _checked(self, method: str, action: Any, *args: Any) -> None:
+        try:
+            action(*args)
+        except ValueError as error:
+            raise self._error(method, str(error)) from None
+
+    def registerActivity(self, name: str, nature: str = "interactive",
+                         durationS: float = 0.0) -> None:
+        """Install an activity (duration 0: runs until stopped)."""
+        self._checked("registerActivity", self._life()._register_activity, name, nature,
+                      durationS)
+
+    def unregisterActivity(self, name: str) -> None:
+        """Uninstall an activity (stopping it if focused)."""
+        self._life()._unregister_activity(name)
+
+    def getActivities(self) -> List[str]:
+        """Names of the installed activities."""
+        return self._life()._registered_activities()
+
+    def launchActivity(self, name: str, startReason: str = "condition") -> None:
+        """Focus ``name`` as Autonomous Life would (start reason condition, default-activity,
+        applauncher-voice or applauncher-tablet)."""
+        self._checked("launchActivity", self._life()._launch, name, startReason)
+
+    def interruptActivity(self, stopReason: str = "user-stop") -> None:
+        """End the focused activity for ``stopReason`` (the stacked one comes back)."""
+        self._checked("interruptActivity", self._life()._interrupt, stopReason)

@@ -1,0 +1,79 @@
+"""How a plain Python service object is shown to libqi: a recording facade.
+
+:func:`recording_facade` builds, for one service object, an object that libqi registers:
+
+* each public method (no leading underscore, not ``close``, not ``qi.nobind``) becomes a
+  method that calls the service's own and adds the call to a :class:`CallRecord`, with its
+  result or its error (the error still reaches the client);
+* each ``qi.Signal`` / ``qi.Property`` attribute of the service is exposed as itself;
+* calls may run concurrently (``qi.multiThreaded``): a blocking call (a motion, a speech)
+  does not hold back the service's other methods, as on the real robot.
+"""
+from __future__ import annotations
+
+import inspect
+import time
+from typing import Any, Callable, Dict
+
+import qi
+
+from naoqi_qicore.robot.sim.recorder import CallRecord
+
+_QI_ATTRIBUTES = ("__qi_name__", "__qi_signature__", "__qi_return_signature__")
+POST_METHOD = "pCall"
+
+
+def public_methods(service: Any) -> Dict[str, Callable]:
+    """The NAOqi methods of ``service``: name -> class attribute."""
+    methods = {}
+    for name in dir(type(service)):
+        if name.startswith("_") or name == "close":
+            continue
+        member = inspect.getattr_static(type(service), name)
+        function = getattr(member, "__func__", member)
+        if not inspect.isfunction(function):
+            continue
+        if getattr(function, "__qi_signature__", None) == "DONOTBIND":
+            continue
+        methods[name] = function
+    return methods
+
+
+def _recording_method(service_name: str, method_name: str, target: Callable,
+                      record: CallRecord, template: Callable) -> Callable:
+    def call(self: Any, *args: Any) -> Any:
+        method, arguments, post = method_name, list(args), False
+        if method_name == POST_METHOD and args and isinstance(args[0], str):
+            method, arguments, post = args[0], list(args[1:]), True
+        started = time.time()
+        begin = time.monotonic()
+        try:
+            result = target(*args)
+        except Exception as error:
+            record.add(service_name, method, arguments, started, time.monotonic() - begin,
+                       post=post, error="%s: %s" % (type(error).__name__, error))
+            raise
+        record.add(service_name, method, arguments, started, time.monotonic() - begin,
+                   post=post, result=result)
+        return result
+
+    call.__name__ = method_name
+    call.__doc__ = template.__doc__
+    for attribute in _QI_ATTRIBUTES:
+        if getattr(template, attribute, None) is not None:
+            setattr(call, attribute, getattr(template, attribute))
+    return call
+
+
+def recording_facade(service_name: str, service: Any, record: CallRecord) -> Any:
+    """An object for ``qi.Session.registerService`` that serves ``service`` and records calls."""
+    attributes: Dict[str, Any] = {}
+    for name, function in public_methods(service).items():
+        attributes[name] = _recording_method(service_name, name, getattr(service, name),
+                                             record, function)
+    facade_class = qi.multiThreaded()(type(service_name, (), attributes))
+    facade = facade_class()
+    for name, value in vars(service).items():
+        if not name.startswith("_") and isinstance(value, (qi.Signal, qi.Property)):
+            setattr(facade, name, value)
+    return facade

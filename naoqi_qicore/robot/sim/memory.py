@@ -1,0 +1,228 @@
+"""Simulated ALMemory: data, events, micro events and their subscribers.
+
+Every ``insertData``/``raiseEvent``/``raiseMicroEvent`` of a key stores its value and then
+notifies, in order, from one dispatcher thread:
+
+* the ``signal`` of every object ``subscriber(key)`` returned (local or remote clients);
+* every ``subscribeToEvent``/``subscribeToMicroEvent`` subscription, by calling
+  ``callback(key, value, message)`` on the named module (a simulated service or a service a
+  client registered in the robot's service directory).
+"""
+from __future__ import annotations
+
+import queue
+import threading
+import time
+from typing import Any, Callable, Dict, List, Optional, Tuple
+
+import qi
+
+from naoqi_qicore.robot.sim.services.module import SimModule
+
+
+class MemorySubscriber:
+    """What ``ALMemory.subscriber(key)`` returns: ``signal`` fires with each new value.
+
+    ``on_unused(self)`` is called when the last connection to ``signal`` goes away.
+    """
+
+    def __init__(self, key: str, on_unused: Callable[["MemorySubscriber"], None]) -> None:
+        self.key = key
+        self.signal = qi.Signal("(m)", lambda connected: None if connected else on_unused(self))
+
+
+_Subscription = Tuple[str, str, str]  # module name, callback method name, message
+
+
+class ALMemory(SimModule):
+    """Keys with values, events with subscribers."""
+
+    NAME = "ALMemory"
+
+    def __init__(self, sim: Any) -> None:
+        super().__init__(sim)
+        self._data: Dict[str, Any] = {}
+        self._stamps: Dict[str, float] = {}
+        self._events: Dict[str, None] = {}  # declared or raised events, in order
+        self._micro_events: Dict[str, None] = {}
+        self._subscribers: Dict[str, List[MemorySubscriber]] = {}
+        self._subscriptions: Dict[str, Dict[str, _Subscription]] = {}  # key -> module -> sub
+        self._notifications: "queue.Queue[Optional[Tuple[str, Any]]]" = queue.Queue()
+        self._dispatcher = threading.Thread(target=self._dispatch, name="sim-memory-events",
+                                            daemon=True)
+        self._dispatcher.start()
+
+    # -- notification ---------------------------------------------------------------------
+    def _store(self, key: str, value: Any) -> None:
+        with self._lock:
+            self._data[key] = value
+            self._stamps[key] = time.time()
+        self._notifications.put((key, value))
+
+    def _dispatch(self) -> None:
+        while True:
+            item = self._notifications.get()
+            if item is None:
+                return
+            key, value = item
+            with self._lock:
+                signals = [s.signal for s in self._subscribers.get(key, ())]
+                subscriptions = list(self._subscriptions.get(key, {}).values())
+            for signal in signals:
+                signal(value)
+            for module, callback, message in subscriptions:
+                try:
+                    getattr(self._sim.service(module), callback)(key, value, message)
+                except Exception as error:  # the subscriber's fault: keep serving the others
+                    self._sim.log.warning("ALMemory: %s.%s(%r) failed: %s",
+                                          module, callback, key, error)
+
+    # -- data -------------------------------------------------------------------------------
+    def getData(self, key: str, deprecatedParameter: int = 0) -> Any:
+        """The value of ``key``; an error when no value was ever stored."""
+        with self._lock:
+            if key not in self._data:
+                raise self._error("getData", "Data not found for key '%s'" % key)
+            return self._data[key]
+
+    def getListData(self, keyList: List[str]) -> List[Any]:
+        """The values of ``keyList`` (None for keys without value)."""
+        with self._lock:
+            return [self._data.get(key) for key in keyList]
+
+    def getTimestamp(self, key: str) -> List[Any]:
+        """``[value, seconds, microseconds]`` of the last time ``key`` was written."""
+        value = self.getData(key)
+        with self._lock:
+            stamp = self._stamps[key]
+        return [value, int(stamp), int((stamp % 1.0) * 1e6)]
+
+    def insertData(self, key: str, value: Any) -> None:
+        """Store ``value`` under ``key`` (its subscribers are notified)."""
+        self._store(key, value)
+
+    def insertListData(self, list: List[List[Any]]) -> None:  # noqa: A002 (NAOqi's name)
+        """Store each ``[key, value]`` pair."""
+        for pair in list:
+            if len(pair) != 2 or not isinstance(pair[0], str):
+                raise self._error("insertListData", "expected [key, value] pairs, got %r"
+                                  % (pair,))
+        for key, value in list:
+            self._store(key, value)
+
+    def removeData(self, key: str) -> None:
+        """Forget the value of ``key``."""
+        with self._lock:
+            self._data.pop(key, None)
+            self._stamps.pop(key, None)
+
+    def getDataList(self, filter: str) -> List[str]:  # noqa: A002 (NAOqi's name)
+        """Keys containing ``filter``."""
+        with self._lock:
+            return sorted(key for key in set(self._data) | set(self._events) if filter in key)
+
+    def getDataListName(self) -> List[str]:
+        """Every key."""
+        return self.getDataList("")
+
+    # -- events -----------------------------------------------------------------------------
+    def declareEvent(self, eventName: str, extractorName: str = "") -> None:
+        """Make ``eventName`` known (it appears in getEventList)."""
+        with self._lock:
+            self._events.setdefault(eventName, None)
+
+    def raiseEvent(self, name: str, value: Any) -> None:
+        """Store ``value`` under ``name`` and notify its subscribers."""
+        with self._lock:
+            self._events.setdefault(name, None)
+        self._store(name, value)
+
+    def raiseMicroEvent(self, name: str, value: Any) -> None:
+        """Same as raiseEvent, for a micro event."""
+        with self._lock:
+            self._micro_events.setdefault(name, None)
+        self._store(name, value)
+
+    def removeEvent(self, name: str) -> None:
+        """Forget the event ``name`` and its subscriptions."""
+        with self._lock:
+            self._events.pop(name, None)
+            self._subscriptions.pop(name, None)
+
+    def removeMicroEvent(self, name: str) -> None:
+        """Forget the micro event ``name`` and its subscriptions."""
+        with self._lock:
+            self._micro_events.pop(name, None)
+            self._subscriptions.pop(name, None)
+
+    def getEventList(self) -> List[str]:
+        """Events declared or raised so far."""
+        with self._lock:
+            return list(self._events)
+
+    def getMicroEventList(self) -> List[str]:
+        """Micro events raised so far."""
+        with self._lock:
+            return list(self._micro_events)
+
+    # -- subscribers ------------------------------------------------------------------------
+    @qi.bind(returnType=qi.Object)
+    def subscriber(self, eventName: str) -> MemorySubscriber:
+        """An object whose ``signal`` fires with every new value of ``eventName``."""
+        subscriber = MemorySubscriber(eventName, self._forget_subscriber)
+        with self._lock:
+            self._subscribers.setdefault(eventName, []).append(subscriber)
+        return subscriber
+
+    def _forget_subscriber(self, subscriber: MemorySubscriber) -> None:
+        with self._lock:
+            subscribers = self._subscribers.get(subscriber.key, [])
+            if subscriber in subscribers:
+                subscribers.remove(subscriber)
+
+    def _subscribe(self, method: str, name: str, module: str, message: str,
+                   callback: str) -> None:
+        if not module or not callback:
+            raise self._error(method, "a module name and a callback method name are needed")
+        with self._lock:
+            self._subscriptions.setdefault(name, {})[module] = (module, callback, message)
+
+    def subscribeToEvent(self, name: str, callbackModule: str, callbackMethod: str) -> None:
+        """Call ``callbackModule.callbackMethod(name, value, "")`` on each new value."""
+        self.declareEvent(name)
+        self._subscribe("subscribeToEvent", name, callbackModule, "", callbackMethod)
+
+    def subscribeToMicroEvent(self, name: str, callbackModule: str, callbackMessage: str,
+                              callbackMethod: str) -> None:
+        """Call ``callbackModule.callbackMethod(name, value, callbackMessage)`` on each value."""
+        with self._lock:
+            self._micro_events.setdefault(name, None)
+        self._subscribe("subscribeToMicroEvent", name, callbackModule, callbackMessage,
+                        callbackMethod)
+
+    def _unsubscribe(self, method: str, name: str, module: str) -> None:
+        with self._lock:
+            if module not in self._subscriptions.get(name, {}):
+                raise self._error(method, "module '%s' is not subscribed to '%s'"
+                                  % (module, name))
+            del self._subscriptions[name][module]
+
+    def unsubscribeToEvent(self, name: str, callbackModule: str) -> None:
+        """End a subscribeToEvent subscription."""
+        self._unsubscribe("unsubscribeToEvent", name, callbackModule)
+
+    def unsubscribeToMicroEvent(self, name: str, callbackModule: str) -> None:
+        """End a subscribeToMicroEvent subscription."""
+        self._unsubscribe("unsubscribeToMicroEvent", name, callbackModule)
+
+    def getSubscribers(self, name: str) -> List[str]:
+        """Modules subscribed to ``name`` with subscribeToEvent/subscribeToMicroEvent."""
+        with self._lock:
+            return sorted(self._subscriptions.get(name, {}))
+
+    def close(self) -> None:
+        """Stop the dispatcher thread after the notifications already queued."""
+        super().close()
+        self._notifications.put(None)
+        if self._dispatcher is not threading.current_thread():
+            self._dispatcher.join(2.0)

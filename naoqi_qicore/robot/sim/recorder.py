@@ -1,0 +1,82 @@
+"""The record of every call clients make to the simulated robot.
+
+One entry per finished call, in the order calls finish::
+
+    {"index": 0, "time": 1795394504.48, "duration": 0.3, "service": "ALMotion",
+     "method": "angleInterpolationBezier", "args": [...], "post": false, "result": null}
+
+``time`` is the wall-clock time (s) the call arrived.  A failed call has ``"error"`` (the
+message) instead of ``"result"``.  A post-style call (``pCall("m", ...)``, what
+``proxy.post.m(...)`` sends) is recorded as method ``m`` with ``"post": true`` and the task id
+as result.  Values that JSON cannot hold (bytes, qi objects) are recorded as short strings.
+Entries can also be appended to a JSON Lines file as they come.
+"""
+from __future__ import annotations
+
+import json
+import threading
+from pathlib import Path
+from typing import Any, Dict, List, Optional
+
+
+def plain(value: Any) -> Any:
+    """``value`` with only JSON types (lists, str-keyed dicts, numbers, strings, None)."""
+    if value is None or isinstance(value, (bool, int, float, str)):
+        return value
+    if isinstance(value, (list, tuple)):
+        return [plain(item) for item in value]
+    if isinstance(value, dict):
+        return {str(key): plain(item) for key, item in value.items()}
+    if isinstance(value, (bytes, bytearray, memoryview)):
+        return "<%d bytes>" % len(value)
+    return "<%s>" % type(value).__name__
+
+
+class CallRecord:
+    """Thread-safe list of call entries, optionally mirrored to a JSON Lines file."""
+
+    def __init__(self, path: Optional[Path] = None) -> None:
+        self._entries: List[Dict[str, Any]] = []
+        self._count = 0
+        self._lock = threading.Lock()
+        self._file = open(path, "a", encoding="utf-8") if path is not None else None
+
+    def add(self, service: str, method: str, args: Any, started: float, duration: float,
+            post: bool = False, result: Any = None, error: Optional[str] = None) -> Dict[str, Any]:
+        """Append one finished call; returns its entry."""
+        entry: Dict[str, Any] = {"time": started, "duration": duration, "service": service,
+                                 "method": method, "args": plain(args), "post": post}
+        if error is None:
+            entry["result"] = plain(result)
+        else:
+            entry["error"] = error
+        with self._lock:
+            entry["index"] = self._count
+            self._count += 1
+            self._entries.append(entry)
+            if self._file is not None:
+                self._file.write(json.dumps(entry) + "\n")
+                self._file.flush()
+        return entry
+
+    def since(self, index: int = 0) -> List[Dict[str, Any]]:
+        """Entries whose index is >= ``index`` (entries dropped by clear() are gone)."""
+        with self._lock:
+            return [dict(entry) for entry in self._entries if entry["index"] >= index]
+
+    def count(self) -> int:
+        """How many calls were recorded since the start (clear() does not reset it)."""
+        with self._lock:
+            return self._count
+
+    def clear(self) -> None:
+        """Forget the entries kept in memory (the file keeps them)."""
+        with self._lock:
+            self._entries.clear()
+
+    def close(self) -> None:
+        """Close the file, if any."""
+        with self._lock:
+            if self._file is not None:
+                self._file.close()
+                self._file = None

@@ -1,0 +1,190 @@
+"""The simulated robot: every simulated service in a standalone libqi service directory.
+
+Clients reach it with their own ``qi.Session().connect(robot.url)`` exactly as a real NAO or
+Pepper.  Besides the NAOqi services it registers two services of its own (not recorded):
+
+* ``NaoqiSimRecorder``: ``calls(sinceIndex=0) -> [entry]``, ``count()``, ``clear()`` (the
+  call record, see :mod:`naoqi_qicore.robot.sim.recorder`);
+* ``NaoqiSimActivities``: activities ALAutonomousLife knows (see
+  :mod:`naoqi_qicore.robot.sim.control`).
+"""
+from __future__ import annotations
+
+import logging
+import threading
+import time
+import weakref
+from pathlib import Path
+from typing import Any, Dict, List, Optional, Union
+from urllib.parse import urlsplit
+
+import qi
+
+from naoqi_qicore.robot.sim.context import ROBOTS, SimContext
+from naoqi_qicore.robot.sim.control import NaoqiSimActivities, NaoqiSimRecorder
+from naoqi_qicore.robot.sim.facade import recording_facade
+from naoqi_qicore.robot.sim.recorder import CallRecord
+
+DEFAULT_URL = "tcp://127.0.0.1:9559"
+#: how long stop() waits for libqi to let go of the registered objects
+RELEASE_TIMEOUT_S = 5.0
+_LOG = logging.getLogger("naoqi_sim")
+
+
+def core_service_classes() -> Dict[str, type]:
+    """ALMemory, ALMotion and ALAutonomousLife."""
+    from naoqi_qicore.robot.sim.autonomous_life import ALAutonomousLife
+    from naoqi_qicore.robot.sim.memory import ALMemory
+    from naoqi_qicore.robot.sim.motion import ALMotion
+    return {cls.NAME: cls for cls in (ALMemory, ALMotion, ALAutonomousLife)}
+
+
+def other_service_classes(robot: str) -> Dict[str, type]:
+    """The services of ``naoqi_qicore.robot.sim.services`` this robot has (none if absent)."""
+    try:
+        from naoqi_qicore.robot.sim.services import SERVICE_CLASSES
+    except ModuleNotFoundError as error:
+        if error.name != "naoqi_qicore.robot.sim.services":
+            raise
+        return {}
+    return {name: cls for name, cls in SERVICE_CLASSES.items()
+            if robot in getattr(cls, "ROBOTS", ROBOTS)}
+
+
+def is_loopback_url(url: str) -> bool:
+    """True for a tcp/tcps URL on 127.0.0.0/8, ::1 or localhost."""
+    host = urlsplit(url).hostname or ""
+    return host == "localhost" or host == "::1" or host.startswith("127.")
+
+
+class SimulatedRobot:
+    """A simulated NAO or Pepper listening on ``listen`` (port 0: a free port).
+
+    ``record``: a JSON Lines file that receives every client call as it finishes.
+    Use as a context manager, or call :meth:`start` then :meth:`stop`.
+    """
+
+    def __init__(self, robot: str = "nao", listen: str = DEFAULT_URL,
+                 record: Optional[Union[str, Path]] = None) -> None:
+        if robot not in ROBOTS:
+            raise ValueError("robot must be one of %s, got %r" % (", ".join(ROBOTS), robot))
+        self.robot = robot
+        self.listen = listen
+        self.record_path = Path(record) if record else None
+        self._session: Optional[Any] = None
+        self._context: Optional[SimContext] = None
+        self._record: Optional[CallRecord] = None
+        self._url = ""
+        self._registered: List[weakref.ref] = []
+        self._lock = threading.Lock()
+
+    # -- life cycle -------------------------------------------------------------------------
+    def start(self) -> "SimulatedRobot":
+        """Build the services, listen and register them; returns self."""
+        with self._lock:
+            if self._session is not None:
+                raise RuntimeError("the simulated robot is already started")
+            core = core_service_classes()
+            classes = {name: cls for name, cls in other_service_classes(self.robot).items()
+                       if name not in core}
+            classes.update(core)
+            self._record = CallRecord(self.record_path)
+            self._context = SimContext(self.robot, classes, _LOG)
+            self._session = qi.Session()
+            try:
+                self._serve(list(core))
+            except Exception:
+                self._close()
+                raise
+        _LOG.info("simulated %s listening on %s", self.robot, self._url)
+        return self
+
+    def _serve(self, first: List[str]) -> None:
+        """Listen, build every service (``first`` first) and register them."""
+        assert self._session is not None and self._context is not None
+        assert self._record is not None
+        self._session.listenStandalone(self.listen)
+        self._context.remote = self._session.service
+        served = {name: recording_facade(name, service, self._record)
+                  for name, service in self._context.build_all(order=first).items()}
+        served[NaoqiSimRecorder.NAME] = NaoqiSimRecorder(self._context, self._record)
+        served[NaoqiSimActivities.NAME] = NaoqiSimActivities(self._context)
+        for name, served_object in served.items():
+            self._session.registerService(name, served_object)
+            self._registered.append(weakref.ref(served_object))
+        self._url = self._listening_url(self._session)
+
+    def _listening_url(self, session: Any) -> str:
+        """The endpoint matching the requested URL's scheme and host (real port)."""
+        wanted = urlsplit(self.listen)
+        for endpoint in session.endpoints():
+            parts = urlsplit(endpoint)
+            if parts.scheme == wanted.scheme and parts.hostname == wanted.hostname:
+                return endpoint
+        return session.endpoints()[0]
+
+    def stop(self) -> None:
+        """Stop every task and service, close the service directory and the record."""
+        with self._lock:
+            if self._session is not None:
+                self._close()
+
+    def _close(self) -> None:
+        """Close what :meth:`start` opened (only this object may hold the session, so that
+        dropping it lets libqi release the registered objects)."""
+        assert self._context is not None and self._record is not None
+        self._context.remote = None
+        self._context.close()
+        if self._session is not None:
+            self._session.close()
+        self._session = None
+        # libqi lets go of the registered objects from its own threads once the session is
+        # gone: wait for it, so that no libqi thread runs this robot's Python code afterwards
+        deadline = time.monotonic() + RELEASE_TIMEOUT_S
+        while any(ref() is not None for ref in self._registered) and time.monotonic() < deadline:
+            time.sleep(0.005)
+        self._registered = []
+        self._record.close()
+        self._context = self._record = None
+
+    def __enter__(self) -> "SimulatedRobot":
+        return self.start()
+
+    def __exit__(self, *exc: Any) -> None:
+        self.stop()
+
+    # -- access -----------------------------------------------------------------------------
+    def _started(self) -> SimContext:
+        if self._context is None:
+            raise RuntimeError("the simulated robot is not started")
+        return self._context
+
+    @property
+    def url(self) -> str:
+        """The URL clients connect to (with the real port)."""
+        self._started()
+        return self._url
+
+    @property
+    def context(self) -> SimContext:
+        """What the services share (tasks, clock, other services)."""
+        return self._started()
+
+    def service(self, name: str) -> Any:
+        """The in-process Python object of service ``name``."""
+        return self._started().service(name)
+
+    def services(self) -> List[str]:
+        """Names of the simulated NAOqi services."""
+        return self._started().names()
+
+    def calls(self, since_index: int = 0) -> List[Dict[str, Any]]:
+        """The recorded client calls (entries as in :mod:`naoqi_qicore.robot.sim.recorder`)."""
+        self._started()
+        assert self._record is not None
+        return self._record.since(since_index)
+
+    def register_activity(self, name: str, nature: str = "interactive",
+                          duration_s: float = 0.0) -> None:
+        """Install an activity for ALAutonomousLife (duration 0: runs until stopped)."""
+        self.service("ALAutonomousLife")._register_activity(name, nature, duration_s)

@@ -1,0 +1,292 @@
+"""Simulated speech: ALTextToSpeech and ALAnimatedSpeech.
+
+Speaking takes time proportional to the text (``SECONDS_PER_CHARACTER`` at speed 100, plus
+``\\pau=ms\\`` pauses), one sentence at a time in call order, and raises the ALMemory events
+of the real engine (TextStarted, CurrentSentence, CurrentWord, Status, TextDone).
+"""
+import itertools
+import re
+import threading
+from typing import Any, Dict, List, Optional, Tuple
+
+from naoqi_qicore.robot.sim.services.module import SimModule, check_range
+from naoqi_qicore.robot.sim.services.sound import describe, write_silence
+
+SECONDS_PER_CHARACTER = 0.06
+
+LANGUAGES = {
+    "Arabic": "ar_SA", "Brazilian": "pt_BR", "Chinese": "zh_CN", "Czech": "cs_CZ",
+    "Danish": "da_DK", "Dutch": "nl_NL", "English": "en_US", "Finnish": "fi_FI",
+    "French": "fr_FR", "German": "de_DE", "Greek": "el_GR", "Italian": "it_IT",
+    "Japanese": "ja_JP", "Korean": "ko_KR", "MandarinTaiwan": "zh_TW", "Norwegian": "nb_NO",
+    "Polish": "pl_PL", "Portuguese": "pt_PT", "Russian": "ru_RU", "Spanish": "es_ES",
+    "Swedish": "sv_SE", "Turkish": "tr_TR",
+}
+INSTALLED_LANGUAGES = ["English", "French", "German", "Italian", "Japanese", "Spanish", "Chinese"]
+
+# name -> (default, minimum, maximum)
+TTS_PARAMETERS: Dict[str, Tuple[float, float, float]] = {
+    "speed": (100.0, 50.0, 400.0),
+    "defaultVoiceSpeed": (100.0, 50.0, 400.0),
+    "pitchShift": (1.0, 0.0, 4.0),
+    "doubleVoice": (0.0, 0.0, 4.0),
+    "doubleVoiceLevel": (0.0, 0.0, 4.0),
+    "doubleVoiceTimeShift": (0.0, 0.0, 0.5),
+}
+
+_TAG = re.compile(r"\\(\w+)(?:=([^\\]*))?\\")
+_ANIMATION_TAG = re.compile(r"\^\w+\([^)]*\)|\^\w+")
+
+
+def speech_plan(text: str, speed: float) -> List[Tuple[str, float]]:
+    """[(word or "", seconds)] for ``text``; "" entries are pauses from ``\\pau=ms\\`` tags."""
+    plan: List[Tuple[str, float]] = []
+    position = 0
+    for match in itertools.chain(_TAG.finditer(text), [None]):
+        chunk = text[position:match.start() if match else len(text)]
+        for word in chunk.split():
+            plan.append((word, (len(word) + 1) * SECONDS_PER_CHARACTER * 100.0 / speed))
+        if match is None:
+            break
+        position = match.end()
+        tag, value = match.group(1).lower(), match.group(2)
+        if tag == "pau" and value and value.strip().isdigit():
+            plan.append(("", int(value) / 1000.0))
+        elif tag == "rspd" and value and value.strip().isdigit():
+            speed = min(400.0, max(50.0, float(value)))
+    return plan
+
+
+def strip_animation_tags(text: str) -> str:
+    """``text`` without the ^start(...)/^run(...)/^mode(...) annotations of animated speech."""
+    return " ".join(_ANIMATION_TAG.sub(" ", text).split())
+
+
+class ALTextToSpeech(SimModule):
+    """Text to speech: timed, queued, interruptible speech with ALMemory notifications."""
+
+    NAME = "ALTextToSpeech"
+
+    def __init__(self, sim: Any) -> None:
+        super().__init__(sim)
+        self._language = "English"
+        self._volume = 0.8
+        self._parameters = {name: spec[0] for name, spec in TTS_PARAMETERS.items()}
+        self._notifications = True
+        self._voice = self._default_voice("English")
+        self._turn = threading.Condition()
+        self._queue: List[int] = []  # sentences in call order; the first one is spoken
+        self._ids = itertools.count(1)
+        self._dictionary: Dict[str, Dict[str, str]] = {}
+
+    @staticmethod
+    def _default_voice(language: str) -> str:
+        return "nao" + LANGUAGES[language][:2] + LANGUAGES[language][-1].lower()
+
+    def _notify(self, key: str, value: Any) -> None:
+        if self._notifications:
+            self._raise_event("ALTextToSpeech/" + key, value)
+
+    def _check_language(self, method: str, language: str) -> str:
+        if language not in INSTALLED_LANGUAGES:
+            raise self._error(method, "language '%s' is not installed (installed: %s)"
+                              % (language, ", ".join(INSTALLED_LANGUAGES)))
+        return language
+
+    def say(self, stringToSay: str, language: Optional[str] = None) -> None:
+        """Say ``stringToSay`` (in ``language`` for this sentence only); returns when done."""
+        if language is not None:
+            self._check_language("say", language)
+        text = stringToSay
+        for word, replacement in self._dictionary.get(language or self._language, {}).items():
+            text = text.replace(word, replacement)
+        with self._turn:
+            task = next(self._ids)
+            self._queue.append(task)
+        try:
+            with self._activity() as activity:
+                self._notify("Status", [task, "enqueued"])
+                with self._turn:
+                    while self._queue[0] != task and not activity.interrupted:
+                        self._turn.wait(0.01)
+                if activity.interrupted:
+                    self._notify("Status", [task, "thrown"])
+                    return
+                self._speak(task, text, activity)
+        finally:
+            with self._turn:
+                self._queue.remove(task)
+                self._turn.notify_all()
+
+    def _speak(self, task: int, text: str, activity: Any) -> None:
+        self._notify("TextDone", 0)
+        self._notify("TextStarted", 1)
+        self._notify("CurrentSentence", text)
+        self._notify("Status", [task, "started"])
+        completed = True
+        position = 0
+        for word, seconds in speech_plan(text, self._parameters["speed"]):
+            if word:
+                position = text.find(word, position)
+                self._notify("PositionOfCurrentWord", position)
+                self._notify("CurrentWord", word)
+            if not activity.sleep(seconds):
+                completed = False
+                break
+        self._notify("Status", [task, "done" if completed else "stopped"])
+        self._notify("TextStarted", 0)
+        self._notify("TextDone", 1)
+
+    def sayToFile(self, stringToSay: str, fileName: str) -> None:
+        """Write a silent WAV file as long as saying ``stringToSay`` would take."""
+        seconds = sum(s for _, s in speech_plan(stringToSay, self._parameters["speed"]))
+        try:
+            write_silence(fileName, seconds)
+        except OSError as error:
+            raise self._error("sayToFile", "cannot write '%s': %s" % (fileName, describe(error)))
+
+    def sayToFileAndPlay(self, stringToSay: str) -> None:
+        """Say ``stringToSay`` (the file is not kept)."""
+        self.say(stringToSay)
+
+    def stopAll(self) -> None:
+        """Stop the current sentence and drop the queued ones."""
+        self._interrupt_all()
+
+    def setLanguage(self, language: str) -> None:
+        """Set the current language (must be installed)."""
+        self._language = self._check_language("setLanguage", language)
+        self._voice = self._default_voice(language)
+
+    def getLanguage(self) -> str:
+        """The current language, e.g. "English"."""
+        return self._language
+
+    def getAvailableLanguages(self) -> List[str]:
+        """Installed languages."""
+        return list(INSTALLED_LANGUAGES)
+
+    def getSupportedLanguages(self) -> List[str]:
+        """Every language the engine knows."""
+        return sorted(LANGUAGES)
+
+    def locale(self) -> str:
+        """Locale of the current language, e.g. "en_US"."""
+        return LANGUAGES[self._language]
+
+    def getAvailableVoices(self) -> List[str]:
+        """One voice per installed language."""
+        return [self._default_voice(language) for language in INSTALLED_LANGUAGES]
+
+    def setVoice(self, pVoiceID: str) -> None:
+        """Select a voice (and its language)."""
+        for language in INSTALLED_LANGUAGES:
+            if self._default_voice(language) == pVoiceID:
+                self._voice, self._language = pVoiceID, language
+                return
+        raise self._error("setVoice", "voice '%s' is not available" % pVoiceID)
+
+    def getVoice(self) -> str:
+        """The current voice."""
+        return self._voice
+
+    def setLanguageDefaultVoice(self, Language: str, Voice: str) -> None:
+        """Accept the default voice of an installed language."""
+        self._check_language("setLanguageDefaultVoice", Language)
+        if Voice != self._default_voice(Language):
+            raise self._error("setLanguageDefaultVoice", "voice '%s' is not available" % Voice)
+
+    def setParameter(self, pEffectName: str, pEffectValue: float) -> None:
+        """Set a voice parameter (speed, pitchShift, doubleVoice...) within its range."""
+        if pEffectName not in TTS_PARAMETERS:
+            raise self._error("setParameter", "unknown parameter '%s' (known: %s)"
+                              % (pEffectName, ", ".join(sorted(TTS_PARAMETERS))))
+        _, low, high = TTS_PARAMETERS[pEffectName]
+        self._parameters[pEffectName] = check_range(self, "setParameter", pEffectName,
+                                                    pEffectValue, low, high)
+
+    def getParameter(self, pParameterName: str) -> float:
+        """Value of a voice parameter."""
+        if pParameterName not in self._parameters:
+            raise self._error("getParameter", "unknown parameter '%s'" % pParameterName)
+        return self._parameters[pParameterName]
+
+    def resetSpeed(self) -> None:
+        """Back to the default speed."""
+        self._parameters["speed"] = self._parameters["defaultVoiceSpeed"]
+
+    def setVolume(self, volume: float) -> None:
+        """Set the speech volume in [0, 1]."""
+        self._volume = check_range(self, "setVolume", "volume", volume, 0.0, 1.0)
+
+    def getVolume(self) -> float:
+        """The speech volume in [0, 1]."""
+        return self._volume
+
+    def enableNotifications(self) -> None:
+        """Raise the ALTextToSpeech/* memory events (the default)."""
+        self._notifications = True
+
+    def disableNotifications(self) -> None:
+        """Stop raising the ALTextToSpeech/* memory events."""
+        self._notifications = False
+
+    def addToDictionary(self, word: str, pronunciation: str, language: str = "") -> bool:
+        """Say ``pronunciation`` wherever ``word`` appears."""
+        self._dictionary.setdefault(language or self._language, {})[word] = pronunciation
+        return True
+
+    def deleteFromDictionary(self, word: str, language: str = "") -> bool:
+        """Forget a pronunciation; False if it was unknown."""
+        return self._dictionary.get(language or self._language, {}).pop(word, None) is not None
+
+
+BODY_LANGUAGE_MODES = ["disabled", "random", "contextual"]
+
+
+class ALAnimatedSpeech(SimModule):
+    """Speech with gestures: strips the animation annotations and speaks through ALTextToSpeech."""
+
+    NAME = "ALAnimatedSpeech"
+
+    def __init__(self, sim: Any) -> None:
+        super().__init__(sim)
+        self._mode = 1
+
+    def say(self, text: str, configuration: Optional[Dict[str, Any]] = None) -> None:
+        """Say ``text``; ``configuration`` may set "bodyLanguageMode"."""
+        mode = (configuration or {}).get("bodyLanguageMode", BODY_LANGUAGE_MODES[self._mode])
+        if mode not in BODY_LANGUAGE_MODES:
+            raise self._error("say", "unknown bodyLanguageMode '%s'" % mode)
+        with self._activity():
+            self._sim.service("ALTextToSpeech").say(strip_animation_tags(text))
+        self._raise_event("ALAnimatedSpeech/EndOfAnimatedSpeech", text)
+
+    def setBodyLanguageMode(self, bodyLanguageMode: int) -> None:
+        """0 disabled, 1 random, 2 contextual."""
+        if bodyLanguageMode not in range(len(BODY_LANGUAGE_MODES)):
+            raise self._error("setBodyLanguageMode", "mode must be 0, 1 or 2")
+        self._mode = bodyLanguageMode
+
+    def setBodyLanguageModeFromStr(self, stringBodyLanguageMode: str) -> None:
+        """"disabled", "random" or "contextual"."""
+        if stringBodyLanguageMode not in BODY_LANGUAGE_MODES:
+            raise self._error("setBodyLanguageModeFromStr", "unknown mode '%s'"
+                              % stringBodyLanguageMode)
+        self._mode = BODY_LANGUAGE_MODES.index(stringBodyLanguageMode)
+
+    def getBodyLanguageMode(self) -> int:
+        """The body language mode as an int."""
+        return self._mode
+
+    def getBodyLanguageModeToStr(self) -> str:
+        """The body language mode as a string."""
+        return BODY_LANGUAGE_MODES[self._mode]
+
+    def setBodyLanguageEnabled(self, enable: bool) -> None:
+        """Deprecated: random body language on or off."""
+        self._mode = 1 if enable else 0
+
+    def isBodyLanguageEnabled(self) -> bool:
+        """Deprecated: body language not disabled."""
+        return self._mode != 0

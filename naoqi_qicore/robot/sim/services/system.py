@@ -1,0 +1,207 @@
+"""Simulated system services: ALSystem, ALPreferenceManager, ALServiceManager, ALAppsAnalytics.
+
+Shutdown and reboot are recorded (``ALSystem.requests`` and an ALMemory event), never run.
+"""
+import os
+from typing import Any, Dict, List
+
+from lxml import etree
+
+from naoqi_qicore.robot.sim.services.module import SimModule
+
+SYSTEM_VERSION = "2.8.6.23"
+TOTAL_MEMORY_KB = 4 * 1024 * 1024
+
+
+class ALSystem(SimModule):
+    """Robot name, versions, time zone, memory and disk figures, power requests."""
+
+    NAME = "ALSystem"
+
+    def __init__(self, sim: Any) -> None:
+        super().__init__(sim)
+        self._name = sim.robot
+        self._timezone = "Europe/Paris"
+        self.requests: List[str] = []
+
+    def robotName(self) -> str:
+        """Name of the robot."""
+        return self._name
+
+    def setRobotName(self, name: str) -> bool:
+        """Rename the robot (letters, digits, "-" and "_" only)."""
+        if not name or not all(c.isalnum() or c in "-_" for c in name):
+            raise self._error("setRobotName", "invalid robot name '%s'" % name)
+        self._name = name
+        return True
+
+    def robotIcon(self) -> List[int]:
+        """The robot's icon (an empty image)."""
+        return []
+
+    def systemVersion(self) -> str:
+        """NAOqi OS version, e.g. "2.8.6.23"."""
+        return SYSTEM_VERSION
+
+    def previousSystemVersion(self) -> str:
+        """Version before the last upgrade."""
+        return SYSTEM_VERSION
+
+    def timezone(self) -> str:
+        """Time zone, e.g. "Europe/Paris"."""
+        return self._timezone
+
+    def setTimezone(self, timezone: str) -> None:
+        """Set the time zone ("Area/City")."""
+        if "/" not in timezone:
+            raise self._error("setTimezone", "'%s' is not an Area/City time zone" % timezone)
+        self._timezone = timezone
+
+    def freeMemory(self) -> int:
+        """Free RAM in kB."""
+        return TOTAL_MEMORY_KB // 2
+
+    def totalMemory(self) -> int:
+        """Total RAM in kB."""
+        return TOTAL_MEMORY_KB
+
+    def diskFree(self, all: bool) -> List[List[Any]]:
+        """[[partition, [["Total", kB], ["Free", kB]]]] for the user partition (all: every one)."""
+        partitions = ["/home/nao"] + (["/"] if all else [])
+        return [[p, [["Total", 32 * 1024 * 1024], ["Free", 16 * 1024 * 1024]]] for p in partitions]
+
+    def _request(self, what: str) -> bool:
+        self.requests.append(what)
+        self._sim.log.warning("ALSystem.%s requested (recorded, not executed)", what)
+        self._raise_event("ALSystem/" + what, 1)
+        return True
+
+    def shutdown(self) -> bool:
+        """Record a shutdown request."""
+        return self._request("shutdown")
+
+    def reboot(self) -> bool:
+        """Record a reboot request."""
+        return self._request("reboot")
+
+
+class ALPreferenceManager(SimModule):
+    """Preferences: domain -> setting -> value, settable and importable from XML files."""
+
+    NAME = "ALPreferenceManager"
+
+    def __init__(self, sim: Any) -> None:
+        super().__init__(sim)
+        self._domains: Dict[str, Dict[str, Any]] = {}
+
+    def getValue(self, domain: str, setting: str) -> Any:
+        """Value of a setting, or None when unset."""
+        with self._lock:
+            return self._domains.get(domain, {}).get(setting)
+
+    def setValue(self, domain: str, setting: str, value: Any) -> None:
+        """Set a setting."""
+        with self._lock:
+            self._domains.setdefault(domain, {})[setting] = value
+        self._raise_event("preferenceUpdated", [domain, setting, value])
+
+    def removeValue(self, domain: str, setting: str) -> None:
+        """Remove a setting."""
+        with self._lock:
+            self._domains.get(domain, {}).pop(setting, None)
+            if domain in self._domains and not self._domains[domain]:
+                del self._domains[domain]
+
+    def getValueList(self, domain: str) -> List[List[Any]]:
+        """[[setting, value]] of a domain."""
+        with self._lock:
+            return [[k, v] for k, v in sorted(self._domains.get(domain, {}).items())]
+
+    def removeDomainValues(self, domain: str) -> None:
+        """Remove a whole domain."""
+        with self._lock:
+            self._domains.pop(domain, None)
+
+    def getDomainList(self) -> List[str]:
+        """Domains holding settings."""
+        with self._lock:
+            return sorted(self._domains)
+
+    def importPrefFile(self, path: str, override: bool) -> None:
+        """Import ``<ModulePreference name=domain><Preference name=.. value=..>`` files."""
+        if not os.path.isfile(path):
+            raise self._error("importPrefFile", "file '%s' does not exist" % path)
+        try:
+            root = etree.parse(path).getroot()
+        except etree.XMLSyntaxError as error:
+            raise self._error("importPrefFile", "%s: %s" % (path, error))
+        domain = root.get("name")
+        if not domain:
+            raise self._error("importPrefFile", "%s: the root element has no name" % path)
+        for preference in root.iter("Preference"):
+            setting = preference.get("name")
+            if setting and (override or self.getValue(domain, setting) is None):
+                self.setValue(domain, setting, preference.get("value", ""))
+
+    def update(self) -> None:
+        """Synchronise with the cloud (nothing to fetch in simulation)."""
+
+
+class ALServiceManager(SimModule):
+    """Services started and stopped by name (package services of the robot)."""
+
+    NAME = "ALServiceManager"
+
+    def __init__(self, sim: Any) -> None:
+        super().__init__(sim)
+        self._running: Dict[str, bool] = {}
+
+    def startService(self, name: str) -> bool:
+        """Start a service; True if it was not running."""
+        with self._lock:
+            started = not self._running.get(name, False)
+            self._running[name] = True
+        return started
+
+    def stopService(self, name: str) -> bool:
+        """Stop a service; True if it was running."""
+        with self._lock:
+            stopped = self._running.get(name, False)
+            self._running[name] = False
+        return stopped
+
+    def restartService(self, name: str) -> bool:
+        """Stop then start a service."""
+        self.stopService(name)
+        return self.startService(name)
+
+    def isServiceRunning(self, name: str) -> bool:
+        """True while the service runs."""
+        with self._lock:
+            return self._running.get(name, False)
+
+    def services(self) -> List[Dict[str, Any]]:
+        """[{"name", "running"}] for every service started at least once."""
+        with self._lock:
+            return [{"name": n, "running": r} for n, r in sorted(self._running.items())]
+
+    def service(self, name: str) -> Dict[str, Any]:
+        """{"name", "running"} of one service."""
+        with self._lock:
+            if name not in self._running:
+                raise self._error("service", "no service named '%s'" % name)
+            return {"name": name, "running": self._running[name]}
+
+
+class ALAppsAnalytics(SimModule):
+    """Usage reports of applications, kept in memory."""
+
+    NAME = "ALAppsAnalytics"
+
+    def __init__(self, sim: Any) -> None:
+        super().__init__(sim)
+        self.reports: List[List[Any]] = []
+
+    def push_mood(self, packageUid: str, mood: Any) -> None:
+        """Report the user's mood for an application."""
+        self.reports.append([packageUid, mood])

@@ -1,0 +1,261 @@
+"""Simulated ALTabletService (Pepper only): web view, images, video, dialogs, touch signals.
+
+Nothing is displayed; the tablet's state (URL, image, video position, brightness...) evolves
+as on the robot, and ``simulateTouch`` / ``simulateInputText`` stand for the user's fingers.
+"""
+import itertools
+from typing import Any, List, Optional
+
+import qi
+
+from naoqi_qicore.robot.sim.services.module import SimModule, check_range
+
+ROBOT_IP_FOR_TABLET = "198.18.0.1"
+KEYBOARDS = ["English", "French", "German", "Italian", "Japanese", "Spanish", "Chinese"]
+_WEB = ("http://", "https://", "file://")
+
+
+class ALTabletService(SimModule):
+    """Pepper's tablet."""
+
+    NAME = "ALTabletService"
+    ROBOTS = ("pepper",)
+
+    def __init__(self, sim: Any) -> None:
+        super().__init__(sim)
+        self._url = ""
+        self._webview_visible = False
+        self._image = ""
+        self._preloaded: List[str] = []
+        self._background = "#000000"
+        self._brightness = 1.0
+        self._screen_on = True
+        self._video: Optional[List[Any]] = None  # [url, position s, started_at or None]
+        self._wifi = True
+        self._keyboard = "English"
+        self._dialogs = itertools.count(1)
+        self._open_dialog = 0
+        self.scripts: List[str] = []
+        self.onTouchDown = qi.Signal("(ff)")
+        self.onTouchUp = qi.Signal("(ff)")
+        self.onTouchDownRatio = qi.Signal("(ffs)")
+        self.onPageStarted = qi.Signal("()")
+        self.onPageFinished = qi.Signal("()")
+        self.onLoadPageError = qi.Signal("(iss)")
+        self.onInputText = qi.Signal("(is)")
+        self.onJSEvent = qi.Signal("(s)")
+        self.onConsoleMessage = qi.Signal("(s)")
+        self.videoStarted = qi.Signal("()")
+        self.videoFinished = qi.Signal("()")
+        self.onImageLoaded = qi.Signal("()")
+
+    # -- web view ---------------------------------------------------------------------------
+    def loadUrl(self, url: str) -> bool:
+        """Load a page (http, https or file URL); False and onLoadPageError otherwise."""
+        if not url.startswith(_WEB):
+            self.onLoadPageError(-1, "unsupported URL", url)
+            return False
+        self._url = url
+        self.onPageStarted()
+        self.onPageFinished()
+        return True
+
+    def showWebview(self, url: Optional[str] = None) -> bool:
+        """Show the web view (after loading ``url`` when given)."""
+        if url is not None and not self.loadUrl(url):
+            return False
+        self._webview_visible = True
+        return True
+
+    def hideWebview(self) -> bool:
+        """Hide the web view."""
+        self._webview_visible = False
+        return True
+
+    def reloadPage(self, bypassCache: bool) -> None:
+        """Reload the current page."""
+        if self._url:
+            self.loadUrl(self._url)
+
+    def getCurrentUrl(self) -> str:
+        """URL of the page loaded in the web view ("" when none)."""
+        return self._url
+
+    def isWebviewVisible(self) -> bool:
+        """Whether the web view is shown (simulation query)."""
+        return self._webview_visible
+
+    def executeJS(self, script: str) -> None:
+        """Run JavaScript in the page (recorded in ``scripts``)."""
+        self.scripts.append(script)
+
+    def loadApplication(self, name: str) -> bool:
+        """Load the web page of an installed application's html folder."""
+        return self.loadUrl("http://%s/apps/%s/" % (ROBOT_IP_FOR_TABLET, name))
+
+    def getRobotIp(self) -> str:
+        """Address of the robot as seen from the tablet."""
+        return ROBOT_IP_FOR_TABLET
+
+    def robotIp(self) -> str:
+        """Address of the robot as seen from the tablet."""
+        return ROBOT_IP_FOR_TABLET
+
+    # -- images -----------------------------------------------------------------------------
+    def preLoadImage(self, url: str) -> bool:
+        """Fetch an image in advance."""
+        if not url.startswith(_WEB):
+            return False
+        self._preloaded.append(url)
+        return True
+
+    def showImage(self, url: str) -> bool:
+        """Show an image."""
+        if not url.startswith(_WEB):
+            return False
+        self._image = url
+        self.onImageLoaded()
+        return True
+
+    def showImageNoCache(self, url: str) -> bool:
+        """Show an image, fetching it again."""
+        return self.showImage(url)
+
+    def hideImage(self) -> None:
+        """Hide the image."""
+        self._image = ""
+
+    def getShownImage(self) -> str:
+        """URL of the image shown ("" when none; simulation query)."""
+        return self._image
+
+    def setBackgroundColor(self, color: str) -> bool:
+        """Background color "#RRGGBB"."""
+        hex_digits = color[1:]
+        if not (color.startswith("#") and len(hex_digits) == 6
+                and all(c in "0123456789abcdefABCDEF" for c in hex_digits)):
+            return False
+        self._background = color
+        return True
+
+    # -- video ------------------------------------------------------------------------------
+    def playVideo(self, url: str) -> bool:
+        """Play a video."""
+        if not url.startswith(_WEB):
+            return False
+        self._video = [url, 0.0, self._sim.clock()]
+        self.videoStarted()
+        return True
+
+    def _video_position(self) -> float:
+        if self._video is None:
+            return 0.0
+        _, position, started_at = self._video
+        return position + (self._sim.clock() - started_at if started_at is not None else 0.0)
+
+    def pauseVideo(self) -> bool:
+        """Pause the video."""
+        if self._video is None:
+            return False
+        self._video = [self._video[0], self._video_position(), None]
+        return True
+
+    def resumeVideo(self) -> bool:
+        """Resume the video."""
+        if self._video is None or self._video[2] is not None:
+            return False
+        self._video[2] = self._sim.clock()
+        return True
+
+    def stopVideo(self) -> bool:
+        """Stop the video."""
+        if self._video is None:
+            return False
+        self._video = None
+        self.videoFinished()
+        return True
+
+    def getVideoPosition(self) -> int:
+        """Position in the video, in ms."""
+        return int(self._video_position() * 1000)
+
+    # -- screen, wifi, keyboard, dialogs ------------------------------------------------------
+    def setBrightness(self, newBrightness: float) -> bool:
+        """Screen brightness in [0, 1]."""
+        self._brightness = check_range(self, "setBrightness", "newBrightness", newBrightness,
+                                       0.0, 1.0)
+        return True
+
+    def getBrightness(self) -> float:
+        """Screen brightness."""
+        return self._brightness
+
+    def turnScreenOn(self, turnOn: bool) -> None:
+        """Switch the screen on or off."""
+        self._screen_on = turnOn
+
+    def goToSleep(self) -> None:
+        """Switch the screen off."""
+        self._screen_on = False
+
+    def wakeUp(self) -> None:
+        """Switch the screen on."""
+        self._screen_on = True
+
+    def resetTablet(self) -> None:
+        """Hide everything and stop the video."""
+        self.hideWebview()
+        self.hideImage()
+        if self._video is not None:
+            self.stopVideo()
+        self._url = ""
+
+    def hide(self) -> None:
+        """Hide the web view and the image."""
+        self.hideWebview()
+        self.hideImage()
+
+    def enableWifi(self) -> None:
+        """Switch the tablet's wifi on."""
+        self._wifi = True
+
+    def disableWifi(self) -> None:
+        """Switch the tablet's wifi off."""
+        self._wifi = False
+
+    def getWifiStatus(self) -> str:
+        """"CONNECTED" or "DISCONNECTED"."""
+        return "CONNECTED" if self._wifi else "DISCONNECTED"
+
+    def getAvailableKeyboards(self) -> List[str]:
+        """Keyboard languages."""
+        return list(KEYBOARDS)
+
+    def setKeyboard(self, keyboard: str) -> bool:
+        """Choose the keyboard language."""
+        if keyboard not in KEYBOARDS:
+            return False
+        self._keyboard = keyboard
+        return True
+
+    def showInputTextDialog(self, title: str, ok: str, cancel: str, initialInput: str = "",
+                            maxLength: int = -1) -> None:
+        """Open a text input dialog; the answer comes through onInputText."""
+        self._open_dialog = next(self._dialogs)
+
+    def hideDialog(self) -> None:
+        """Close the open dialog."""
+        self._open_dialog = 0
+
+    def simulateTouch(self, x: float, y: float) -> None:
+        """Simulation only: a finger taps the screen at (x, y) pixels."""
+        self.onTouchDown(x, y)
+        self.onTouchDownRatio(x / 1280.0, y / 800.0, "webview" if self._webview_visible else "")
+        self.onTouchUp(x, y)
+
+    def simulateInputText(self, button: int, text: str) -> None:
+        """Simulation only: the user answers the open dialog (button 1 = OK, 0 = cancel)."""
+        if not self._open_dialog:
+            raise self._error("simulateInputText", "no input dialog is open")
+        self._open_dialog = 0
+        self.onInputText(button, text)

@@ -1,0 +1,215 @@
+"""ALMotion of the simulated robot, driven from this process over libqi (the robot runs in
+another process)."""
+import math
+import os
+import sys
+import time
+
+import pytest
+
+qi = pytest.importorskip("qi")
+
+sys.path.insert(0, os.path.dirname(__file__))
+from sim_core_support import sim_session, wait_until  # noqa: E402
+
+from naoqi_qicore.robot.sim.bezier import BezierCurve  # noqa: E402
+
+
+@pytest.fixture(scope="module")
+def nao():
+    with sim_session("nao") as (_, session):
+        yield session
+
+
+@pytest.fixture
+def motion(nao):
+    motion = nao.service("ALMotion")
+    motion.killAll()
+    motion.setStiffnesses("Body", 1.0)
+    motion.angleInterpolationWithSpeed(["HeadYaw", "HeadPitch", "LShoulderPitch"],
+                                       [0.0, 0.0, 0.0], 1.0)
+    return motion
+
+
+def head_yaw(motion):
+    return motion.getAngles("HeadYaw", True)[0]
+
+
+def test_joint_names_chains_and_limits(nao):
+    motion = nao.service("ALMotion")
+    body = motion.getJointNames("Body")
+    assert len(body) == 26 and {"LHand", "RHand", "RHipYawPitch"} <= set(body)
+    assert motion.getJointNames("JointActuators") == body
+    assert motion.getJointNames("Head") == ["HeadYaw", "HeadPitch"]
+    assert sum(len(motion.getJointNames(c)) for c in ("Head", "LArm", "RArm", "LLeg", "RLeg")) == 26
+    assert motion.getJointNames("LArm")[-1] == "LHand"
+    assert motion.getLimits("HeadYaw") == [[pytest.approx(-2.08567), pytest.approx(2.08567),
+                                            pytest.approx(8.26797), pytest.approx(1.547)]]
+    assert len(motion.getLimits("Body")) == 26
+
+
+def test_angles_evolve_during_an_interpolation(motion):
+    future = motion.angleInterpolation("HeadYaw", 1.0, 0.6, True, _async=True)
+    time.sleep(0.3)
+    middle = head_yaw(motion)
+    assert 0.05 < middle < 0.95
+    assert not future.isFinished()
+    future.value()
+    assert head_yaw(motion) == pytest.approx(1.0, abs=1e-9)
+
+
+def test_angle_interpolation_through_several_angles_and_relative(motion):
+    motion.angleInterpolation(["HeadYaw", "HeadPitch"], [[0.4, 0.2], [0.3, 0.1]], [0.1, 0.2],
+                              True)
+    assert motion.getAngles(["HeadYaw", "HeadPitch"], False) == [pytest.approx(0.2),
+                                                                 pytest.approx(0.1)]
+    motion.angleInterpolation("HeadYaw", [0.3], [0.1], False)
+    assert head_yaw(motion) == pytest.approx(0.5)
+
+
+def test_bezier_keys_are_followed(motion):
+    keys = [[0.8, [3, -0.1, 0.0], [3, 0.1, 0.0]], [-0.4, [3, -0.1, 0.0], [3, 0.1, 0.0]]]
+    curve = BezierCurve([0.3, 0.6], keys, start_angle=0.0)
+    started = time.monotonic()
+    future = motion.angleInterpolationBezier(["HeadYaw"], [[0.3, 0.6]], [keys], _async=True)
+    time.sleep(0.3)
+    sample = head_yaw(motion)
+    elapsed = time.monotonic() - started
+    # the sample lies on the curve at a time a little before ``elapsed`` (call latencies)
+    window = [curve.angle_at(t / 100) for t in range(int((elapsed - 0.25) * 100),
+                                                     int(elapsed * 100) + 2)]
+    assert min(window) - 1e-6 <= sample <= max(window) + 1e-6
+    future.value()
+    assert head_yaw(motion) == pytest.approx(-0.4)
+
+
+def test_angles_are_clamped_to_the_limits(motion):
+    motion.angleInterpolationWithSpeed("HeadPitch", 3.0, 1.0)
+    assert motion.getAngles("HeadPitch", True)[0] == pytest.approx(0.514872)
+
+
+def test_set_angles_does_not_block_and_reaches_the_target(motion):
+    started = time.monotonic()
+    motion.setAngles("HeadYaw", 0.6, 0.2)
+    assert time.monotonic() - started < 0.2
+    assert wait_until(lambda: head_yaw(motion) == pytest.approx(0.6), 3.0)
+    motion.changeAngles("HeadYaw", -0.2, 1.0)
+    assert wait_until(lambda: head_yaw(motion) == pytest.approx(0.4), 3.0)
+
+
+def test_post_wait_stop_and_is_running(motion):
+    task = motion.pCall("angleInterpolation", "HeadYaw", 1.0, 2.0, True)
+    assert isinstance(task, int) and motion.isRunning(task)
+    assert motion.wait(task, 50) is True  # timed out: still moving
+    assert not motion.areResourcesAvailable(["HeadYaw"])
+    assert motion.areResourcesAvailable(["LShoulderPitch"])
+    assert ["angleInterpolation", pytest.approx(1, abs=10 ** 6)] in [
+        [name, number] for name, number in motion.getTaskList()]
+    motion.stop(task)
+    assert motion.wait(task, 2000) is False
+    assert not motion.isRunning(task)
+    stopped = head_yaw(motion)
+    assert 0.0 < stopped < 1.0
+    time.sleep(0.1)
+    assert head_yaw(motion) == stopped  # stopped where it was
+    assert motion.areResourcesAvailable(["HeadYaw"])
+
+
+def test_kill_task_kill_resources_and_kill_all(motion):
+    task = motion.pCall("angleInterpolation", "HeadYaw", 1.0, 2.0, True)
+    assert wait_until(lambda: head_yaw(motion) > 0.0)
+    assert motion.killTask(task) is True
+    assert motion.wait(task, 2000) is False
+    assert motion.killTask(task) is False
+    task = motion.pCall("angleInterpolation", ["HeadYaw", "LShoulderPitch"], [0.5, 0.5], 2.0,
+                        True)
+    assert wait_until(lambda: head_yaw(motion) > 0.0)
+    motion.killTasksUsingResources(["Head"])
+    assert motion.wait(task, 2000) is False
+    motion.pCall("angleInterpolation", "LShoulderPitch", 1.0, 2.0, True)
+    motion.move(0.05, 0.0, 0.0)
+    motion.killAll()
+    assert motion.getTaskList() == [] and not motion.moveIsActive()
+
+
+def test_a_new_command_takes_the_joints_of_the_old_one(motion):
+    old = motion.pCall("angleInterpolation", "HeadYaw", 1.0, 2.0, True)
+    time.sleep(0.1)
+    motion.angleInterpolationWithSpeed("HeadYaw", -0.2, 1.0)
+    assert motion.wait(old, 1000) is False
+    assert head_yaw(motion) == pytest.approx(-0.2)
+
+
+def test_joints_without_stiffness_stay(motion):
+    motion.setStiffnesses("HeadYaw", 0.0)
+    assert motion.getStiffnesses("Head") == [0.0, 1.0]
+    motion.angleInterpolation("HeadYaw", 0.5, 0.1, True)
+    assert head_yaw(motion) == 0.0
+    motion.setStiffnesses("HeadYaw", 1.0)
+
+
+def test_rest_and_wake_up(nao, motion):
+    memory = nao.service("ALMemory")
+    motion.rest()
+    assert not motion.robotIsWakeUp()
+    assert max(motion.getStiffnesses("Body")) == 0.0
+    assert memory.getData("robotIsWakeUp") is False
+    assert motion.getAngles("LKneePitch", True)[0] == pytest.approx(math.radians(121), abs=1e-6)
+    motion.wakeUp()
+    assert motion.robotIsWakeUp() and min(motion.getStiffnesses("Body")) == 1.0
+    assert motion.getAngles("LKneePitch", True)[0] == pytest.approx(math.radians(40), abs=1e-6)
+
+
+def test_walking_is_integrated_over_time(motion):
+    start = motion.getRobotPosition(True)
+    future = motion.moveTo(0.1, 0.0, 0.0, _async=True)  # 1 s at NAO's 0.1 m/s
+    time.sleep(0.4)
+    x = motion.getRobotPosition(False)[0] - start[0]
+    assert 0.01 < x < 0.09 and motion.moveIsActive()
+    assert future.value() is True
+    end = motion.getRobotPosition(True)
+    assert math.hypot(end[0] - start[0], end[1] - start[1]) == pytest.approx(0.1)
+
+    motion.move(0.0, 0.0, 0.5)  # turn on the spot
+    time.sleep(0.2)
+    assert motion.getRobotVelocity() == [0.0, 0.0, 0.5]
+    motion.stopMove()
+    turned = motion.getRobotPosition(True)[2] - end[2]
+    assert 0.05 < turned < 0.25
+    assert motion.getRobotPosition(True)[:2] == pytest.approx(end[:2])
+    with pytest.raises(RuntimeError, match="exceeds"):
+        motion.move(1.0, 0.0, 0.0)
+    motion.moveToward(0.5, 0.0, 0.0)  # half of NAO's top speed, forwards
+    assert motion.getRobotVelocity() == [pytest.approx(0.05), 0.0, 0.0]
+    motion.stopMove()
+    assert motion.getRobotVelocity() == [0.0, 0.0, 0.0] and not motion.moveIsActive()
+    with pytest.raises(RuntimeError, match="fractions must be in"):
+        motion.moveToward(2.0, 0.0, 0.0)
+
+
+def test_errors_reach_the_client(motion):
+    with pytest.raises(RuntimeError, match="'LeftEar' is not a joint"):
+        motion.getAngles(["HeadYaw", "LeftEar"], True)
+    with pytest.raises(RuntimeError, match="ALMotion::setAngles: takes 3"):
+        motion.setAngles("HeadYaw", 0.1)
+    with pytest.raises(RuntimeError, match="must be a float"):
+        motion.setAngles("HeadYaw", 0.1, "fast")
+    with pytest.raises(RuntimeError, match="speed fraction"):
+        motion.angleInterpolationWithSpeed("HeadYaw", 0.1, 2.0)
+    with pytest.raises(RuntimeError, match="joint 'HeadYaw'"):
+        motion.angleInterpolationBezier(["HeadYaw"], [[0.5, 0.2]],
+                                        [[[0.1, [3, 0, 0], [3, 0, 0]]] * 2])
+    with pytest.raises(RuntimeError, match="2 angles but 1 times"):
+        motion.angleInterpolation("HeadYaw", [0.1, 0.2], [0.5], True)
+    with pytest.raises(AttributeError):
+        motion.flyTo(1.0)
+
+
+def test_pepper_joints():
+    with sim_session("pepper") as (_, session):
+        motion = session.service("ALMotion")
+        assert motion.getJointNames("Leg") == ["HipRoll", "HipPitch", "KneePitch"]
+        assert len(motion.getJointNames("Body")) == 17
+        with pytest.raises(RuntimeError, match="'LLeg' is not a joint"):
+            motion.getJointNames("LLeg")
+        assert motion.getLimits("LHand")[0][:2] == [pytest.approx(0.02), pytest.approx(0.98)]

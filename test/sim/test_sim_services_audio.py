@@ -1,0 +1,112 @@
+"""ALAudioPlayer, ALAudioDevice and ALAudioRecorder of the simulated robot."""
+import os
+import sys
+import time
+import wave
+
+import pytest
+
+from naoqi_qicore.robot.sim.services.sound import write_silence
+sys.path.insert(0, os.path.dirname(__file__))
+from test_sim_services_context import sim, wait_until  # noqa: F401  (fixtures)
+
+
+@pytest.fixture
+def sound(tmp_path):
+    path = tmp_path / "beep.wav"
+    write_silence(str(path), 0.3)
+    return str(path)
+
+
+def test_missing_file_is_an_error(sim, tmp_path):
+    with pytest.raises(RuntimeError, match="ALAudioPlayer::playFile: file '.*nope.wav' does not"):
+        sim.service("ALAudioPlayer").playFile(str(tmp_path / "nope.wav"))
+
+
+def test_play_file_lasts_the_file_length(sim, sound):
+    player = sim.service("ALAudioPlayer")
+    started = time.monotonic()
+    player.playFile(sound)
+    assert time.monotonic() - started == pytest.approx(0.3, abs=0.1)
+    assert player.getLoadedFilesIds() == []
+
+
+def test_loaded_file_position_pause_resume_and_stop(sim, sound):
+    player = sim.service("ALAudioPlayer")
+    file_id = player.loadFile(sound)
+    assert player.getFileLength(file_id) == pytest.approx(0.3)
+    task = player.pCall("play", file_id)
+    assert wait_until(lambda: player.getCurrentPosition(file_id) > 0.05)
+    player.pause(file_id)
+    assert player.wait(task, 1000) is False
+    paused_at = player.getCurrentPosition(file_id)
+    time.sleep(0.05)
+    assert player.getCurrentPosition(file_id) == paused_at > 0
+    task = player.pCall("play", file_id)
+    assert wait_until(lambda: player.getCurrentPosition(file_id) > paused_at)
+    player.stop(file_id)
+    assert player.wait(task, 1000) is False
+    assert player.getCurrentPosition(file_id) == 0.0
+    player.goTo(file_id, 0.2)
+    assert player.getCurrentPosition(file_id) == pytest.approx(0.2)
+    with pytest.raises(RuntimeError, match="position must be in"):
+        player.goTo(file_id, 5.0)
+    player.unloadFile(file_id)
+    with pytest.raises(RuntimeError, match="no file loaded with id"):
+        player.getFileLength(file_id)
+
+
+def test_posted_loop_runs_until_stopped(sim, sound):
+    player = sim.service("ALAudioPlayer")
+    task = player.pCall("playFileInLoop", sound, 0.5, 0.0)
+    time.sleep(0.4)
+    assert player.isRunning(task)
+    player.stop(task)
+    assert player.wait(task, 1000) is False
+
+
+def test_play_file_from_position_and_stop_all(sim, sound):
+    player = sim.service("ALAudioPlayer")
+    started = time.monotonic()
+    player.playFileFromPosition(sound, 0.25)
+    assert time.monotonic() - started < 0.2
+    task = player.pCall("playWebStream", "http://radio.example/stream", 1.0, 0.0)
+    assert wait_until(lambda: player.getLoadedFilesNames() == ["http://radio.example/stream"])
+    player.stopAll()
+    assert player.wait(task, 1000) is False
+    with pytest.raises(RuntimeError, match="not an http"):
+        player.playWebStream("ftp://x", 1.0, 0.0)
+
+
+def test_audio_device_volume_energy_and_recording(sim, tmp_path):
+    device = sim.service("ALAudioDevice")
+    device.setOutputVolume(70)
+    assert device.getOutputVolume() == 70
+    with pytest.raises(RuntimeError, match="volume must be in"):
+        device.setOutputVolume(120)
+    device.muteAudioOut(True)
+    assert device.isAudioOutMuted()
+    assert device.getFrontMicEnergy() == 0.0
+    device.enableEnergyComputation()
+    assert device.getFrontMicEnergy() > 0.0
+    target = tmp_path / "rec.wav"
+    device.startMicrophonesRecording(str(target))
+    with pytest.raises(RuntimeError, match="already recording"):
+        device.startMicrophonesRecording(str(target))
+    time.sleep(0.05)
+    device.stopMicrophonesRecording()
+    with wave.open(str(target)) as recorded:
+        assert recorded.getnchannels() == 4 and recorded.getframerate() == 48000
+        assert recorded.getnframes() > 0
+
+
+def test_audio_recorder_checks_its_arguments(sim, tmp_path):
+    recorder = sim.service("ALAudioRecorder")
+    with pytest.raises(RuntimeError, match="type must be"):
+        recorder.startMicrophonesRecording(str(tmp_path / "a.mp3"), "mp3", 16000, [0, 0, 1, 0])
+    with pytest.raises(RuntimeError, match="not writable"):
+        recorder.startMicrophonesRecording("/proc/nope/a.wav", "wav", 16000, [0, 0, 1, 0])
+    recorder.startMicrophonesRecording(str(tmp_path / "a.wav"), "wav", 16000, [0, 0, 1, 0])
+    recorder.stopMicrophonesRecording()
+    with wave.open(str(tmp_path / "a.wav")) as recorded:
+        assert recorded.getnchannels() == 1

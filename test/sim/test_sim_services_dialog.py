@@ -1,0 +1,126 @@
+"""ALSpeechRecognition, ALDialog and the QiChat subset of the simulated robot."""
+import os
+import sys
+
+import pytest
+
+from naoqi_qicore.robot.sim.services import qichat, speech
+
+sys.path.insert(0, os.path.dirname(__file__))
+from test_sim_services_context import sim  # noqa: E402,F401  (fixtures)
+
+TOPIC = """topic: ~greetings()
+language: enu
+concept:(hello) [hi hello "good morning"]
+dynamic: fruit
+u:(~hello {robot}) Hello human! $greeted=1
+u:(I like ~fruit) ^start(animations/Stand/Gestures/Yes_1) Me too
+u:(what is your name *) My name is Nao
+proposal: Do you like fruit?
+"""
+
+
+@pytest.fixture(autouse=True)
+def fast_speech(monkeypatch):
+    monkeypatch.setattr(speech, "SECONDS_PER_CHARACTER", 0.001)
+
+
+@pytest.fixture
+def topic_file(tmp_path):
+    path = tmp_path / "greetings_enu.top"
+    path.write_text(TOPIC)
+    return str(path)
+
+
+def test_speech_recognition_vocabulary_and_word_recognized(sim):
+    asr = sim.service("ALSpeechRecognition")
+    asr.setLanguage("French")
+    asr.setVocabulary(["oui", "non"], False)
+    assert asr.simulateRecognition("oui", 0.7) is False  # nobody subscribed
+    asr.subscribe("Test_ASR")
+    assert sim.memory.values("ALSpeechRecognition/Status") == ["ListenOn"]
+    assert asr.simulateRecognition("Oui", 0.7) is True
+    assert sim.memory.getData("WordRecognized") == ["oui", 0.7]
+    assert asr.simulateRecognition("peut-être", 0.7) is False
+    assert sim.memory.getData("WordRecognized") == ["", 0.0]
+    with pytest.raises(RuntimeError, match="running; call pause"):
+        asr.setVocabulary(["a"], False)
+    asr.pause(True)
+    asr.pushContexts()
+    asr.setVocabulary(["bonjour"], True)
+    asr.pause(False)
+    assert asr.simulateRecognition("bonjour robot", 0.6)
+    assert sim.memory.getData("WordRecognized") == ["<...> bonjour <...>", 0.6]
+    asr.pause(True)
+    asr.popContexts()
+    asr.pause(False)
+    assert asr.simulateRecognition("non", 0.5)
+    asr.unsubscribe("Test_ASR")
+    assert sim.memory.values("ALSpeechRecognition/Status")[-1] == "Idle"
+    with pytest.raises(RuntimeError, match="module 'Test_ASR' is not subscribed"):
+        asr.unsubscribe("Test_ASR")
+
+
+def test_dialog_topics_lifecycle(sim, topic_file):
+    dialog = sim.service("ALDialog")
+    name = dialog.loadTopic(topic_file)
+    assert name == "greetings"
+    assert dialog.getLoadedTopics("English") == ["greetings"]
+    dialog.activateTopic(name)
+    assert dialog.getActivatedTopics() == ["greetings"]
+    with pytest.raises(RuntimeError, match="topic 'greetings' is still activated"):
+        dialog.unloadTopic(name)
+    dialog.deactivateTopic(name)
+    dialog.unloadTopic(name)
+    assert dialog.getAllLoadedTopics() == []
+    with pytest.raises(RuntimeError, match="topic 'greetings' is not loaded"):
+        dialog.activateTopic(name)
+    with pytest.raises(RuntimeError, match="does not exist"):
+        dialog.loadTopic(topic_file + ".missing")
+
+
+def test_dialog_answers_forced_inputs(sim, topic_file):
+    dialog = sim.service("ALDialog")
+    dialog.activateTopic(dialog.loadTopic(topic_file))
+    dialog.forceInput("hello")  # not subscribed: only the event
+    assert sim.memory.getData("Dialog/LastInput") == "hello"
+    assert sim.memory.values("Dialog/Answered") == []
+    dialog.subscribe("my_dialog")
+    dialog.forceInput("Good morning robot")
+    assert sim.memory.getData("Dialog/Answered") == "Hello human!"
+    assert sim.memory.getData("ALTextToSpeech/CurrentSentence") == "Hello human!"
+    assert sim.memory.getData("greeted") == "1"
+    dialog.forceInput("I like mangoes")
+    assert sim.memory.getData("Dialog/NotUnderstood") == "I like mangoes"
+    dialog.setConcept("fruit", "English", ["mangoes", "kiwis"])
+    dialog.forceInput("I like mangoes")
+    assert sim.memory.getData("Dialog/Answered") == "Me too"
+    dialog.forceInput("what is your name please")
+    assert sim.memory.getData("Dialog/Answered") == "My name is Nao"
+    dialog.forceOutput()
+    assert sim.memory.getData("Dialog/Answered") == "Do you like fruit?"
+    with pytest.raises(RuntimeError, match="no proposal"):
+        dialog.forceOutput()
+    dialog.stopDialog()
+    assert sim.memory.getData("Dialog/IsStarted") == 0
+
+
+def test_dialog_language_and_threshold(sim):
+    dialog = sim.service("ALDialog")
+    dialog.setLanguage("French")
+    assert dialog.getLanguage() == "French"
+    with pytest.raises(RuntimeError, match="language 'Elvish' is not installed"):
+        dialog.setLanguage("Elvish")
+    dialog.setASRConfidenceThreshold(0.3)
+    assert dialog.getASRConfidenceThreshold() == pytest.approx(0.3)
+    with pytest.raises(RuntimeError, match="threshold must be in"):
+        dialog.setASRConfidenceThreshold(3)
+
+
+def test_bad_topics_name_the_line(sim):
+    with pytest.raises(qichat.TopicError, match="line 1: expected 'topic"):
+        qichat.parse_topic("u:(hi) hello")
+    with pytest.raises(qichat.TopicError, match=r"line 3: unclosed '\['"):
+        qichat.parse_topic("topic: ~t()\nlanguage: enu\nu:([hi hello) hey")
+    with pytest.raises(RuntimeError, match=r"ALDialog::loadTopicContent: <content>: line 2"):
+        sim.service("ALDialog").loadTopicContent("topic: ~t()\nnonsense here")

@@ -1,0 +1,74 @@
+"""The services as libqi sees them: registered in a real qi.Session on loopback, called from
+another session (optional arguments, errors, post-style tasks and signals cross the wire)."""
+import os
+import sys
+
+import pytest
+
+qi = pytest.importorskip("qi")
+
+sys.path.insert(0, os.path.dirname(__file__))
+from test_sim_services_context import FakeSim, wait_until  # noqa: E402
+
+from naoqi_qicore.robot.sim.services import services_for, speech  # noqa: E402
+
+
+@pytest.fixture(scope="module")
+def robot():
+    context = FakeSim("pepper")
+    server = qi.Session()
+    server.listenStandalone("tcp://127.0.0.1:0")
+    for name in services_for("pepper"):
+        server.registerService(name, context.service(name))
+    client = qi.Session()
+    client.connect(server.endpoints()[0])
+    yield context, client
+    client.close()
+    context.close()
+    server.close()
+
+
+def test_every_service_is_reachable(robot):
+    context, client = robot
+    for name in services_for("pepper"):
+        assert client.service(name).ping() is True
+
+
+def test_optional_arguments_and_errors_cross_the_wire(robot, monkeypatch):
+    context, client = robot
+    monkeypatch.setattr(speech, "SECONDS_PER_CHARACTER", 0.001)
+    tts = client.service("ALTextToSpeech")
+    tts.say("hello")
+    tts.say("bonjour", "French")
+    assert context.memory.getData("ALTextToSpeech/CurrentSentence") == "bonjour"
+    with pytest.raises(RuntimeError, match="ALTextToSpeech::say: argument 1"):
+        tts.say(3)
+    with pytest.raises(RuntimeError, match="language 'Klingon' is not installed"):
+        tts.setLanguage("Klingon")
+
+
+def test_post_tasks_and_signals_cross_the_wire(robot):
+    context, client = robot
+    leds = client.service("ALLeds")
+    task = leds.pCall("fadeRGB", "FaceLeds", 0xFF0000, 0.3)
+    assert leds.isRunning(task)
+    leds.stop(task)
+    assert leds.wait(task, 1000) is False
+    tablet = client.service("ALTabletService")
+    touches = []
+    tablet.onTouchDown.connect(lambda x, y: touches.append((x, y)))
+    tablet.simulateTouch(10.0, 20.0)
+    assert wait_until(lambda: touches == [(10.0, 20.0)])
+    frames = client.service("ALFrameManager")
+    behavior = frames.newBehavior("/data/apps/x", "")
+    assert frames.getBehaviorPath(behavior) == "/data/apps/x"
+
+
+def test_image_buffers_cross_the_wire(robot):
+    _, client = robot
+    video = client.service("ALVideoDevice")
+    handle = video.subscribeCamera("remote", 0, 0, 13, 5)
+    image = video.getImageRemote(handle)
+    assert list(image[:4]) == [160, 120, 3, 13] and len(image[6]) == 160 * 120 * 3
+    assert isinstance(image[6], (bytes, bytearray))
+    assert video.unsubscribe(handle)
