@@ -1,0 +1,570 @@
+"""The running form of boxes, their diagrams and their content (states and timeline).
+
+* :class:`BoxNode` is one box: its ports and parameter values, the object of its script,
+  its load count, whether it is started.  Input stimulations run the box's
+  ``onInput_<name>``; outputs route the signal through the enclosing diagram.
+* :class:`DiagramNode` is one keyframe's flow diagram: its boxes and links, loaded and
+  unloaded with a count (one diagram can belong to consecutive states).
+* :class:`BoxContent` is what a box has inside: the diagrams of its behavior layers, the
+  state machine between them, and its :class:`~naoqi_qicore.core.timeline.Timeline`
+  when the timeline is enabled.
+
+Semantics follow NAOqi (reference §3, §8.5): onStart runs the user method, loads the
+content, forwards the signal inside and plays the timeline; onStop runs the user method,
+forwards, then stops and unloads the content; a Stopped output ends the box (its content
+is unloaded) before the signal goes on; onLoad reaches the boxes of the keyframes a
+state change newly loads (never those that stay loaded); an input whose box is not
+loaded is ignored; a failing user method is reported and stops its box without its
+Stopped outputs firing.
+"""
+from __future__ import annotations
+
+import logging
+import sys
+import traceback
+from typing import TYPE_CHECKING, Any, Dict, List, Optional, Tuple, Union
+
+from naoqi_qicore.converter.states import compute_states
+from naoqi_qicore.core.events import GotoError
+from naoqi_qicore.core.motion import CurveSet, MotionSegment
+from naoqi_qicore.core.parameters import convert_value, initial_value
+from naoqi_qicore.core.resources import LOCK, MODES, PAUSE_ON_DEMAND, STOP_ON_DEMAND
+from naoqi_qicore.core.script import positional_arity
+from naoqi_qicore.core.statemachine import StateMachine
+from naoqi_qicore.core.timeline import Timeline
+from naoqi_qicore.xar.model import Box, Diagram, InputNature, OutputNature, Port
+
+if TYPE_CHECKING:
+    from naoqi_qicore.core.player import BehaviorPlayer
+
+Route = Tuple[int, int]  # (owner box id, port id); owner 0 = the diagram's owner
+_NO_PAYLOAD = object()
+
+
+class DiagramNode:
+    """A flow diagram in a box: boxes, links, a load count."""
+
+    def __init__(self, owner: "BoxNode", model: Diagram, label: str) -> None:
+        self.owner = owner
+        self.model = model
+        self.label = label
+        self.boxes: Dict[int, BoxNode] = {}
+        self.routes: Dict[Route, List[Route]] = {}
+        for link in model.links:
+            self.routes.setdefault((link.outputowner, link.indexofoutput), []).append(
+                (link.inputowner, link.indexofinput))
+        self.load_count = 0
+
+    @property
+    def loaded(self) -> bool:
+        return self.load_count > 0
+
+    def load(self) -> None:
+        """Count one more user; the first one loads every box of the diagram."""
+        self.load_count += 1
+        if self.load_count == 1:
+            for box in self.boxes.values():
+                box.load()
+
+    def unload(self) -> None:
+        """Count one user less; the last one unloads every box (links first)."""
+        if self.load_count == 0:
+            return
+        self.load_count -= 1
+        if self.load_count == 0:
+            for box in self.boxes.values():
+                box.unload()
+
+    def route(self, owner: int, port: int, payload: Any, wait: bool = False) -> None:
+        """Send what (owner, port) emits to the destinations of its links.
+
+        Inputs of boxes (unless ``wait``) and outputs of the owner run in threads of their
+        own; parameters are set at once.
+        """
+        if not self.loaded:
+            return
+        for destination in self.routes.get((owner, port), ()):
+            self._deliver(destination, payload, wait)
+
+    def _deliver(self, destination: Route, payload: Any, wait: bool) -> None:
+        owner_id, port_id = destination
+        box = self.owner if owner_id == 0 else self.boxes.get(owner_id)
+        if box is None:
+            return
+        kind, port = box.port_by_id(port_id)
+        if kind == "parameter":
+            box.set_parameter(port.name, payload)
+        elif owner_id == 0 and kind == "output":
+            # not in the emitting box's thread: ending the parent unloads the emitter,
+            # whose onUnload may wait for the method that emitted to return
+            box.player.run_task(lambda: box.fire_output(port, payload))
+        elif owner_id != 0 and kind == "input":
+            if wait:
+                box.receive(port, payload)
+            else:
+                box.player.run_task(lambda: box.receive(port, payload))
+
+
+class BoxContent:
+    """What a box holds inside: keyframe diagrams, their states, its timeline."""
+
+    def __init__(self, box: "BoxNode") -> None:
+        self.box = box
+        player = box.player
+        timeline_model = box.model.timeline
+        assert timeline_model is not None
+        self.diagrams: Dict[Tuple[int, int], DiagramNode] = {}
+        for layer_index, layer in enumerate(timeline_model.layers):
+            for keyframe_index, keyframe in enumerate(layer.keyframes):
+                self.diagrams[(layer_index, keyframe_index)] = DiagramNode(
+                    box, keyframe.diagram, keyframe.name)
+        self.states = compute_states(timeline_model) if self.diagrams else []
+        self.state_names = ["%s_state_%d" % (box.name, state.index) for state in self.states]
+        self.labels: Dict[str, int] = {}
+        for state in self.states:
+            for label in state.labels:
+                self.labels.setdefault(label, state.begin)
+        self._flags = {state.begin: state.index for state in self.states[1:]}
+        self.machine: Optional[StateMachine[int]] = None
+        if self.states:
+            self.machine = StateMachine(self._change_state, queue=player.transitions,
+                                        lock=player.lock)
+            for state in self.states:
+                self.machine.add_state(state.index)
+            self.machine.set_initial_state(0)
+            self.machine.set_final_state(len(self.states) - 1)
+        self.timeline: Optional[Timeline] = None
+        if timeline_model.enable:
+            curves = timeline_model.actuator_list.curves if timeline_model.actuator_list else []
+            self.timeline = Timeline(
+                clock=player.clock, fps=timeline_model.fps,
+                start_frame=timeline_model.start_frame, end_frame=timeline_model.end_frame,
+                curves=CurveSet(curves), motion=player.motion, on_frame=self._on_frame,
+                on_end=self._on_end, on_motion=self._on_motion, on_error=self._on_error,
+                name="timeline " + box.path)
+        self.loaded = False
+
+    # -- queries ---------------------------------------------------------------------------
+    def state_at(self, frame: int) -> int:
+        """Index of the state showing ``frame`` (intervals [begin, end) ; the last one stays)."""
+        index = 0
+        for state in self.states:
+            if state.begin <= frame:
+                index = state.index
+        return index
+
+    @property
+    def frame(self) -> int:
+        if self.timeline is not None:
+            return self.timeline.frame
+        current = self.machine.current if self.machine is not None else None
+        return self.states[current].begin if current is not None else 0
+
+    def current_labels(self) -> List[str]:
+        """Names of the keyframes loaded in the current state."""
+        current = self.machine.current if self.machine is not None else None
+        if current is None:
+            return []
+        return [self.diagrams[key].label for key in self.states[current].keyframes]
+
+    def frame_of(self, target: Union[str, int]) -> int:
+        """The frame of a label or frame number; ``GotoError`` when there is none."""
+        if isinstance(target, str):
+            if target in self.labels:
+                return self.labels[target]
+            text = target.strip()
+            if not text.lstrip("-").isdigit():
+                raise GotoError("%s has no keyframe named %r (labels: %s)" % (
+                    self.box.path, target, ", ".join(sorted(self.labels)) or "none"))
+            target = int(text)
+        if isinstance(target, float) and target.is_integer():
+            target = int(target)
+        if not isinstance(target, int) or isinstance(target, bool) or target < 0:
+            raise GotoError("%s: cannot go to frame %r" % (self.box.path, target))
+        if self.timeline is not None and self.timeline.end_frame >= 1 \
+                and target > self.timeline.end_frame:
+            raise GotoError("%s: frame %d is after the last frame %d"
+                            % (self.box.path, target, self.timeline.end_frame))
+        return target
+
+    # -- control ---------------------------------------------------------------------------
+    def start(self) -> None:
+        """Load the state showing the timeline's frame (no-op when loaded)."""
+        with self.box.player.lock:
+            if self.loaded:
+                return
+            self.loaded = True
+            self.box.subscribe_memory()
+            if self.machine is not None:
+                self.machine.set_initial_state(self.state_at(self.frame_for_start()))
+                self.machine.run()
+
+    def frame_for_start(self) -> int:
+        return self.timeline.frame if self.timeline is not None else 0
+
+    def play(self) -> None:
+        if self.timeline is not None and self.loaded:
+            self.timeline.play()
+
+    def pause(self) -> None:
+        if self.timeline is not None:
+            self.timeline.pause()
+
+    def forward(self, port_id: int, payload: Any, wait: bool = False) -> None:
+        """Send one of the box's inputs into the loaded diagrams."""
+        for diagram in list(self.diagrams.values()):
+            diagram.route(0, port_id, payload, wait)
+
+    def goto(self, target: Union[str, int], play: Optional[bool]) -> int:
+        """Go to a label or frame; ``play`` True plays, False pauses, None keeps playing or
+        not.  Returns the frame reached."""
+        frame = self.frame_of(target)
+        with self.box.player.lock:
+            if self.timeline is not None:
+                self.timeline.goto(frame)
+            if self.machine is not None and self.loaded:
+                self.machine.go_to(self.state_at(frame))
+        if play is True:
+            if not self.loaded:
+                self.start()
+            self.play()
+        elif play is False:
+            self.pause()
+        return frame
+
+    def unload(self) -> None:
+        """Stop the timeline and leave the current state (its diagrams unload)."""
+        if self.timeline is not None:
+            self.timeline.stop()
+        with self.box.player.lock:
+            if not self.loaded:
+                return
+            self.loaded = False
+            if self.machine is not None:
+                self.machine.stop_now()
+            self.box.unsubscribe_memory()
+
+    # -- callbacks -------------------------------------------------------------------------
+    def _change_state(self, previous: Optional[int], new: Optional[int]) -> None:
+        old_keys = self.states[previous].keyframes if previous is not None else ()
+        new_keys = self.states[new].keyframes if new is not None else ()
+        for key in new_keys:
+            self.diagrams[key].load()
+        for key in old_keys:
+            self.diagrams[key].unload()
+        if new is None:
+            return
+        self.box.player.emit("state_entered", self.box.path, self.state_names[new],
+                             state=new, labels=list(self.states[new].labels))
+        on_load = [port.id for port in self.box.model.inputs
+                   if port.nature == InputNature.ON_LOAD]
+        for key in new_keys:
+            if key not in old_keys:
+                for port_id in on_load:
+                    self.diagrams[key].route(0, port_id, None)
+
+    def _on_frame(self, frame: int) -> None:
+        state = self._flags.get(frame)
+        if state is not None and self.machine is not None:
+            self.machine.go_to(state)
+        self.box.player.emit("frame", self.box.path, str(frame), frame=frame)
+
+    def _on_end(self) -> None:
+        self.box.player.run_task(self.box.timeline_ended)
+
+    def _on_motion(self, segment: MotionSegment) -> None:
+        self.box.player.emit("motion", self.box.path, "segment %d" % segment.segment_id,
+                             segment_id=segment.segment_id, names=list(segment.names))
+
+    def _on_error(self, what: str, error: BaseException) -> None:
+        self.box.report_error("%s: %s: %s" % (what, type(error).__name__, error))
+
+
+class BoxNode:
+    """One box of a running behavior."""
+
+    def __init__(self, player: "BehaviorPlayer", model: Box, name: str,
+                 parent: Optional["BoxNode"], diagram: Optional[DiagramNode]) -> None:
+        self.player = player
+        self.model = model
+        self.name = name
+        self.parent = parent
+        self.diagram = diagram
+        self.path = model.name if parent is None else parent.path + "/" + model.name
+        self.logger = logging.getLogger("naoqi_qicore.box." + name)
+        self._ports: Dict[int, Tuple[str, Any]] = {}
+        for kind, items in (("parameter", model.parameters), ("output", model.outputs),
+                            ("input", model.inputs)):
+            for item in items:
+                self._ports[item.id] = (kind, item)
+        self.outputs: Dict[str, Port] = {port.name: port for port in model.outputs}
+        self.inputs: Dict[str, Port] = {port.name: port for port in model.inputs}
+        self.parameter_types: Dict[str, int] = {p.name: p.content_type for p in model.parameters}
+        self.inherits = {p.name for p in model.parameters if p.inherits_from_parent}
+        self.values: Dict[str, Any] = {}
+        for parameter in model.parameters:
+            try:
+                self.values[parameter.name] = initial_value(parameter)
+            except ValueError as error:
+                self.values[parameter.name] = parameter.value
+                player.warn("%s: %s" % (self.path, error))
+        self.content: Optional[BoxContent] = None
+        timeline = model.timeline
+        if timeline is not None and (timeline.layers or (timeline.enable and timeline.actuator_list
+                                                         and timeline.actuator_list.curves)):
+            self.content = BoxContent(self)
+        self.instance: Any = None
+        self.broken = False
+        self.load_count = 0
+        self.active = False
+        self._generation = 0
+        self._memory: List[Any] = []
+
+    # -- structure -------------------------------------------------------------------------
+    def port_by_id(self, port_id: int) -> Tuple[str, Any]:
+        return self._ports.get(port_id, ("", None))
+
+    def children(self) -> List["BoxNode"]:
+        if self.content is None:
+            return []
+        return [box for diagram in self.content.diagrams.values() for box in diagram.boxes.values()]
+
+    @property
+    def loaded(self) -> bool:
+        return self.load_count > 0
+
+    # -- parameters ------------------------------------------------------------------------
+    def get_parameter(self, name: str) -> Any:
+        """The value of a parameter, from the nearest ancestor having one of that name when
+        the parameter inherits from its parent."""
+        if name not in self.values:
+            raise KeyError("box %s has no parameter %r (parameters: %s)"
+                           % (self.path, name, ", ".join(self.values) or "none"))
+        if name in self.inherits:
+            ancestor = self.parent
+            while ancestor is not None:
+                if name in ancestor.values:
+                    return ancestor.get_parameter(name)
+                ancestor = ancestor.parent
+        return self.values[name]
+
+    def set_parameter(self, name: str, value: Any) -> None:
+        if name not in self.values:
+            raise KeyError("box %s has no parameter %r" % (self.path, name))
+        try:
+            self.values[name] = convert_value(self.parameter_types[name], value)
+        except ValueError:
+            self.values[name] = value
+
+    # -- user code -------------------------------------------------------------------------
+    def call_user(self, method_name: str, payload: Any = _NO_PAYLOAD) -> bool:
+        """Call the script's method if it has one (arity rule of §3.4.1); False if it failed."""
+        instance = self.instance
+        if instance is None:
+            return not self.broken
+        method = getattr(instance, method_name, None)
+        if method is None:
+            return True
+        try:
+            if payload is _NO_PAYLOAD or positional_arity(method) == 0:
+                method()
+            else:
+                method(payload)
+        except (Exception, SystemExit):
+            self.fail(method_name, sys.exc_info())
+            return False
+        return True
+
+    def fail(self, method_name: str, exc_info: Any) -> None:
+        """A user method raised: its ``onError`` hears it if it has one, else the failure is
+        reported and the box stops (without firing its Stopped outputs)."""
+        error = exc_info[1]
+        hook = getattr(self.instance, "onError", None)
+        if hook is not None and method_name != "onError":
+            self.logger.warning("%s: %s: %s", method_name, type(error).__name__, error)
+            try:
+                hook("%s:%s" % (method_name, error))
+                return
+            except (Exception, SystemExit):
+                exc_info = sys.exc_info()
+        text = "".join(traceback.format_exception(*exc_info))
+        message = "%s: %s failed: %s: %s\n%s" % (self.path, method_name, type(exc_info[1]).__name__,
+                                                 exc_info[1], text)
+        self.report_error(message)
+        self.halt()
+        if self.parent is None:
+            self.player.root_failed(message)
+
+    def report_error(self, message: str) -> None:
+        self.logger.error("%s", message)
+        self.player.emit("error", self.path, message)
+
+    # -- life cycle ------------------------------------------------------------------------
+    def load(self) -> None:
+        """Count one more load; the first calls ``onLoad``."""
+        self.load_count += 1
+        if self.load_count != 1:
+            return
+        self.player.emit("box_loaded", self.path)
+        if self.content is None:
+            self.subscribe_memory()
+        self.call_user("onLoad")
+
+    def unload(self) -> None:
+        """Count one load less; the last calls ``onUnload`` then unloads the content."""
+        if self.load_count == 0:
+            return
+        self.load_count -= 1
+        if self.load_count:
+            return
+        self.call_user("onUnload")
+        self.halt()
+        if self.content is None:
+            self.unsubscribe_memory()
+        self.player.emit("box_unloaded", self.path)
+
+    def halt(self) -> None:
+        """End the box: it is no longer started, its content and resources are released."""
+        with self.player.lock:
+            self._generation += 1
+            self.active = False
+        if self.content is not None:
+            self.content.unload()
+        if self.model.resources:
+            self.player.resources.release(self)
+
+    # -- inputs ----------------------------------------------------------------------------
+    def receive(self, port: Port, payload: Any) -> None:
+        """A signal reached one of the box's inputs."""
+        if not self.loaded or self.broken or self.player.stopping:
+            return
+        if port.nature == InputNature.ON_START:
+            self._start(port, payload)
+        elif port.nature == InputNature.ON_STOP:
+            self._stop(port, payload)
+        elif self.call_user("onInput_" + port.name, payload) and self.content is not None:
+            self.content.forward(port.id, payload)
+
+    def _start(self, port: Port, payload: Any) -> None:
+        with self.player.lock:
+            self._generation += 1
+            generation = self._generation
+            was_active, self.active = self.active, True
+        self.player.emit("box_started", self.path, port.name)
+        if self.model.resources and not was_active and not self._acquire_resources():
+            return
+        if not self.call_user("onInput_" + port.name, payload):
+            return
+        if self.content is None:
+            return
+        with self.player.lock:
+            if self._generation != generation or not self.loaded:
+                return  # the box stopped while its method ran
+            self.content.start()
+        self.content.play()
+        self.content.forward(port.id, payload)
+
+    def _stop(self, port: Port, payload: Any) -> None:
+        if not self.call_user("onInput_" + port.name, payload):
+            return
+        if self.content is not None and self.content.loaded:
+            self.content.forward(port.id, payload, wait=True)
+        self.halt()
+
+    def stop_for_shutdown(self) -> None:
+        """Run the user methods of the box's onStop inputs (outputs go nowhere any more)."""
+        for port in self.model.inputs:
+            if port.nature == InputNature.ON_STOP:
+                self.call_user("onInput_" + port.name, None)
+
+    # -- outputs ---------------------------------------------------------------------------
+    def fire_output(self, port: Port, payload: Any = None) -> None:
+        """The box emits on one of its outputs."""
+        if not self.loaded or self.player.stopping:
+            return
+        self.player.emit("output_fired", self.path, port.name)
+        if port.nature == OutputNature.STOPPED:
+            self.halt()
+        if self.diagram is not None:
+            self.diagram.route(self.model.id, port.id, payload)
+        elif port.nature == OutputNature.STOPPED:
+            self.player.root_stopped(port.name)
+
+    def output(self, name: str, payload: Any = None) -> None:
+        port = self.outputs.get(name)
+        if port is None:
+            raise KeyError("box %s has no output %r" % (self.path, name))
+        self.fire_output(port, payload)
+
+    def stimulate(self, name: str, payload: Any = None) -> None:
+        """``stimulateIO``: an input of that name is received, else an output fires."""
+        if name in self.inputs:
+            self.receive(self.inputs[name], payload)
+        elif name in self.outputs:
+            self.fire_output(self.outputs[name], payload)
+        else:
+            self.logger.warning("stimulateIO: box %s has no input or output %r", self.path, name)
+
+    def timeline_ended(self) -> None:
+        """The box's timeline reached its end: its Stopped outputs fire."""
+        stopped = [port for port in self.model.outputs if port.nature == OutputNature.STOPPED]
+        for port in stopped:
+            self.fire_output(port, None)
+        if not stopped:
+            self.halt()
+            if self.parent is None:
+                self.player.root_stopped("end of timeline")
+
+    # -- resources -------------------------------------------------------------------------
+    def _acquire_resources(self) -> bool:
+        wanted = [(r.name, r.type if r.type in MODES else LOCK) for r in self.model.resources]
+        timeout = max((float(r.timeout or 0) for r in self.model.resources), default=0.0)
+        if self.player.resources.acquire(self, wanted, timeout):
+            return True
+        names = ", ".join(name for name, _ in wanted)
+        if getattr(self.instance, "onResourceError", None) is not None:
+            self.call_user("onResourceError", None)
+        else:
+            self.logger.info("resources %s are busy: %s ends", names, self.path)
+            for port in self.model.outputs:
+                if port.nature == OutputNature.STOPPED:
+                    self.fire_output(port, None)
+                    break
+        with self.player.lock:
+            self.active = False
+        return False
+
+    def resource_requested(self, resource: str, mode: str) -> None:
+        """Another box wants a resource this box holds "on demand"."""
+        if mode == STOP_ON_DEMAND:
+            if getattr(self.instance, "onResourceLost", None) is not None:
+                self.call_user("onResourceLost", None)
+                self.halt()
+            else:
+                self.halt()
+                for port in self.model.outputs:
+                    if port.nature == OutputNature.STOPPED:
+                        self.fire_output(port, None)
+                        break
+        elif mode == PAUSE_ON_DEMAND:
+            if self.content is not None:
+                self.content.pause()
+            self.player.resources.release(self, [resource])
+        else:
+            self.call_user("onResource", resource)
+
+    # -- ALMemory inputs -------------------------------------------------------------------
+    def subscribe_memory(self) -> None:
+        for port in self.model.inputs:
+            if port.nature == InputNature.STM_VALUE and port.stm_value_name:
+                handle = self.player.memory_subscribe(
+                    port.stm_value_name,
+                    lambda value, port=port: self.player.run_task(
+                        lambda: self.receive(port, value)))
+                if handle is not None:
+                    self._memory.append(handle)
+
+    def unsubscribe_memory(self) -> None:
+        handles, self._memory = self._memory, []
+        for handle in handles:
+            self.player.memory_unsubscribe(handle)

@@ -1,0 +1,47 @@
+"""What box scripts find in their module namespace besides the engine's own API.
+
+The engine does not know NAOqi's Python SDK: whoever creates a player may give it a
+:data:`BoxEnvironmentFactory` (the robot layer provides one with ``naoqi``/``almath``
+compatibility modules and ``ALProxy``) that receives the behavior's
+:class:`BehaviorContext` and returns a :class:`ScriptEnvironment`.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from types import ModuleType
+from typing import Any, Callable, Dict, Optional
+
+
+@dataclass
+class BehaviorContext:
+    """What the environment of one behavior may use."""
+
+    #: the qi session (or any object with ``service(name)``) given to the player
+    session: Any
+    #: the behavior's in-process ALFrameManager (``getBehaviorPath``, ``getTimelineFps``...)
+    frame_manager: Any
+    #: the behavior's identifier (what box scripts see as ``self.behaviorId``)
+    behavior_id: str
+    #: folder of the behavior's files (sounds, images...)
+    behavior_path: str
+    #: the script object of the box of that name (``self.getName()``), or None: NAOqi
+    #: boxes are modules that ALMemory.subscribeToEvent(event, box name, method) calls back
+    box_object: Callable[[str], Optional[Any]] = lambda name: None
+
+
+@dataclass
+class ScriptEnvironment:
+    """Modules box code can import and names put in every box's module globals."""
+
+    #: importable module name -> module (wins over ``sys.modules`` inside box code)
+    modules: Dict[str, ModuleType] = field(default_factory=dict)
+    #: global name -> value
+    names: Dict[str, Any] = field(default_factory=dict)
+
+
+BoxEnvironmentFactory = Callable[[BehaviorContext], ScriptEnvironment]
+
+
+def bare_environment(context: BehaviorContext) -> ScriptEnvironment:
+    """No NAOqi SDK: box code only gets the engine's names."""
+    return ScriptEnvironment()

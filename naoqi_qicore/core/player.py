@@ -1,0 +1,424 @@
+"""``BehaviorPlayer``: loads a converted behavior and plays it on a robot.
+
+Loading builds every box (NAOqi: all boxes are constructed when a behavior loads) and
+calls the root's ``onLoad``; playing stimulates the root's onStart in a thread of its own;
+the behavior FINISHES when a Stopped output of the root fires (or the root's timeline
+ends), fails (ERROR) when a method of the root fails, and :meth:`~BehaviorPlayer.stop`
+runs the onStop methods of every started box, then unloads the root's content.
+Status changes and what happens inside go to the listener as :class:`EngineEvent`.
+"""
+from __future__ import annotations
+
+import itertools
+import logging
+import os
+import random
+import sys
+import threading
+import time
+from pathlib import Path
+from typing import Any, Callable, Dict, Iterator, List, Optional, Union
+
+from naoqi_qicore.core.box import BoxNode, DiagramNode
+from naoqi_qicore.core.clock import Clock, MonotonicClock
+from naoqi_qicore.core.environment import (BehaviorContext, BoxEnvironmentFactory,
+                                           bare_environment)
+from naoqi_qicore.core.events import BehaviorLoadError, EngineEvent, GotoError, Listener
+from naoqi_qicore.core.generated import FrameManager, GeneratedClass, box_class, package_info
+from naoqi_qicore.core.motion import ALMotionSink, MotionSink
+from naoqi_qicore.core.resources import ResourceManager
+from naoqi_qicore.core.script import box_builtins, compile_box_script, find_box_class
+from naoqi_qicore.core.statemachine import TransitionQueue
+from naoqi_qicore.core.tasks import TaskRunner
+from naoqi_qicore.xar.model import Box, InputNature
+
+_LOG = logging.getLogger(__name__)
+#: how long :meth:`BehaviorPlayer.stop` waits for the onStop methods of the boxes
+STOP_TIMEOUT = 5.0
+_behavior_ids = itertools.count(1)
+
+
+class BehaviorPlayer:
+    """Plays one behavior (a ``converter.loader.LoadedBehavior``) on ``session``'s robot.
+
+    ``clock`` schedules timeline frames (default: monotonic time); ``motion`` receives
+    motion segments (default: ALMotion on ``session``); ``listener`` receives
+    :class:`EngineEvent`; ``environment`` provides box scripts with ``naoqi``/``almath``
+    and friends (default: nothing beyond the engine's own names); ``resources`` is shared
+    between the players of one process that compete for the robot (default: own one).
+    """
+
+    def __init__(self, loaded: Any, session: Any, *, clock: Optional[Clock] = None,
+                 motion: Optional[MotionSink] = None, listener: Optional[Listener] = None,
+                 environment: Optional[BoxEnvironmentFactory] = None,
+                 resources: Optional[ResourceManager] = None) -> None:
+        self.loaded = loaded
+        self.session = session
+        self.clock: Clock = clock or MonotonicClock()
+        self.motion: MotionSink = motion if motion is not None else ALMotionSink(session)
+        self.resources = resources or ResourceManager()
+        self._listener = listener
+        self._environment = environment or bare_environment
+        self.behavior_id = "behavior-%d" % next(_behavior_ids)
+        self.behavior_path = _behavior_folder(loaded)
+        self.package_uid, self.behavior_relative_path = package_info(self.behavior_path)
+        self.frame_manager = FrameManager(self)
+        self.lock = threading.RLock()
+        self._status_changed = threading.Condition(self.lock)
+        self._status = "IDLE"
+        self._last_error = ""
+        self.stopping = False
+        self.root: Optional[BoxNode] = None
+        self._by_name: Dict[str, BoxNode] = {}
+        self._paused: List[Any] = []
+        self.transitions = TransitionQueue("transitions " + self.behavior_id, self._change_failed)
+        self._runner = TaskRunner("box " + self.behavior_id)
+
+    # -- read-only state -------------------------------------------------------------------
+    @property
+    def status(self) -> str:
+        return self._status
+
+    @property
+    def last_error(self) -> str:
+        return self._last_error
+
+    @property
+    def frame(self) -> int:
+        content = self.root.content if self.root is not None else None
+        return content.frame if content is not None else 0
+
+    @property
+    def fps(self) -> float:
+        content = self.root.content if self.root is not None else None
+        return content.timeline.fps if content is not None and content.timeline else 0.0
+
+    @property
+    def frame_count(self) -> int:
+        """Frames of the root timeline (its end frame, else its editor size, else the end
+        of its last state)."""
+        content = self.root.content if self.root is not None else None
+        if content is None:
+            return 0
+        if content.timeline is not None and content.timeline.end_frame >= 1:
+            return content.timeline.end_frame
+        size = self.root.model.timeline.size if self.root.model.timeline else None
+        return size or (content.states[-1].end if content.states else 0)
+
+    @property
+    def labels(self) -> Dict[str, int]:
+        content = self.root.content if self.root is not None else None
+        return dict(content.labels) if content is not None else {}
+
+    @property
+    def state_names(self) -> List[str]:
+        """Keyframe names of the root timeline's current state."""
+        content = self.root.content if self.root is not None else None
+        return content.current_labels() if content is not None else []
+
+    @property
+    def active_boxes(self) -> List[str]:
+        return [box.path for box in self.boxes() if box.active]
+
+    def boxes(self) -> Iterator[BoxNode]:
+        """Every box, parents before children."""
+        stack = [self.root] if self.root is not None else []
+        while stack:
+            box = stack.pop()
+            yield box
+            stack.extend(reversed(box.children()))
+
+    def box_named(self, name: str) -> Optional[BoxNode]:
+        """The box of an object name (``l1_Say``), or the root for the behavior's id."""
+        if name == self.behavior_id:
+            return self.root
+        return self._by_name.get(name)
+
+    def _box_object(self, name: str) -> Any:
+        box = self.box_named(name)
+        return box.instance if box is not None else None
+
+    # -- control ---------------------------------------------------------------------------
+    def load(self) -> None:
+        """Build every box and load the root; reloads when already loaded.
+
+        Raises :class:`BehaviorLoadError` when the root box cannot be built.
+        """
+        if self._status != "IDLE":
+            self.unload()
+        self.transitions = TransitionQueue("transitions " + self.behavior_id, self._change_failed)
+        self._runner = TaskRunner("box " + self.behavior_id)
+        self._last_error = ""
+        context = BehaviorContext(self.session, self.frame_manager, self.behavior_id,
+                                  self.behavior_path, self._box_object)
+        environment = self._environment(context)
+        self._builtins = box_builtins(environment.modules)
+        # NAOqi ran box scripts where these were already imported; scripts rely on it
+        self._globals = {"ALFrameManager": self.frame_manager, "time": time, "random": random,
+                         "os": os, "sys": sys}
+        self._globals.update(environment.names)
+        self._by_name = {}
+        self.root = self._build(self.loaded.behavior.root, None, None)
+        for box in self.boxes():
+            self._instantiate(box)
+        if self.root.broken:
+            self._set_status("ERROR", self._last_error)
+            raise BehaviorLoadError(self._last_error)
+        with self.lock:
+            self.root.load()
+        self._set_status("LOADED")
+
+    def play(self) -> None:
+        """Start the behavior (root onStart); resumes when paused; no-op when playing."""
+        with self.lock:
+            if self._status == "PLAYING":
+                return
+            if self._status == "PAUSED":
+                self.resume()
+                return
+            if self._status not in ("LOADED", "STOPPED", "FINISHED"):
+                raise RuntimeError("cannot play a behavior whose status is %s (load it first)"
+                                   % self._status)
+            self._set_status("PLAYING")
+        self.run_task(self._start_root)
+
+    def stop(self) -> None:
+        """Run the onStop methods of every started box (in parallel, for at most
+        :data:`STOP_TIMEOUT` s), then unload the root's content."""
+        with self.lock:
+            if self._status not in ("PLAYING", "PAUSED"):
+                return
+            self.stopping = True
+        try:
+            self._stop_started_boxes()
+            if self.root is not None:
+                self.root.halt()
+        finally:
+            self.stopping = False
+        self._paused = []
+        self._set_status("STOPPED")
+
+    def _stop_started_boxes(self) -> None:
+        """Run the onStop methods of the started boxes, each in its own thread, waiting at
+        most :data:`STOP_TIMEOUT` s in all (a box that does not return is reported)."""
+        threads = []
+        for box in reversed(list(self.boxes())):
+            if box.active:
+                thread = threading.Thread(target=box.stop_for_shutdown, daemon=True,
+                                          name="stop " + box.path)
+                thread.start()
+                threads.append((box, thread))
+        limit = time.monotonic() + STOP_TIMEOUT
+        for box, thread in threads:
+            thread.join(max(0.0, limit - time.monotonic()))
+            if thread.is_alive():
+                box.report_error("%s: onStop did not return within %.0f s" % (box.path,
+                                                                            STOP_TIMEOUT))
+
+    def pause(self) -> None:
+        """Pause every playing timeline (boxes keep running, as in NAOqi)."""
+        with self.lock:
+            if self._status != "PLAYING":
+                return
+            self._paused = [box.content for box in self.boxes() if box.content is not None
+                            and box.content.timeline is not None and box.content.timeline.playing]
+            self._set_status("PAUSED")
+        for content in self._paused:
+            content.pause()
+
+    def resume(self) -> None:
+        """Play again the timelines :meth:`pause` paused."""
+        with self.lock:
+            if self._status != "PAUSED":
+                return
+            paused, self._paused = self._paused, []
+            self._set_status("PLAYING")
+        for content in paused:
+            content.play()
+
+    def goto(self, target: Union[str, int], play: bool = True) -> int:
+        """Go to a keyframe name or frame of the root timeline; returns the frame reached.
+
+        ``play``: gotoAndPlay (starting the behavior if needed), else gotoAndStop.
+        Raises :class:`GotoError` for an unknown label or a bad frame.
+        """
+        content = self.root.content if self.root is not None else None
+        if content is None:
+            raise GotoError("the behavior has no timeline to go to %r in" % (target,))
+        with self.lock:
+            if self._status in ("PLAYING", "PAUSED"):
+                frame = content.goto(target, play)
+                self._paused = [] if play else self._paused
+                self._set_status("PLAYING" if play else "PAUSED")
+                return frame
+            if self._status == "IDLE":
+                raise GotoError("load the behavior before going to %r" % (target,))
+            frame = content.frame_of(target)
+            if content.timeline is not None:
+                content.timeline.goto(frame)
+            if content.machine is not None:
+                content.machine.set_initial_state(content.state_at(frame))
+        if play:
+            self.play()
+        return frame
+
+    def unload(self) -> None:
+        """Stop, unload the root, end the engine's threads; status IDLE."""
+        self.stop()
+        with self.lock:
+            self.stopping = True
+        try:
+            if self.root is not None:
+                with self.lock:
+                    self.root.unload()
+        finally:
+            self.stopping = False
+        self.transitions.close()
+        self._runner.close()
+        self._set_status("IDLE")
+
+    def wait(self, timeout: Optional[float] = None) -> bool:
+        """Wait until the behavior is no longer playing or paused; False on timeout."""
+        with self._status_changed:
+            return self._status_changed.wait_for(
+                lambda: self._status not in ("PLAYING", "PAUSED"), timeout)
+
+    def wait_idle(self, timeout: Optional[float] = None) -> bool:
+        """Wait until no box call or state change is pending (for tests and tools)."""
+        limit = None if timeout is None else time.monotonic() + timeout
+        while True:
+            left = None if limit is None else max(0.0, limit - time.monotonic())
+            if not (self._runner.wait_idle(left) and self.transitions.wait_idle(left)):
+                return False
+            if self._runner.busy == 0:
+                return True
+
+    # -- engine internals used by boxes ----------------------------------------------------
+    def run_task(self, task: Callable[[], None]) -> None:
+        self._runner.submit(task)
+
+    def emit(self, kind: str, box_path: str, detail: str = "", **data: Any) -> None:
+        if self._listener is None:
+            return
+        try:
+            self._listener(EngineEvent(kind, box_path, detail, data))
+        except Exception:  # a listener must not break the behavior
+            _LOG.exception("engine listener failed on %s event", kind)
+
+    def warn(self, message: str) -> None:
+        _LOG.warning("%s", message)
+
+    def root_stopped(self, why: str) -> None:
+        """A Stopped output of the root fired: the behavior is over."""
+        with self.lock:
+            if self._status in ("PLAYING", "PAUSED"):
+                self._set_status("FINISHED", why)
+
+    def root_failed(self, message: str) -> None:
+        with self.lock:
+            self._last_error = message
+            if self._status in ("PLAYING", "PAUSED", "LOADED"):
+                self._set_status("ERROR", message)
+
+    def finish(self) -> None:
+        """End the behavior from inside (ALFrameManager.exitBehavior)."""
+        if self.root is not None:
+            self.root.halt()
+        self.root_stopped("exitBehavior")
+
+    def memory_subscribe(self, key: str, callback: Callable[[Any], None]) -> Any:
+        """Call ``callback(value)`` on every new value of ALMemory ``key``; a handle or None."""
+        try:
+            subscriber = self.session.service("ALMemory").subscriber(key)
+            link = subscriber.signal.connect(callback)
+        except Exception as error:  # no ALMemory: the input never fires, the rest runs
+            self.warn("ALMemory subscriber(%r): %s" % (key, error))
+            return None
+        return subscriber, link
+
+    def memory_unsubscribe(self, handle: Any) -> None:
+        subscriber, link = handle
+        try:
+            subscriber.signal.disconnect(link)
+        except Exception as error:  # the robot may be gone
+            self.warn("ALMemory unsubscribe: %s" % error)
+
+    # -- internals -------------------------------------------------------------------------
+    def _set_status(self, status: str, detail: str = "") -> None:
+        with self._status_changed:
+            if status == self._status:
+                return
+            self._status = status
+            self._status_changed.notify_all()
+        self.emit("status", self.root.path if self.root is not None else "root", status,
+                  reason=detail)
+
+    def _change_failed(self, error: BaseException) -> None:
+        message = "state change failed: %s: %s" % (type(error).__name__, error)
+        _LOG.error("%s", message, exc_info=error)
+        self.emit("error", "root", message)
+
+    def _build(self, model: Box, parent: Optional[BoxNode],
+               diagram: Optional[DiagramNode]) -> BoxNode:
+        name = self.loaded.names.get(id(model)) or model.name
+        box = BoxNode(self, model, name, parent, diagram)
+        self._by_name.setdefault(name, box)
+        if box.content is not None:
+            for child_diagram in box.content.diagrams.values():
+                for child in child_diagram.model.boxes:
+                    child_diagram.boxes[child.id] = self._build(child, box, child_diagram)
+        return box
+
+    def _instantiate(self, box: BoxNode) -> None:
+        source = self.loaded.code.get(box.name)
+        if source is None:
+            script = box.model.script
+            source = script.content if script is not None else ""
+        base = box_class(box)
+        namespace: Dict[str, Any] = {"__name__": box.name, "__builtins__": self._builtins,
+                                     "GeneratedClass": base}
+        namespace.update(self._globals)
+        try:
+            if source.strip():
+                exec(compile_box_script(source), namespace)
+            cls = find_box_class(namespace, base)
+            instance = cls.__new__(cls)
+            instance._box = box
+            cls.__init__(instance)
+        except (Exception, SystemExit) as error:
+            box.broken = True
+            where = ""
+            if isinstance(error, SyntaxError) and error.lineno:
+                where = " (line %d)" % error.lineno
+            self._last_error = "%s: the box script does not run: %s: %s%s" % (
+                box.path, type(error).__name__, error, where)
+            box.report_error(self._last_error)
+            return
+        box.instance = instance
+
+    def _start_root(self) -> None:
+        root = self.root
+        if root is None:
+            return
+        on_start = next((port for port in root.model.inputs
+                         if port.nature == InputNature.ON_START), None)
+        if on_start is not None:
+            root.receive(on_start, None)
+        elif root.content is not None:
+            root.active = True
+            root.content.start()
+            root.content.play()
+        else:
+            self.root_stopped("nothing to play")
+
+
+def _behavior_folder(loaded: Any) -> str:
+    """Folder of the behavior's own files: where its .xar was, else the converted folder."""
+    source = str(getattr(loaded.behavior, "source", "") or "").split("!")[0]
+    if source:
+        folder = os.path.dirname(os.path.abspath(source))
+        if os.path.isdir(folder):
+            return folder
+    if getattr(loaded, "folder", None) is not None:
+        return str(Path(loaded.folder).resolve())
+    return os.getcwd()

@@ -1,0 +1,105 @@
+"""``python OUT/main.py [--url tcp://HOST:9559]``: play a converted behavior until it ends.
+
+Without ``--url`` a simulated robot is started in this process.  Exit status: 0 when
+the root box stops, 1 when the behavior fails (its error is printed), 2 for a folder that
+is not a converted behavior, 3 when the robot cannot be reached, 130 after Ctrl-C (every
+started box gets its onStop, the behavior is unloaded).
+
+This module is the composition root of a converted folder: it is the only one of the
+engine that brings in libqi and the robot layer, and only when :func:`main` runs.
+"""
+from __future__ import annotations
+
+import argparse
+import logging
+import signal
+import sys
+import threading
+from pathlib import Path
+from typing import Any, List, Optional
+
+EXIT_FINISHED = 0
+EXIT_FAILED = 1
+EXIT_BAD_FOLDER = 2
+EXIT_NO_ROBOT = 3
+EXIT_INTERRUPTED = 130
+
+
+def _parser(folder: str) -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="main.py", description="Play the converted behavior in %s." % folder)
+    parser.add_argument("--url", default="",
+                        help="robot to play on, e.g. tcp://192.168.1.10:9559 (default: a "
+                             "simulated robot started here)")
+    parser.add_argument("--robot", choices=("nao", "pepper"), default="nao",
+                        help="kind of simulated robot (without --url)")
+    parser.add_argument("--verbose", action="store_true", help="print what the engine does")
+    return parser
+
+
+def main(folder: str, argv: Optional[List[str]] = None) -> int:
+    """Play the converted behavior in ``folder``; returns the exit status."""
+    options = _parser(folder).parse_args(argv)
+    logging.basicConfig(level=logging.INFO if options.verbose else logging.WARNING,
+                        format="%(levelname)s %(name)s: %(message)s")
+    from naoqi_qicore.converter.loader import load_converted
+    from naoqi_qicore.xar.errors import XarError
+    try:
+        loaded = load_converted(Path(folder))
+    except XarError as error:
+        print("error: %s" % error, file=sys.stderr)
+        return EXIT_BAD_FOLDER
+
+    import qi
+    from naoqi_qicore.core.player import BehaviorPlayer
+    from naoqi_qicore.robot.naoqi_compat import box_environment
+
+    simulated: Any = None
+    url = options.url
+    if not url:
+        from naoqi_qicore.robot.sim import SimulatedRobot
+        simulated = SimulatedRobot(robot=options.robot, listen="tcp://127.0.0.1:0").start()
+        url = simulated.url
+    session = qi.Session()
+    try:
+        try:
+            session.connect(url)
+        except RuntimeError as error:
+            print("error: cannot reach the robot at %s: %s" % (url, error), file=sys.stderr)
+            return EXIT_NO_ROBOT
+        return _play(BehaviorPlayer, loaded, session, box_environment, options.verbose)
+    finally:
+        session.close()
+        if simulated is not None:
+            simulated.stop()
+
+
+def _play(player_class: Any, loaded: Any, session: Any, environment: Any, verbose: bool) -> int:
+    interrupted = threading.Event()
+
+    def report(event: Any) -> None:
+        if event.kind == "error":
+            print("box error: %s" % event.detail, file=sys.stderr)
+        elif verbose and event.kind != "frame":
+            print("%s %s %s" % (event.kind, event.box_path, event.detail), file=sys.stderr)
+
+    player = player_class(loaded, session, listener=report, environment=environment)
+    previous = signal.signal(signal.SIGINT, lambda signum, frame: interrupted.set())
+    try:
+        player.load()
+        player.play()
+        while not interrupted.is_set() and not player.wait(0.1):
+            pass
+        if interrupted.is_set():
+            player.stop()
+            return EXIT_INTERRUPTED
+        if player.status == "ERROR":
+            print("error: %s" % player.last_error, file=sys.stderr)
+            return EXIT_FAILED
+        return EXIT_FINISHED
+    except Exception as error:  # a behavior that cannot load: say why, no traceback
+        print("error: %s" % error, file=sys.stderr)
+        return EXIT_FAILED
+    finally:
+        player.unload()
+        signal.signal(signal.SIGINT, previous)

@@ -1,0 +1,45 @@
+"""Box-facing compatibility modules: ``naoqi`` and ``almath`` for scripts written for NAOqi.
+
+:func:`box_environment` is the engine's box environment for a behavior played on a qi
+session: inside box code ``import naoqi``, ``from naoqi import *`` and ``import almath``
+work without a NAOqi SDK, and ``ALProxy``, ``ALModule``, ``ALBroker``, ``ALBehavior``, ``qi`` and the
+global proxies of old scripts (``ALMemory``, ``ALMotion``, ``ALLeds``, ``ALLogger``,
+``ALSensors``) are already defined.  A real ``naoqi`` or ``almath`` module installed on the
+machine wins over ours.
+"""
+from __future__ import annotations
+
+import importlib.util
+from types import ModuleType
+from typing import Dict
+
+from naoqi_qicore.core.environment import BehaviorContext, ScriptEnvironment
+from naoqi_qicore.robot.naoqi_compat import almath
+from naoqi_qicore.robot.naoqi_compat.naoqi import global_proxies, naoqi_module
+
+
+def _installed(name: str) -> bool:
+    try:
+        return importlib.util.find_spec(name) is not None
+    except (ImportError, ValueError):
+        return False
+
+
+def box_environment(context: BehaviorContext) -> ScriptEnvironment:
+    """The ``naoqi``/``almath`` environment of one behavior (a ``BoxEnvironmentFactory``)."""
+    import qi
+
+    modules: Dict[str, ModuleType] = {}
+    if _installed("naoqi"):
+        naoqi = importlib.import_module("naoqi")
+    else:
+        naoqi = naoqi_module(context)
+        modules["naoqi"] = naoqi
+    if not _installed("almath"):
+        modules["almath"] = almath
+    names = {name: getattr(naoqi, name) for name in ("ALProxy", "ALModule", "ALBroker",
+                                                     "ALBehavior") if hasattr(naoqi, name)}
+    names["qi"] = qi
+    if "ALProxy" in names:
+        names.update(global_proxies(names["ALProxy"]))
+    return ScriptEnvironment(modules=modules, names=names)

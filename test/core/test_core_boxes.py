@@ -1,0 +1,293 @@
+"""Boxes: links across nesting levels and through the parent, parameters, failures,
+ALMemory inputs, the onLoad rule, resources, stop, the script API."""
+import pytest
+
+from naoqi_qicore.xar.model import BehaviorKeyframe, BehaviorLayer, Diagram, Parameter, Port, Resource
+
+from core_builders import (RECORD, flow_box, link, script_box, stopped, string_parameter,
+                           timeline_box)
+
+
+def names(harness, what):
+    return [name for name, kind, *rest in harness.log if kind == what]
+
+
+def play(harness):
+    harness.player.load()
+    harness.player.play()
+    harness.settle()
+
+
+def nested_root():
+    """root > Outer (flow) > A -> B; Outer's onStopped ends the root."""
+    first = script_box("A", 1, RECORD)
+    second = script_box("B", 2, RECORD)
+    outer = flow_box("Outer", 1, [first, second],
+                     [link(0, 2, 1, 2), link(1, 4, 2, 2), link(2, 4, 0, 4)])
+    return flow_box("root", -1, [outer], [link(0, 2, 1, 2), link(1, 4, 0, 4)])
+
+
+def test_links_across_nesting_levels_and_through_the_parent(make_harness):
+    harness = make_harness(nested_root())
+    play(harness)
+    assert harness.player.status == "FINISHED"
+    assert names(harness, "onStart") == ["l2_A", "l2_B"]
+    # Outer's Stopped output ended it: its diagram was unloaded (NAOqi)
+    assert set(names(harness, "onUnload")) == {"l2_A", "l2_B"}
+    fired = [(e.box_path, e.detail) for e in harness.kinds("output_fired")]
+    assert fired == [("root/Outer/A", "onStopped"), ("root/Outer/B", "onStopped"),
+                     ("root/Outer", "onStopped"), ("root", "onStopped")]
+    assert harness.player.active_boxes == []
+
+
+def test_inner_boxes_load_when_their_parent_starts(make_harness):
+    harness = make_harness(nested_root())
+    harness.player.load()
+    assert names(harness, "onLoad") == []
+    harness.player.play()
+    harness.settle()
+    assert names(harness, "onLoad") == ["l2_A", "l2_B"]
+
+
+def test_parameters_are_typed_and_inherit_from_ancestors(make_harness):
+    reader = script_box("Reader", 1, """
+def onInput_onStart(self):
+    record(self.getName(), "values", self.getParameter("Speed"), self.getParameter("Loud"),
+           self.getParameter("Own"), sorted(self.getParametersList()))
+    self.onStopped()
+""", parameters=[Parameter("Speed", 1, "1", "1", 5, inherits_from_parent=1),
+                 Parameter("Loud", 0, "1", "0", 6, inherits_from_parent=1),
+                 Parameter("Own", 2, "2.5", "2.5", 7, inherits_from_parent=0)])
+    middle = flow_box("Middle", 1, [reader], [link(0, 2, 1, 2), link(1, 4, 0, 4)],
+                      parameters=[Parameter("Own", 2, "9.0", "9.0", 5)])
+    root = flow_box("root", -1, [middle], [link(0, 2, 1, 2), link(1, 4, 0, 4)],
+                    parameters=[Parameter("Speed", 1, "42", "0", 5),
+                                Parameter("Loud", 0, "0", "0", 6)])
+    harness = make_harness(root)
+    play(harness)
+    values = [entry for entry in harness.log if entry[1] == "values"]
+    # Speed and Loud come from root (Middle has none), Own is the box's own
+    assert values == [("l2_Reader", "values", 42, False, 2.5, ["Loud", "Own", "Speed"])]
+
+
+def test_a_link_to_a_parameter_sets_it(make_harness):
+    sender = script_box("Sender", 1, """
+def onInput_onStart(self):
+    self.text("hello")
+""", outputs=[Port("text", 3, 1, 2, 4)])
+    reader = script_box("Reader", 2, """
+def onInput_onGo(self):
+    record(self.getName(), "read", self.getParameter("Text"))
+    self.onStopped()
+""", extra_inputs=[Port("onGo", 1, 1, 1, 6)], outputs=[stopped(4)],
+        parameters=[string_parameter("Text", "initial", 5)])
+    root = flow_box("root", -1, [sender, reader],
+                    [link(0, 2, 1, 2), link(1, 4, 2, 5), link(1, 4, 2, 6), link(2, 4, 0, 4)])
+    harness = make_harness(root)
+    play(harness)
+    assert ("l1_Reader", "read", "hello") in harness.log
+
+
+def test_a_failing_box_is_reported_and_stopped_without_its_output(make_harness):
+    failing = script_box("Failing", 1, """
+def onInput_onStart(self):
+    raise ValueError("no luck")
+""")
+    after = script_box("After", 2, RECORD)
+    other = script_box("Other", 3, """
+def onInput_onStart(self):
+    record(self.getName(), "onStart")
+""")
+    root = flow_box("root", -1, [failing, after, other],
+                    [link(0, 2, 1, 2), link(1, 4, 2, 2), link(0, 2, 3, 2)])
+    harness = make_harness(root)
+    play(harness)
+    errors = harness.kinds("error")
+    assert len(errors) == 1 and errors[0].box_path == "root/Failing"
+    assert "ValueError: no luck" in errors[0].detail and "Traceback" in errors[0].detail
+    assert "line 3" in errors[0].detail  # traceback shows the script's line
+    assert names(harness, "onStart") == ["l1_Other"]  # After never started
+    assert harness.player.status == "PLAYING"  # the behavior goes on
+    assert "root/Failing" not in harness.player.active_boxes
+
+
+def test_a_failing_root_fails_the_behavior(make_harness):
+    root = flow_box("root", -1, [], [], code="""
+def onInput_onStart(self):
+    {}["missing"]
+""")
+    harness = make_harness(root)
+    play(harness)
+    assert harness.player.status == "ERROR"
+    assert "KeyError" in harness.player.last_error and "root" in harness.player.last_error
+
+
+def test_on_error_output_hears_exceptions(make_harness):
+    box = script_box("Guarded", 1, """
+def onInput_onStart(self):
+    raise RuntimeError("bad input")
+""", outputs=[stopped(4), Port("onError", 3, 1, 2, 5)])
+    root = flow_box("root", -1, [box], [link(0, 2, 1, 2), link(1, 5, 0, 4)],
+                    outputs=[stopped(4)])
+    harness = make_harness(root)
+    play(harness)
+    assert harness.kinds("error") == []
+    assert harness.player.status == "FINISHED"  # onError went to the root's onStopped
+
+
+def test_a_box_script_that_does_not_compile_is_reported_at_load(make_harness):
+    broken = script_box("Broken", 1, "class MyClass(GeneratedClass):\n    def f(self)\n")
+    root = flow_box("root", -1, [broken], [link(0, 2, 1, 2)])
+    harness = make_harness(root)
+    play(harness)
+    assert harness.kinds("error")[0].box_path == "root/Broken"
+    assert "SyntaxError" in harness.kinds("error")[0].detail
+    assert harness.player.status == "PLAYING"
+
+
+def test_memory_inputs_fire_only_while_their_level_plays(make_harness):
+    touched = script_box("Touched", 1, """
+def onInput_onStart(self, p):
+    record(self.getName(), "touched", p)
+""")
+    root = flow_box("root", -1, [touched], [link(0, 5, 1, 2)],
+                    extra_inputs=[Port("FrontTactilTouched", 0, 1, 4, 5,
+                                       stm_value_name="FrontTactilTouched")])
+    harness = make_harness(root)
+    memory = harness.session.memory
+    harness.player.load()
+    memory.raiseEvent("FrontTactilTouched", 1.0)
+    harness.player.play()
+    harness.settle()
+    memory.raiseEvent("FrontTactilTouched", 1.0)
+    memory.raiseEvent("FrontTactilTouched", 1.0)  # the same value again still fires
+    harness.settle()
+    harness.player.stop()
+    memory.raiseEvent("FrontTactilTouched", 0.0)
+    harness.settle()
+    assert [entry for entry in harness.log if entry[1] == "touched"] == [
+        ("l1_Touched", "touched", 1.0), ("l1_Touched", "touched", 1.0)]
+    assert not memory.signals["FrontTactilTouched"].callbacks
+
+
+def test_on_load_reaches_only_newly_loaded_keyframes(make_harness):
+    long_box = script_box("Long", 1, """
+def onInput_onStart(self):
+    record(self.getName(), "onStart")
+""")
+    late_box = script_box("Late", 1, """
+def onInput_onStart(self):
+    record(self.getName(), "onStart")
+""")
+    layers = [BehaviorLayer("A", [BehaviorKeyframe("long", 1, Diagram([long_box],
+                                                                      [link(0, 1, 1, 2)]))]),
+              BehaviorLayer("B", [BehaviorKeyframe("early", 1, Diagram()),
+                                  BehaviorKeyframe("late", 10, Diagram([late_box],
+                                                                       [link(0, 1, 1, 2)]))])]
+    harness = make_harness(timeline_box("root", -1, layers))
+    play(harness)
+    assert names(harness, "onStart") == ["l1_Long"]
+    harness.advance(10 / 25)
+    # Long stays loaded across the state change: loaded once, started once
+    assert names(harness, "onStart") == ["l1_Long", "l1_Late"]
+    assert harness.player.state_names == ["long", "late"]
+
+
+def test_stop_runs_on_stop_of_started_boxes_and_unloads(make_harness):
+    waiting = script_box("Waiting", 1, """
+def onInput_onStart(self):
+    record(self.getName(), "onStart")
+def onInput_onStop(self):
+    record(self.getName(), "onStop")
+    self.onStopped()
+def onUnload(self):
+    record(self.getName(), "onUnload")
+""")
+    root = flow_box("root", -1, [waiting], [link(0, 2, 1, 2), link(1, 4, 0, 4)])
+    harness = make_harness(root)
+    play(harness)
+    assert harness.player.active_boxes == ["root", "root/Waiting"]
+    harness.player.stop()
+    harness.settle()
+    assert harness.player.status == "STOPPED"
+    assert names(harness, "onStop") == ["l1_Waiting"]
+    assert names(harness, "onUnload") == ["l1_Waiting"]
+    assert harness.player.active_boxes == []
+    assert not [e for e in harness.kinds("output_fired") if e.box_path == "root"]
+
+
+def test_script_api_and_python2_names(make_harness):
+    box = script_box("Api", 1, """
+import Queue
+
+class MyClass(GeneratedClass):
+    def __init__(self):
+        GeneratedClass.__init__(self, False)
+    def onInput_onStart(self):
+        record(self.getName(), "api", self.boxName, self.behaviorId == ALFrameManager._player.behavior_id,
+               unicode("x"), list(xrange(2)), long(3), isinstance("s", basestring),
+               Queue.Queue().empty(), self.logger.name, self.getTimeline() is None,
+               self.getParentTimeline() is not None, self.session() is not None)
+        self.BIND_PYTHON(self.getName(), "setParameter")
+        self.onStopped()
+""")
+    harness = make_harness(flow_box("root", -1, [box], [link(0, 2, 1, 2)]))
+    play(harness)
+    assert harness.kinds("error") == []
+    (entry,) = [e for e in harness.log if e[1] == "api"]
+    assert entry[2:] == ("l1_Api", True, "x", [0, 1], 3, True, True,
+                         "naoqi_qicore.box.l1_Api", True, True, True)
+
+
+def test_input_arity_rule(make_harness):
+    box = script_box("Arity", 1, """
+def onInput_bare(self):
+    record(self.getName(), "bare")
+def onInput_value(self, p):
+    record(self.getName(), "value", p)
+def onInput_onStart(self):
+    self.stimulateIO("bare", 5)
+    self.stimulateIO("value", 7)
+""", extra_inputs=[Port("bare", 1, 1, 1, 6), Port("value", 2, 1, 1, 7)])
+    harness = make_harness(flow_box("root", -1, [box], [link(0, 2, 1, 2)]))
+    play(harness)
+    assert ("l1_Arity", "bare") in harness.log and ("l1_Arity", "value", 7) in harness.log
+
+
+def test_stop_on_demand_resource_stops_its_holder(make_harness):
+    holder = script_box("Holder", 1, """
+def onInput_onStart(self):
+    record(self.getName(), "onStart")
+def onResourceLost(self):
+    record(self.getName(), "lost")
+""", resources=[Resource("Audio player", "Stop on demand", "0")])
+    asker = script_box("Asker", 2, RECORD, resources=[Resource("Audio player", "Lock", "0")])
+    go = Port("go", 1, 1, 1, 6)
+    root = flow_box("root", -1, [holder, asker], [link(0, 2, 1, 2), link(0, 6, 2, 2)],
+                    extra_inputs=[go])
+    harness = make_harness(root)
+    play(harness)
+    assert harness.player.resources.owner("Audio player") is harness.player.box_named("l1_Holder")
+    harness.player.root.receive(go, None)
+    harness.settle()
+    assert ("l1_Holder", "lost") in harness.log
+    assert names(harness, "onStart") == ["l1_Holder", "l1_Asker"]
+    assert harness.player.resources.are_free(["Audio player"])  # Asker stopped: released
+
+
+def test_busy_lock_ends_the_asker(make_harness):
+    holder = script_box("Holder", 1, """
+def onInput_onStart(self):
+    record(self.getName(), "onStart")
+""", resources=[Resource("Speech", "Lock", "0")])
+    asker = script_box("Asker", 2, RECORD, resources=[Resource("Speech", "Lock", "0")])
+    after = script_box("After", 3, RECORD)
+    root = flow_box("root", -1, [holder, asker, after],
+                    [link(0, 2, 1, 2), link(1, 4, 2, 2), link(0, 5, 2, 2), link(2, 4, 3, 2)],
+                    extra_inputs=[Port("go", 1, 1, 1, 5)])
+    harness = make_harness(root)
+    play(harness)
+    harness.player.root.stimulate("go")
+    harness.settle()
+    # the asker could not get Speech: it ended (its onStopped went on) without running
+    assert names(harness, "onStart") == ["l1_Holder", "l1_After"]
