@@ -30,10 +30,7 @@ test: setup
 	$(PY) -m pytest -q
 
 demo: setup
-	$(PY) -c 'import naoqi_qicore, naoqi_qicore.msg as m, naoqi_qicore.srv as s; \
-	  print("naoqi_qicore", naoqi_qicore.__version__); \
-	  print("msg:", *sorted(n for n in dir(m) if n[0].isupper())); \
-	  print("srv:", *sorted(n for n in dir(s) if n[0].isupper()))'
+	$(PY) -m naoqi_qicore.ros.demo --behavior examples/wave_hello/behavior.xar --out .demo
 
 clean:
 	rm -rf $(VENV) build *.egg-info

@@ -127,6 +127,10 @@ setup(
         'console_scripts': [
             'xar_convert = naoqi_qicore.converter.cli:main',
             'naoqi_sim = naoqi_qicore.robot.sim.cli:main',
+            'behavior_runner = naoqi_qicore.ros.behavior_runner:main',
+            'naoqi_bridge = naoqi_qicore.ros.bridge:main',
+            'xar_convert_node = naoqi_qicore.ros.convert_node:main',
+            'run_behavior = naoqi_qicore.ros.launcher:main',
         ],
     },
 )

@@ -1,0 +1,196 @@
+"""ROS latencies of behavior_runner + naoqi_bridge on the simulated robot.
+
+* goto -> ALMotion: from calling ``behavior/goto`` (label) on a playing behavior to the
+  first ALMotion call the simulated robot receives for it;
+* play -> onStart: from calling ``behavior/play`` to the robot call made by the first
+  box's onStart (``ALMemory.raiseEvent("Bench/onStart", ...)``).
+
+Both are measured with the simulated robot's call record (wall clock, same machine) over
+``--count`` calls (200 by default) and printed as p50 / p99 / max in milliseconds.
+Targets: goto -> ALMotion p99 <= 5 ms; play -> first onStart p99 <= 10 ms.
+
+    .venv/bin/python bench/bench_ros.py [--count 200]
+"""
+import argparse
+import json
+import os
+import random
+import sys
+import tempfile
+import threading
+import time
+from pathlib import Path
+from typing import Callable, List
+
+REPO = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(REPO))
+os.environ.setdefault("ROS_DOMAIN_ID", str(random.randint(102, 200)))
+os.environ.setdefault("ROS_AUTOMATIC_DISCOVERY_RANGE", "LOCALHOST")
+
+import rclpy  # noqa: E402
+from rclpy.executors import SingleThreadedExecutor  # noqa: E402
+from std_srvs.srv import Trigger  # noqa: E402
+
+from naoqi_qicore.msg import BehaviorState  # noqa: E402
+from naoqi_qicore.ros.launcher import Plan, ProcessGroup, free_tcp_port, wait_for_port  # noqa: E402
+from naoqi_qicore.ros.qos import LATCHED  # noqa: E402
+from naoqi_qicore.srv import GoTo, Play  # noqa: E402
+
+IO = ('<Input name="onLoad" type="1" type_size="1" nature="0" inner="1" id="1" />'
+      '<Input name="onStart" type="1" type_size="1" nature="2" inner="0" id="2" />'
+      '<Input name="onStop" type="1" type_size="1" nature="3" inner="0" id="3" />'
+      '<Output name="onStopped" type="1" type_size="1" nature="1" inner="0" id="4" />')
+MARK = '''class MyClass(GeneratedClass):
+    def __init__(self):
+        GeneratedClass.__init__(self)
+
+    def onLoad(self):
+        self.memory = ALProxy("ALMemory")
+
+    def onInput_onStart(self):
+        self.memory.raiseEvent("Bench/onStart", 1)
+
+    def onInput_onStop(self):
+        pass
+'''
+#: a root timeline: a box at frame 1 that marks its onStart, labels A and B, one long curve
+BENCH_XAR = (
+    '<?xml version="1.0" encoding="UTF-8" ?>\n'
+    '<ChoregrapheProject xmlns="http://www.aldebaran-robotics.com/schema/choregraphe/project.xsd"'
+    ' xar_version="3"><Box name="root" id="-1" x="0" y="0"><script language="4"><content>'
+    '<![CDATA[]]></content></script>' + IO +
+    '<Timeline enable="1" fps="25" start_frame="0" end_frame="-1" size="3000">'
+    '<BehaviorLayer name="bench"><BehaviorKeyframe name="A" index="1"><Diagram>'
+    '<Box name="Mark" id="1" x="0" y="0"><script language="4"><content><![CDATA[' + MARK +
+    ']]></content></script>' + IO + '</Box>'
+    '<Link inputowner="1" indexofinput="2" outputowner="0" indexofoutput="1" /></Diagram>'
+    '</BehaviorKeyframe><BehaviorKeyframe name="B" index="1500"><Diagram /></BehaviorKeyframe>'
+    '</BehaviorLayer><ActuatorList model="nao"><ActuatorCurve name="value" actuator="HeadYaw"'
+    ' mute="0" unit="0"><Key frame="1" value="0" /><Key frame="1500" value="30" />'
+    '<Key frame="3000" value="0" /></ActuatorCurve></ActuatorList></Timeline></Box>'
+    '</ChoregrapheProject>\n')
+
+
+class Record:
+    """The simulated robot's call record, read incrementally."""
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+        self._offset = 0
+        self.calls: List[dict] = []  # read, not yet matched
+
+    def poll(self) -> None:
+        if not self.path.exists():
+            return
+        with open(self.path) as stream:
+            stream.seek(self._offset)
+            for line in stream:
+                if not line.endswith("\n"):
+                    break
+                self._offset += len(line.encode())
+                self.calls.append(json.loads(line))
+
+    def first_after(self, start: float, match: Callable[[dict], bool],
+                    timeout: float = 5.0) -> float:
+        """Time of the first matching call at or after ``start`` (wall clock s)."""
+        deadline = time.monotonic() + timeout
+        index = 0
+        while time.monotonic() < deadline:
+            self.poll()
+            for index in range(index, len(self.calls)):
+                call = self.calls[index]
+                if call["time"] >= start and match(call):
+                    del self.calls[:index + 1]  # later measurements start later
+                    return call["time"]
+            time.sleep(0.002)
+        raise RuntimeError("no matching robot call within %.0f s" % timeout)
+
+
+def percentiles(samples: List[float]) -> str:
+    ordered = sorted(samples)
+    pick = lambda q: ordered[min(len(ordered) - 1, int(round(q * (len(ordered) - 1))))]  # noqa
+    return "p50 %.2f ms  p99 %.2f ms  max %.2f ms  (n=%d)" % (
+        pick(0.5) * 1e3, pick(0.99) * 1e3, ordered[-1] * 1e3, len(ordered))
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--count", type=int, default=200)
+    count = parser.parse_args().count
+    work = Path(tempfile.mkdtemp(prefix="bench_ros-"))
+    behavior = work / "bench.xar"
+    behavior.write_text(BENCH_XAR)
+    record_path = work / "robot-calls.jsonl"
+    port = free_tcp_port()
+    url = "tcp://127.0.0.1:%d" % port
+    plan = Plan(behavior=str(behavior), robot_url=url, record=str(record_path),
+                log_level="warn")
+    group = ProcessGroup()
+    rclpy.init()
+    node = rclpy.create_node("bench_ros")
+    executor = SingleThreadedExecutor()
+    executor.add_node(node)
+    states: List[BehaviorState] = []
+    node.create_subscription(BehaviorState, "behavior/state", states.append, LATCHED)
+    threading.Thread(target=executor.spin, daemon=True).start()
+    record = Record(record_path)
+
+    clients = {}
+
+    def call(service_type, name: str, request=None):
+        if name not in clients:
+            clients[name] = node.create_client(service_type, name)
+            clients[name].wait_for_service(timeout_sec=30)
+        done = threading.Event()
+        future = clients[name].call_async(request or service_type.Request())
+        future.add_done_callback(lambda _: done.set())
+        done.wait(30)
+        return future.result()
+
+    try:
+        simulator = group.start("naoqi_sim", plan.simulator_command(url))
+        wait_for_port("127.0.0.1", port, 30.0, simulator)
+        group.start("naoqi_bridge", plan.bridge_command(url))
+        group.start("behavior_runner", plan.runner_command(url))
+        deadline = time.monotonic() + 60
+        while not (states and states[-1].status == BehaviorState.LOADED):
+            if time.monotonic() > deadline:
+                raise RuntimeError("the runner did not load the bench behavior")
+            time.sleep(0.05)
+        time.sleep(1.0)  # the bridge is up and matched
+
+        is_start = lambda c: c.get("service") == "ALMemory" and "Bench/onStart" in str(c.get("args"))  # noqa
+        is_motion = lambda c: c.get("service") == "ALMotion" and "angleInterpolation" in (  # noqa
+            c.get("method", "") + str(c.get("args", ""))[:40])
+        play_latencies = []
+        for _ in range(count):
+            start = time.time()
+            answer = call(Play, "behavior/play", Play.Request())
+            if not answer.success:
+                raise RuntimeError("play: " + answer.message)
+            play_latencies.append(record.first_after(start, is_start) - start)
+            call(Trigger, "behavior/stop")
+        answer = call(Play, "behavior/play", Play.Request())
+        goto_latencies = []
+        for index in range(count):
+            label = "AB"[index % 2]
+            start = time.time()
+            answer = call(GoTo, "behavior/goto", GoTo.Request(label=label))
+            if not answer.success:
+                raise RuntimeError("goto: " + answer.message)
+            goto_latencies.append(record.first_after(start, is_motion) - start)
+        call(Trigger, "behavior/stop")
+        print("goto -> first ALMotion call    %s   (target p99 <= 5 ms)"
+              % percentiles(goto_latencies))
+        print("play -> first box onStart call %s   (target p99 <= 10 ms)"
+              % percentiles(play_latencies))
+        return 0
+    finally:
+        executor.shutdown()
+        node.destroy_node()
+        rclpy.try_shutdown()
+        group.stop_all()
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,272 @@
+"""libqi connection to a robot (real or simulated) that survives the robot going away.
+
+* :class:`RobotAddress` turns the usual parameters (``robot_url`` or ``nao_ip``,
+  ``nao_port``, ``user``, ``password``) into a qi URL.  With a password the connection
+  is ``tcps://IP:9503`` with credentials, as NAOqi 2.9 requires.
+* :class:`RobotSession` owns one ``qi.Session``: it connects from a background thread
+  with exponential back-off, notices the ``disconnected`` signal, reconnects the same
+  session and calls its observers so that they fetch their services again and re-bind
+  their signals and ALMemory subscribers (old proxies do not survive a reconnection).
+
+Observers run in the session's own thread, never in a libqi callback thread.
+"""
+from __future__ import annotations
+
+import enum
+import logging
+import threading
+from dataclasses import dataclass, field
+from typing import Any, Callable, Dict, List, Optional
+from urllib.parse import urlsplit
+
+import qi
+
+NAOQI_PORT = 9559
+NAOQI_SECURE_PORT = 9503
+
+_LOG = logging.getLogger(__name__)
+
+
+@dataclass(frozen=True)
+class RobotAddress:
+    """Where a robot listens, and the credentials it asks for (NAOqi 2.9)."""
+
+    url: str
+    user: str = ""
+    password: str = field(default="", repr=False)
+
+    @classmethod
+    def from_parameters(cls, robot_url: str = "", nao_ip: str = "", nao_port: int = NAOQI_PORT,
+                        user: str = "", password: str = "") -> "RobotAddress":
+        """The address from node parameters: ``robot_url`` wins over ``nao_ip``/``nao_port``.
+
+        With a password and no explicit URL the scheme is ``tcps`` and the default NAOqi
+        port 9559 becomes 9503 (NAOqi 2.9).  Raises ``ValueError`` when neither
+        ``robot_url`` nor ``nao_ip`` is given, or when the URL is malformed.
+        """
+        if robot_url:
+            url = robot_url if "://" in robot_url else "tcp://" + robot_url
+            parts = urlsplit(url)
+            if parts.scheme not in ("tcp", "tcps") or not parts.hostname:
+                raise ValueError("robot_url %r is not a tcp:// or tcps:// URL with a host"
+                                 % robot_url)
+            try:
+                port = parts.port
+            except ValueError:
+                raise ValueError("robot_url %r has an invalid port" % robot_url) from None
+            if port is None:
+                default = NAOQI_SECURE_PORT if parts.scheme == "tcps" else NAOQI_PORT
+                url = "%s://%s:%d" % (parts.scheme, parts.hostname, default)
+            return cls(url, user, password)
+        if not nao_ip:
+            raise ValueError("no robot given: set robot_url or nao_ip")
+        if not 0 < int(nao_port) < 65536:
+            raise ValueError("nao_port %r is not a TCP port" % nao_port)
+        if password:
+            port = NAOQI_SECURE_PORT if int(nao_port) == NAOQI_PORT else int(nao_port)
+            return cls("tcps://%s:%d" % (nao_ip, port), user or "nao", password)
+        return cls("tcp://%s:%d" % (nao_ip, int(nao_port)), user, password)
+
+
+class _Authenticator:
+    """Answers libqi's authentication handshake with a user and a password."""
+
+    def __init__(self, user: str, password: str) -> None:
+        self._user = user
+        self._password = password
+
+    def initialAuthData(self) -> Dict[str, str]:  # noqa: N802 (libqi's name)
+        return {"user": self._user, "token": self._password}
+
+
+class _AuthenticatorFactory:
+    """What ``qi.Session.setClientAuthenticatorFactory`` takes."""
+
+    def __init__(self, user: str, password: str) -> None:
+        self._user = user
+        self._password = password
+
+    def newAuthenticator(self) -> _Authenticator:  # noqa: N802 (libqi's name)
+        return _Authenticator(self._user, self._password)
+
+
+class ConnectionState(enum.IntEnum):
+    """State of a :class:`RobotSession` (values match ``RobotConnection.msg``)."""
+
+    DISCONNECTED = 0
+    CONNECTING = 1
+    CONNECTED = 2
+
+
+ConnectedCallback = Callable[[qi.Session], None]
+StateCallback = Callable[[ConnectionState, str], None]
+
+
+class RobotSession:
+    """A ``qi.Session`` that connects with back-off and reconnects after a disconnection.
+
+    ``on_connected(session)`` callbacks run after every (re)connection: fetch services and
+    connect signals there.  ``on_state(state, message)`` callbacks run on every change of
+    :attr:`state`; ``message`` tells why the connection is down.
+    """
+
+    def __init__(self, address: RobotAddress, *, first_retry_delay: float = 0.05,
+                 max_retry_delay: float = 2.0, connect_timeout: float = 5.0) -> None:
+        self.address = address
+        self.session = qi.Session()
+        if address.password:
+            self.session.setClientAuthenticatorFactory(
+                _AuthenticatorFactory(address.user or "nao", address.password))
+        self._first_retry_delay = first_retry_delay
+        self._max_retry_delay = max_retry_delay
+        self._connect_timeout_ms = int(connect_timeout * 1000)
+        self._lock = threading.Lock()
+        self._wake = threading.Condition(self._lock)
+        self._state = ConnectionState.DISCONNECTED
+        self._message = "not connected yet"
+        self._lost = False
+        self._disconnect_reason = ""
+        self._closing = False
+        self._services: Dict[str, Any] = {}
+        self._on_connected: List[ConnectedCallback] = []
+        self._on_state: List[StateCallback] = []
+        self._thread: Optional[threading.Thread] = None
+        self.session.disconnected.connect(self._on_disconnected_signal)
+
+    @property
+    def url(self) -> str:
+        """The robot URL (credentials are never part of it)."""
+        return self.address.url
+
+    @property
+    def state(self) -> ConnectionState:
+        return self._state
+
+    @property
+    def message(self) -> str:
+        """Why the connection is down ("" when connected)."""
+        return self._message
+
+    @property
+    def connected(self) -> bool:
+        return self._state == ConnectionState.CONNECTED
+
+    def add_connected_callback(self, callback: ConnectedCallback) -> None:
+        """Call ``callback(session)`` after every connection; add callbacks before :meth:`start`."""
+        with self._lock:
+            self._on_connected.append(callback)
+
+    def add_state_callback(self, callback: StateCallback) -> None:
+        """Call ``callback(state, message)`` on every state change."""
+        with self._lock:
+            self._on_state.append(callback)
+
+    def start(self) -> "RobotSession":
+        """Start connecting (and reconnecting) in the background; returns self."""
+        with self._lock:
+            if self._thread is None:
+                self._thread = threading.Thread(target=self._run, daemon=True,
+                                                name="robot-session " + self.url)
+                self._thread.start()
+        return self
+
+    def wait_connected(self, timeout: Optional[float] = None) -> bool:
+        """Block until connected (and observers ran) or ``timeout`` s; True if connected."""
+        with self._wake:
+            return self._wake.wait_for(
+                lambda: self._state == ConnectionState.CONNECTED or self._closing, timeout
+            ) and self._state == ConnectionState.CONNECTED
+
+    def service(self, name: str) -> Any:
+        """A proxy to service ``name``, cached until the next disconnection."""
+        proxy = self._services.get(name)
+        if proxy is None:
+            if not self.connected:
+                raise RuntimeError("robot %s not connected: %s" % (self.url, self._message))
+            proxy = self.session.service(name)
+            self._services[name] = proxy
+        return proxy
+
+    def close(self) -> None:
+        """Disconnect and stop reconnecting."""
+        with self._wake:
+            self._closing = True
+            self._wake.notify_all()
+            thread = self._thread
+        if thread is not None and thread is not threading.current_thread():
+            thread.join(timeout=self._connect_timeout_ms / 1000 + 2)
+        self._services.clear()
+        try:
+            self.session.close()
+        except RuntimeError:
+            pass
+
+    # -- internals -------------------------------------------------------------------------
+    def _on_disconnected_signal(self, reason: Any) -> None:
+        with self._wake:
+            self._lost = True
+            self._disconnect_reason = str(reason or "disconnected")
+            self._wake.notify_all()
+
+    def _set_state(self, state: ConnectionState, message: str) -> None:
+        with self._wake:
+            changed = (state, message) != (self._state, self._message)
+            self._state, self._message = state, message
+            callbacks = list(self._on_state)
+            self._wake.notify_all()
+        if changed:
+            for callback in callbacks:
+                self._call(callback, state, message)
+
+    @staticmethod
+    def _call(callback: Callable, *args: Any) -> None:
+        try:
+            callback(*args)
+        except Exception:  # an observer's failure must not stop reconnections
+            _LOG.exception("robot session observer %r failed", callback)
+
+    def _connect_once(self) -> Optional[str]:
+        """Try to connect; None on success, else the error text."""
+        try:
+            future = self.session.connect(self.url, _async=True)
+            future.value(self._connect_timeout_ms)
+        except RuntimeError as error:
+            return str(error) or type(error).__name__
+        if not self.session.isConnected():
+            return "connection to %s timed out" % self.url
+        return None
+
+    def _run(self) -> None:
+        delay = self._first_retry_delay
+        # CONNECTING until the first connection, DISCONNECTED while retrying after a loss.
+        retrying = ConnectionState.CONNECTING
+        lost = ""  # why the last connection ended, kept in the message while retrying
+        while not self._closing:
+            self._set_state(retrying, self._message)
+            with self._lock:
+                self._lost = False
+            error = self._connect_once()
+            if error is not None:
+                self._set_state(retrying, "%s; retrying: %s" % (lost, error) if lost else error)
+                with self._wake:
+                    self._wake.wait_for(lambda: self._closing, delay)
+                delay = min(delay * 2, self._max_retry_delay)
+                continue
+            delay = self._first_retry_delay
+            self._services.clear()
+            with self._lock:
+                callbacks = list(self._on_connected)
+            for callback in callbacks:
+                self._call(callback, self.session)
+            if self._lost or not self.session.isConnected():
+                continue  # lost during re-binding: start over
+            self._set_state(ConnectionState.CONNECTED, "")
+            with self._wake:
+                self._wake.wait_for(lambda: self._lost or self._closing)
+                reason = self._disconnect_reason
+            self._services.clear()
+            if not self._closing:
+                retrying = ConnectionState.DISCONNECTED
+                lost = "robot %s lost: %s" % (self.url, reason)
+                self._set_state(retrying, lost)
+        self._set_state(ConnectionState.DISCONNECTED, "closed")

@@ -1,0 +1,86 @@
+"""Where behavior_runner runs a behavior from: a converted folder, converted once per input.
+
+A converted folder (one holding the file-per-object format) is used as it is.  Any other
+input the converter reads (.xar, .pml, .crg, .pkg, or a folder holding a .xar) is
+converted into ``<cache>/<name>-<digest>/``, where the digest covers the input's bytes: a
+changed file is converted again, an unchanged one is not.
+"""
+import hashlib
+import os
+from pathlib import Path
+from typing import List, Tuple
+
+from naoqi_qicore.converter.api import convert
+from naoqi_qicore.converter.loader import LoadedBehavior, load_converted
+from naoqi_qicore.converter.writer import MANIFEST
+
+#: suffixes of the files the converter reads
+BEHAVIOR_SUFFIXES = (".xar", ".pml", ".crg", ".pkg")
+
+
+def default_cache_dir() -> Path:
+    """``$XDG_CACHE_HOME/naoqi_qicore`` (``~/.cache/naoqi_qicore``)."""
+    base = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
+    return Path(base) / "naoqi_qicore" / "behaviors"
+
+
+def behavior_name(path: str) -> str:
+    """Name of a behavior: its file or folder name ("dance" for dance.xar or dance/behavior.xar)."""
+    source = Path(path.rstrip("/"))
+    if source.stem == "behavior" and source.parent.name:
+        return source.parent.name
+    return source.stem
+
+
+def is_converted(folder: Path) -> bool:
+    """True when ``folder`` holds a converted behavior (its manifest)."""
+    return folder.is_dir() and (folder / MANIFEST).is_file()
+
+
+def _digest(path: Path) -> str:
+    sha = hashlib.sha256()
+    files = [path] if path.is_file() else sorted(p for p in path.rglob("*") if p.is_file())
+    for file in files:
+        sha.update(str(file.relative_to(path.parent if path.is_file() else path)).encode())
+        with open(file, "rb") as stream:
+            for chunk in iter(lambda: stream.read(1 << 16), b""):
+                sha.update(chunk)
+    return sha.hexdigest()[:16]
+
+
+def convert_behavior(source: Path, destination: Path) -> List[str]:
+    """Convert ``source`` into the folder ``destination`` (replaced atomically).
+
+    An input holding several behaviors (project, package) gets one sub-folder each.
+    Returns the conversion warnings; raises ``ValueError`` with file, line and element
+    when ``source`` cannot be converted.
+    """
+    return convert(source, destination, force=True).warnings
+
+
+def converted_folder(folder: Path) -> Path:
+    """``folder`` if it is a converted behavior, else its first converted sub-folder."""
+    if is_converted(folder):
+        return folder
+    for child in sorted(folder.iterdir()) if folder.is_dir() else []:
+        if is_converted(child):
+            return child
+    raise ValueError("%s: no converted behavior in it" % folder)
+
+
+def load_behavior(path: str, cache_dir: Path) -> Tuple[LoadedBehavior, List[str]]:
+    """The behavior at ``path`` (converted into ``cache_dir`` if needed) and the warnings.
+
+    Raises ``ValueError`` with a readable message when the path cannot be loaded.
+    """
+    source = Path(path).expanduser()
+    if not source.exists():
+        raise ValueError("%s: no such file or folder" % path)
+    source = source.resolve()
+    if is_converted(source):
+        return load_converted(source), []
+    target = cache_dir / ("%s-%s" % (behavior_name(str(source)), _digest(source)))
+    warnings: List[str] = []
+    if not target.is_dir():
+        warnings = convert_behavior(source, target)
+    return load_converted(converted_folder(target)), warnings

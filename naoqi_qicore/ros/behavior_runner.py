@@ -1,0 +1,488 @@
+"""``behavior_runner`` node: play, stop, pause, resume, go to labels and load behaviors.
+
+Services (relative names): ``behavior/play`` (Play), ``behavior/stop``,
+``behavior/pause``, ``behavior/resume`` (std_srvs/Trigger), ``behavior/goto`` (GoTo),
+``behavior/load`` (LoadBehavior), ``behavior/list`` (ListBehaviors).
+Topics (latched): ``behavior/state`` (BehaviorState, on every change and at
+``state_rate`` while playing) and ``behavior/focus`` (ActivityFocus).
+
+Playing takes the robot's focus with ALAutonomousLife.switchFocus (stacking the current
+activity when asked); stopping, or the behavior finishing, releases it with stopFocus,
+which gives the focus back to the stacked activity.  Box scripts use the runner's own
+qi session; motion goes through naoqi_bridge when one is up (see ``motion_sink``).
+With an empty ``robot_url`` and ``nao_ip`` the runner starts a simulated robot in-process.
+"""
+import queue
+import threading
+from pathlib import Path
+from typing import Any, Callable, List, Optional, Tuple
+
+from rcl_interfaces.msg import FloatingPointRange, ParameterDescriptor
+from rclpy.callback_groups import ReentrantCallbackGroup
+from rclpy.node import Node
+from std_srvs.srv import Trigger
+
+from naoqi_qicore.converter.loader import LoadedBehavior
+from naoqi_qicore.core.events import GotoError
+from naoqi_qicore.core.motion import ALMotionSink
+from naoqi_qicore.core.player import BehaviorPlayer
+from naoqi_qicore.msg import ActivityFocus, BehaviorInfo, BehaviorState
+from naoqi_qicore.robot.naoqi_compat import box_environment
+from naoqi_qicore.robot.session import ConnectionState, RobotAddress, RobotSession
+from naoqi_qicore.ros.behavior_cache import behavior_name, default_cache_dir, load_behavior
+from naoqi_qicore.ros.focus import STOP_AND_STACK_CURRENT, STOP_CURRENT, FocusTracker, LifeObserver
+from naoqi_qicore.ros.motion_sink import MOTION_OUTPUTS, BridgeMotionSink
+from naoqi_qicore.ros.qos import LATCHED
+from naoqi_qicore.ros.robot_parameters import (declare_robot_parameters, robot_address,
+                                               robot_parameters_given)
+from naoqi_qicore.ros.spin import NodeSetupError, run_node
+from naoqi_qicore.srv import GoTo, ListBehaviors, LoadBehavior, Play
+
+STATUS_CODES = {name: getattr(BehaviorState, name) for name in
+                ("IDLE", "LOADED", "PLAYING", "PAUSED", "STOPPED", "FINISHED", "ERROR")}
+#: engine events that change what behavior/state shows (frames go out at state_rate)
+STATE_EVENTS = ("status", "state_entered", "box_loaded", "box_unloaded", "box_started",
+                "output_fired", "error")
+
+
+class _Loaded:
+    """The behavior the runner holds: where it came from and its engine."""
+
+    def __init__(self, name: str, path: str, behavior: LoadedBehavior) -> None:
+        self.name = name
+        self.path = path
+        self.behavior = behavior
+        self.player: Optional[BehaviorPlayer] = None
+
+
+class BehaviorRunner(Node):
+    """Plays one loaded behavior on a robot and serves its controls over ROS 2."""
+
+    def __init__(self, **kwargs: Any) -> None:
+        super().__init__("behavior_runner", **kwargs)
+        self._declare_parameters()
+        self._lock = threading.RLock()
+        self._focus_lock = threading.Lock()
+        self._loaded: Optional[_Loaded] = None
+        # status and error shown while there is no engine: connecting (IDLE) or lost (ERROR)
+        self._robot_status: Tuple[int, str] = (BehaviorState.IDLE, "")
+        self._has_focus = False
+        self._autoplayed = False
+        self._closed = False
+        self._last_state: Optional[tuple] = None
+        self._life: Any = None
+        self._sim: Any = None
+        self._cache_dir = Path(self.get_parameter("cache_dir").value or default_cache_dir())
+
+        self._state_pub = self.create_publisher(BehaviorState, "behavior/state", LATCHED)
+        self._focus_pub = self.create_publisher(ActivityFocus, "behavior/focus", LATCHED)
+        self._focus = FocusTracker()
+        self._life_observer = LifeObserver(self._focus, lambda state: None, self._publish_focus)
+
+        self._events: "queue.Queue[Any]" = queue.Queue()
+        self._event_thread = threading.Thread(target=self._handle_engine_events, daemon=True,
+                                              name="behavior_runner events")
+        self._event_thread.start()
+        self._robot = RobotSession(self._address())
+        try:
+            self._motion = BridgeMotionSink(self, ALMotionSink(self._robot.session),
+                                            self.get_parameter("motion_output").value)
+        except ValueError as error:
+            self.close()
+            raise NodeSetupError(str(error)) from None
+        group = ReentrantCallbackGroup()
+        services = [
+            (Play, "behavior/play", self._play),
+            (Trigger, "behavior/stop", self._stop),
+            (Trigger, "behavior/pause", self._pause),
+            (Trigger, "behavior/resume", self._resume),
+            (GoTo, "behavior/goto", self._goto),
+            (LoadBehavior, "behavior/load", self._load),
+            (ListBehaviors, "behavior/list", self._list),
+        ]
+        for service_type, name, handler in services:
+            self.create_service(service_type, name, handler, callback_group=group)
+        rate = self.get_parameter("state_rate").value
+        self.create_timer(1.0 / rate, self._publish_state_while_playing, callback_group=group)
+
+        self._publish_state(force=True)
+        self._publish_focus()
+        behavior = self.get_parameter("behavior").value
+        if behavior:
+            try:
+                self._replace_behavior(behavior)
+            except ValueError as error:
+                self.close()
+                raise NodeSetupError(str(error)) from None
+        self._robot.add_connected_callback(self._on_connected)
+        self._robot.add_state_callback(self._on_connection_state)
+        self._robot.start()
+
+    # -- set-up ----------------------------------------------------------------------------
+    def _declare_parameters(self) -> None:
+        declare_robot_parameters(self)
+
+        def declare(name: str, default: Any, description: str, **extra: Any) -> None:
+            self.declare_parameter(name, default, ParameterDescriptor(
+                description=description, read_only=True, **extra))
+
+        declare("behavior", "", "behavior to load at start: .xar, .pml, .crg, .pkg or a "
+                "converted folder (then use behavior/load)")
+        declare("autoplay", False, "play the behavior as soon as the robot is connected")
+        declare("activity_name", "", "activity name given to ALAutonomousLife.switchFocus "
+                "(default naoqi_qicore/<behavior name>)")
+        declare("take_focus", True, "play takes the robot's focus (switchFocus) and stop "
+                "releases it (stopFocus); false leaves ALAutonomousLife alone")
+        declare("motion_output", "auto", "where motion goes: auto (naoqi_bridge when one is "
+                "connected, else ALMotion directly), bridge or direct",
+                additional_constraints="one of " + ", ".join(MOTION_OUTPUTS))
+        declare("state_rate", 2.0, "behavior/state rate while playing (Hz)",
+                floating_point_range=[FloatingPointRange(from_value=0.1, to_value=50.0)])
+        declare("cache_dir", "", "folder of converted behaviors (default "
+                "~/.cache/naoqi_qicore/behaviors)")
+
+    def _address(self) -> RobotAddress:
+        """The robot's address; an in-process simulated robot when none is given."""
+        try:
+            if robot_parameters_given(self):
+                return robot_address(self)
+        except ValueError as error:
+            raise NodeSetupError(str(error)) from None
+        from naoqi_qicore.robot.sim import SimulatedRobot
+        self._sim = SimulatedRobot(robot="nao", listen="tcp://127.0.0.1:0")
+        self._sim.start()
+        self.get_logger().info("no robot given: simulated robot at %s" % self._sim.url)
+        return RobotAddress(self._sim.url)
+
+    def close(self) -> None:
+        """Stop the behavior, disconnect, stop the simulated robot if the runner started it."""
+        self._closed = True
+        with self._lock:
+            loaded = self._loaded
+            if loaded is not None and loaded.player is not None:
+                self._unload_player(loaded)
+        self._events.put(None)
+        self._event_thread.join(5)
+        self._robot.close()
+        if self._sim is not None:
+            self._sim.stop()
+
+    # -- robot connection ------------------------------------------------------------------
+    def _on_connected(self, session: Any) -> None:
+        self._life = self._life_observer.bind(session)
+        with self._lock:
+            self._robot_status = (BehaviorState.IDLE, "")
+            loaded = self._loaded
+            if loaded is not None and loaded.player is None:
+                try:
+                    self._start_player(loaded)
+                except Exception as error:  # a box failing to load: reported, runner goes on
+                    self._robot_status = (BehaviorState.ERROR, "loading %s: %s"
+                                          % (loaded.name, error))
+                    self.get_logger().error(self._robot_status[1])
+        if self.get_parameter("autoplay").value and loaded is not None and not self._autoplayed:
+            self._autoplayed = True  # once: a reconnection does not replay the behavior
+            outcome = self._play_loaded(stack=False)
+            if outcome:
+                self.get_logger().error("autoplay: " + outcome)
+
+    def _on_connection_state(self, state: ConnectionState, message: str) -> None:
+        if self._closed:
+            return
+        if state == ConnectionState.CONNECTED:
+            self.get_logger().info("connected to %s" % self._robot.url)
+            self._publish_state(force=True)
+            return
+        self._life = None
+        with self._lock:
+            if state == ConnectionState.DISCONNECTED:
+                self._robot_status = (BehaviorState.ERROR, message)
+            else:
+                self._robot_status = (self._robot_status[0],
+                                      "connecting to %s: %s" % (self._robot.url, message))
+            self._has_focus = False
+            loaded = self._loaded
+            if loaded is not None and loaded.player is not None:
+                self.get_logger().error("%s: stopping %s" % (message, loaded.name))
+                self._unload_player(loaded)
+        self._publish_state(force=True)
+
+    # -- engine ----------------------------------------------------------------------------
+    def _start_player(self, loaded: _Loaded) -> None:
+        """Create and load the engine of ``loaded`` on the connected robot (lock held)."""
+        player = BehaviorPlayer(loaded.behavior, self._robot.session, motion=self._motion,
+                                listener=self._on_engine_event, environment=box_environment)
+        player.load()
+        loaded.player = player
+
+    def _unload_player(self, loaded: _Loaded) -> None:
+        """Stop and drop the engine of ``loaded`` (lock held)."""
+        player, loaded.player = loaded.player, None
+        try:
+            if player.status in ("PLAYING", "PAUSED"):
+                player.stop()
+            player.unload()
+        except Exception as error:  # a failing box must not keep the runner from going on
+            self.get_logger().error("unloading %s: %s" % (loaded.name, error))
+
+    def _on_engine_event(self, event: Any) -> None:
+        """Engine listener: queue the event (engine threads must never wait on the runner)."""
+        if event.kind in STATE_EVENTS:
+            self._events.put(event)
+
+    def _handle_engine_events(self) -> None:
+        """Thread publishing what the engine reports."""
+        while True:
+            event = self._events.get()
+            if event is None:
+                return
+            if event.kind == "error":
+                self.get_logger().error("%s: %s" % (event.box_path, event.detail))
+            if event.kind == "status" and event.detail == "FINISHED":
+                self._release_focus()
+            self._publish_state()
+
+    # -- state and focus -------------------------------------------------------------------
+    def _state_message(self) -> BehaviorState:
+        message = BehaviorState()
+        message.header.stamp = self.get_clock().now().to_msg()
+        with self._lock:
+            loaded = self._loaded
+            player = loaded.player if loaded is not None else None
+            if loaded is not None:
+                message.behavior = loaded.name
+            if player is not None:
+                message.status = STATUS_CODES[player.status]
+                message.frame = int(player.frame)
+                message.fps = float(player.fps)
+                message.states = list(player.state_names)
+                message.active_boxes = list(player.active_boxes)
+                message.last_error = player.last_error or ""
+            else:
+                message.status, message.last_error = self._robot_status
+        return message
+
+    def _publish_state(self, force: bool = False) -> None:
+        """Publish behavior/state if anything but the frame changed (or ``force``)."""
+        if self._closed:
+            return
+        message = self._state_message()
+        key = (message.behavior, message.status, tuple(message.states),
+               tuple(message.active_boxes), message.last_error)
+        with self._lock:
+            if not force and key == self._last_state:
+                return
+            self._last_state = key
+        self._state_pub.publish(message)
+
+    def _publish_state_while_playing(self) -> None:
+        with self._lock:
+            player = self._loaded.player if self._loaded is not None else None
+            playing = player is not None and player.status == "PLAYING"
+        if playing:
+            self._publish_state(force=True)
+
+    def _publish_focus(self) -> None:
+        if not self._closed:
+            self._focus_pub.publish(self._focus.message(self.get_clock().now().to_msg()))
+
+    def _activity_name(self) -> str:
+        name = self.get_parameter("activity_name").value
+        return name or "naoqi_qicore/" + (self._loaded.name if self._loaded else "behavior")
+
+    def _take_focus(self, stack: bool) -> str:
+        """switchFocus to this behavior's activity; "" on success, else why not."""
+        if not self.get_parameter("take_focus").value:
+            return ""
+        life = self._life
+        if life is None:
+            return "the robot has no ALAutonomousLife (set take_focus:=false to play anyway)"
+        activity = self._activity_name()
+        flags = STOP_AND_STACK_CURRENT if stack else STOP_CURRENT
+        try:
+            previous = str(life.focusedActivity() or "")
+            if previous != activity:
+                life.switchFocus(activity, flags)
+                self._focus.switched(activity, flags, previous)
+        except RuntimeError as error:
+            return "ALAutonomousLife.switchFocus(%r): %s" % (activity, error)
+        self._has_focus = True
+        self._publish_focus()
+        return ""
+
+    def _release_focus(self) -> None:
+        """stopFocus if this behavior has the focus (the stacked activity gets it back)."""
+        life = self._life
+        with self._focus_lock:
+            if not self._has_focus or life is None:
+                return
+            self._has_focus = False
+        activity = self._activity_name()
+        try:
+            if str(life.focusedActivity() or "") == activity:
+                life.stopFocus()
+                self._focus.focus_stopped(activity, str(life.focusedActivity() or ""))
+        except RuntimeError as error:
+            self.get_logger().error("ALAutonomousLife.stopFocus: %s" % error)
+        self._publish_focus()
+
+    # -- services --------------------------------------------------------------------------
+    def _player(self) -> BehaviorPlayer:
+        """The engine of the loaded behavior, or ``ValueError`` saying why there is none."""
+        if self._loaded is None:
+            raise ValueError("no behavior loaded (call behavior/load)")
+        if self._loaded.player is None:
+            raise ValueError("robot %s not connected: %s" % (self._robot.url,
+                                                              self._robot.message))
+        return self._loaded.player
+
+    def _play_loaded(self, stack: bool) -> str:
+        """Play the loaded behavior; "" on success, else why not."""
+        with self._lock:
+            try:
+                player = self._player()
+            except ValueError as error:
+                return str(error)
+            if player.status == "PLAYING":
+                return "%s is already playing" % self._loaded.name
+            if player.status == "PAUSED":
+                return "%s is paused: call behavior/resume" % self._loaded.name
+            refused = self._take_focus(stack)
+            if refused:
+                return refused
+            if player.status in ("ERROR", "IDLE"):
+                player.load()
+            player.play()
+        self._publish_state()
+        return ""
+
+    def _answer(self, response: Any, action: Callable[[], str], moved: bool = False) -> Any:
+        """Fill ``response`` from ``action()``: "" or a message is success, ValueError not.
+
+        ``moved``: the action changes the frame, so the state goes out even when paused.
+        """
+        try:
+            response.message = action()
+            response.success = True
+        except (ValueError, GotoError) as error:
+            response.success, response.message = False, str(error)
+        except Exception as error:  # engine or robot failure: answer, keep serving
+            self.get_logger().error("%s" % error)
+            response.success, response.message = False, "%s: %s" % (type(error).__name__, error)
+        self._publish_state(force=moved and response.success)
+        return response
+
+    def _play(self, request: Play.Request, response: Play.Response) -> Play.Response:
+        def play() -> str:
+            refused = self._play_loaded(request.stack_current)
+            if refused:
+                raise ValueError(refused)
+            return "playing %s" % self._loaded.name
+        return self._answer(response, play)
+
+    def _stop(self, request: Trigger.Request, response: Trigger.Response) -> Trigger.Response:
+        def stop() -> str:
+            with self._lock:
+                player = self._player()
+                if player.status not in ("PLAYING", "PAUSED"):
+                    raise ValueError("%s is not playing (%s)" % (self._loaded.name,
+                                                                player.status.lower()))
+                player.stop()
+            self._release_focus()
+            return "stopped %s" % self._loaded.name
+        return self._answer(response, stop)
+
+    def _step(self, response: Any, required: str, done: str,
+              action: Callable[[BehaviorPlayer], None]) -> Any:
+        """``action(player)`` when the player's status is ``required``; answer what was done."""
+        def step() -> str:
+            with self._lock:
+                player = self._player()
+                if player.status != required:
+                    raise ValueError("%s is not %s (%s)" % (self._loaded.name, required.lower(),
+                                                            player.status.lower()))
+                action(player)
+                return "%s %s at frame %d" % (done, self._loaded.name, player.frame)
+        return self._answer(response, step)
+
+    def _pause(self, request: Trigger.Request, response: Trigger.Response) -> Trigger.Response:
+        return self._step(response, "PLAYING", "paused", BehaviorPlayer.pause)
+
+    def _resume(self, request: Trigger.Request, response: Trigger.Response) -> Trigger.Response:
+        return self._step(response, "PAUSED", "resumed", BehaviorPlayer.resume)
+
+    def _goto(self, request: GoTo.Request, response: GoTo.Response) -> GoTo.Response:
+        def goto() -> str:
+            if request.label:
+                target: Any = request.label
+            elif request.frame >= 0:
+                target = int(request.frame)
+            else:
+                raise ValueError("give a label or a frame >= 0")
+            with self._lock:
+                player = self._player()
+                response.frame = player.goto(target, play=player.status == "PLAYING")
+                return "%s at frame %d" % (self._loaded.name, response.frame)
+        return self._answer(response, goto, moved=True)
+
+    def _replace_behavior(self, path: str) -> _Loaded:
+        """Load ``path`` and make it the runner's behavior; ``ValueError`` keeps the old one."""
+        if not path:
+            raise ValueError("path is empty")
+        behavior, warnings = load_behavior(path, self._cache_dir)
+        for warning in warnings:
+            self.get_logger().warning(warning)
+        name = behavior_name(path)
+        loaded = _Loaded(name, path, behavior)
+        with self._lock:
+            previous = self._loaded
+            if previous is not None and previous.player is not None:
+                was_focused = previous.player.status in ("PLAYING", "PAUSED")
+                self._unload_player(previous)
+                if was_focused:
+                    self._release_focus()
+            if self._robot.connected:
+                try:
+                    self._start_player(loaded)
+                except Exception as error:  # the engine refused it: the previous one comes back
+                    if previous is not None:
+                        self._start_player(previous)
+                    raise ValueError("%s: %s" % (path, error)) from None
+            self._loaded = loaded
+        self.get_logger().info("loaded %s from %s" % (name, path))
+        return loaded
+
+    def _info(self, loaded: _Loaded) -> BehaviorInfo:
+        info = BehaviorInfo(name=loaded.name, path=loaded.path,
+                            folder=str(loaded.behavior.folder or ""))
+        player = loaded.player
+        if player is not None:
+            labels = sorted(player.labels.items(), key=lambda item: (item[1], item[0]))
+            info.labels = [label for label, _ in labels]
+            info.label_frames = [int(frame) for _, frame in labels]
+            info.frame_count = int(player.frame_count)
+            info.fps = float(player.fps)
+        return info
+
+    def _load(self, request: LoadBehavior.Request,
+              response: LoadBehavior.Response) -> LoadBehavior.Response:
+        def load() -> str:
+            loaded = self._replace_behavior(request.path)
+            response.behavior = self._info(loaded)
+            return "loaded %s" % loaded.name
+        return self._answer(response, load)
+
+    def _list(self, request: ListBehaviors.Request,
+              response: ListBehaviors.Response) -> ListBehaviors.Response:
+        def list_behaviors() -> str:
+            with self._lock:
+                loaded = self._loaded
+                if loaded is not None:
+                    response.behaviors.append(self._info(loaded))
+            return "%d behavior(s) loaded" % len(response.behaviors)
+        return self._answer(response, list_behaviors)
+
+
+def main(args: Optional[List[str]] = None) -> int:
+    """Console entry point of ``behavior_runner``."""
+    return run_node(lambda: BehaviorRunner(), args)

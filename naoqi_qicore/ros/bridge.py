@@ -1,0 +1,338 @@
+"""``naoqi_bridge`` node: motion segments and ALAutonomousLife of a robot, over ROS 2.
+
+Topics (relative names, so ``__ns`` namespaces them):
+
+* ``robot/connection`` (RobotConnection, latched): state of the libqi connection.
+* ``motion/keyframes`` (MotionKeyframes, subscribed): each segment is started with
+  ``ALMotion.pCall("angleInterpolationBezier", ...)``; its task id is kept.
+* ``motion/stop`` (MotionStop, subscribed): ``ALMotion.stop(task id)`` of one or all segments.
+* ``motion/status`` (MotionStatus): STARTED, then FINISHED, STOPPED or FAILED per segment
+  (the end of a segment is noticed within 100 ms, with ``ALMotion.isRunning``).
+* ``life/state`` (std_msgs/String, latched): ALAutonomousLife state.
+* ``life/focus`` (ActivityFocus, latched): focused activity, previous one and reasons
+  (from the ``activityTransition`` signal when the robot has it, else from ALMemory).
+
+Services under ``life/``: ``switch_focus``, ``stop_focus``, ``stop_all``, ``set_state``,
+``get_state``, ``focused_activity``, ``get_focus_history``,
+``set_autonomous_ability_enabled``.  When the robot goes away the bridge reports it,
+reconnects with back-off and binds its signals and subscribers again.
+"""
+import threading
+from dataclasses import dataclass
+from typing import Any, Callable, Dict, List, Optional, Tuple
+
+from builtin_interfaces.msg import Time
+
+from rcl_interfaces.msg import FloatingPointRange, ParameterDescriptor
+from rclpy.node import Node
+from std_msgs.msg import String
+from std_srvs.srv import Trigger
+
+from naoqi_qicore.msg import (ActivityFocus, MotionKeyframes, MotionStatus, MotionStop,
+                              RobotConnection)
+from naoqi_qicore.robot.session import ConnectionState, RobotSession
+from naoqi_qicore.ros.focus import (STOP_AND_STACK_CURRENT, STOP_CURRENT, FocusTracker,
+                                    LifeObserver)
+from naoqi_qicore.ros.motion_messages import bezier_arguments
+from naoqi_qicore.ros.qos import COMMANDS, LATCHED
+from naoqi_qicore.ros.robot_parameters import declare_robot_parameters, robot_address
+from naoqi_qicore.ros.spin import NodeSetupError, run_node
+from naoqi_qicore.srv import GetFocusHistory, SetAutonomousAbility, SetLifeState, SwitchFocus
+
+LIFE_STATES = ("solitary", "interactive", "safeguard", "disabled")
+#: how often the bridge checks whether the motion segments it started are still running (s)
+SEGMENT_POLL_PERIOD = 0.1
+
+
+@dataclass
+class _Segment:
+    """A motion segment running on the robot."""
+
+    task_id: int
+    stop_requested: bool = False
+
+
+class NaoqiBridge(Node):
+    """Executes motion segments on a robot and exposes its ALAutonomousLife."""
+
+    def __init__(self, **kwargs: Any) -> None:
+        super().__init__("naoqi_bridge", **kwargs)
+        declare_robot_parameters(self)
+        self.declare_parameter("max_retry_delay", 2.0, ParameterDescriptor(
+            description="longest wait between two connection attempts (s)", read_only=True,
+            floating_point_range=[FloatingPointRange(from_value=0.05, to_value=60.0)]))
+        try:
+            address = robot_address(self)
+        except ValueError as error:
+            raise NodeSetupError(str(error)) from None
+        self._lock = threading.Lock()
+        self._segments: Dict[int, _Segment] = {}
+        self._motion: Any = None
+        self._life: Any = None
+        self._focus = FocusTracker()
+        self._life_observer = LifeObserver(self._focus, self._publish_life_state,
+                                           self._publish_focus)
+        self._closed = False
+
+        self._connection_pub = self.create_publisher(RobotConnection, "robot/connection", LATCHED)
+        self._status_pub = self.create_publisher(MotionStatus, "motion/status", COMMANDS)
+        self._life_state_pub = self.create_publisher(String, "life/state", LATCHED)
+        self._focus_pub = self.create_publisher(ActivityFocus, "life/focus", LATCHED)
+        self.create_subscription(MotionKeyframes, "motion/keyframes", self._on_keyframes,
+                                 COMMANDS)
+        self.create_subscription(MotionStop, "motion/stop", self._on_stop, COMMANDS)
+        self.create_timer(SEGMENT_POLL_PERIOD, self._poll_segments)
+        services = [
+            (SwitchFocus, "life/switch_focus", self._switch_focus),
+            (Trigger, "life/stop_focus", self._stop_focus),
+            (Trigger, "life/stop_all", self._stop_all),
+            (SetLifeState, "life/set_state", self._set_state),
+            (Trigger, "life/get_state", self._get_state),
+            (Trigger, "life/focused_activity", self._focused_activity),
+            (GetFocusHistory, "life/get_focus_history", self._get_focus_history),
+            (SetAutonomousAbility, "life/set_autonomous_ability_enabled",
+             self._set_autonomous_ability),
+        ]
+        for service_type, name, handler in services:
+            self.create_service(service_type, name, handler)
+
+        self._robot = RobotSession(address, max_retry_delay=self.get_parameter(
+            "max_retry_delay").value)
+        self._robot.add_connected_callback(self._bind)
+        self._robot.add_state_callback(self._on_connection_state)
+        self._publish_connection(self._robot.state, self._robot.message)
+        self._robot.start()
+
+    def close(self) -> None:
+        """Disconnect from the robot (nothing is published any more)."""
+        self._closed = True
+        self._robot.close()
+
+    # -- connection ------------------------------------------------------------------------
+    def _now(self):
+        return self.get_clock().now().to_msg()
+
+    def _publish_connection(self, state: ConnectionState, message: str) -> None:
+        msg = RobotConnection(state=int(state), url=self._robot.url, message=message)
+        msg.header.stamp = self._now()
+        self._connection_pub.publish(msg)
+
+    def _on_connection_state(self, state: ConnectionState, message: str) -> None:
+        if self._closed:
+            return
+        if state == ConnectionState.CONNECTED:
+            self.get_logger().info("connected to %s" % self._robot.url)
+        elif state == ConnectionState.DISCONNECTED:
+            self.get_logger().warning(message)
+            self._forget_robot(message)
+        self._publish_connection(state, message)
+
+    def _forget_robot(self, reason: str) -> None:
+        """The connection is gone: its proxies and running segments with it."""
+        with self._lock:
+            segments = list(self._segments)
+            self._segments.clear()
+            self._motion = self._life = None
+        for segment_id in segments:
+            self._publish_status(segment_id, MotionStatus.FAILED, reason)
+
+    def _bind(self, session: Any) -> None:
+        """Fetch the services and connect the signals of a new connection."""
+        motion = session.service("ALMotion")
+        life = self._life_observer.bind(session)
+        if life is None:
+            self.get_logger().warning("the robot has no ALAutonomousLife: life/* services fail")
+        with self._lock:
+            self._motion, self._life = motion, life
+
+    # -- motion ----------------------------------------------------------------------------
+    def _publish_status(self, segment_id: int, status: int, message: str = "") -> None:
+        msg = MotionStatus(segment_id=segment_id, status=status, message=message)
+        msg.header.stamp = self._now()
+        self._status_pub.publish(msg)
+
+    def _on_keyframes(self, message: MotionKeyframes) -> None:
+        segment_id = message.segment_id
+        motion = self._motion
+        if motion is None:
+            self._publish_status(segment_id, MotionStatus.FAILED,
+                                 "robot not connected: " + self._robot.message)
+            return
+        try:
+            names, times, keys = bezier_arguments(message)
+            task_id = motion.pCall("angleInterpolationBezier", names, times, keys)
+        except (ValueError, RuntimeError) as error:
+            self.get_logger().error("motion segment %d: %s" % (segment_id, error))
+            self._publish_status(segment_id, MotionStatus.FAILED, str(error))
+            return
+        with self._lock:
+            self._segments[segment_id] = _Segment(task_id)
+        self._publish_status(segment_id, MotionStatus.STARTED)
+
+    def _poll_segments(self) -> None:
+        """Report the segments whose task ended (polled: a blocking ALMotion.wait per
+        segment would hold one of the robot's threads for the whole motion)."""
+        with self._lock:
+            running = list(self._segments.items())
+            motion = self._motion
+        for segment_id, segment in running:
+            try:
+                if motion.isRunning(segment.task_id):
+                    continue
+            except RuntimeError:
+                continue  # connection lost: _forget_robot reports it
+            with self._lock:
+                if self._segments.pop(segment_id, None) is None:
+                    continue
+            self._publish_status(segment_id, MotionStatus.STOPPED if segment.stop_requested
+                                 else MotionStatus.FINISHED)
+
+    def _on_stop(self, message: MotionStop) -> None:
+        with self._lock:
+            targets = [(segment_id, segment) for segment_id, segment in self._segments.items()
+                       if message.segment_id in (MotionStop.ALL, segment_id)]
+            for _, segment in targets:
+                segment.stop_requested = True
+            motion = self._motion
+        for segment_id, segment in targets:
+            # Not waited for: stopping one task must not delay the segment sent after it.
+            future = motion.stop(segment.task_id, _async=True)
+            future.addCallback(lambda done, segment_id=segment_id: self._on_stopped(segment_id,
+                                                                                  done))
+
+    def _on_stopped(self, segment_id: int, future: Any) -> None:
+        if future.hasError():
+            self.get_logger().error("stopping motion segment %d: %s"
+                                    % (segment_id, future.error()))
+
+    # -- autonomous life: robot -> topics --------------------------------------------------
+    def _publish_focus(self) -> None:
+        self._focus_pub.publish(self._focus.message(self._now()))
+
+    def _publish_life_state(self, state: str) -> None:
+        self._life_state_pub.publish(String(data=state))
+
+    # -- autonomous life: services ---------------------------------------------------------
+    def _call_life(self, response: Any, call: Callable[[Any], Any]) -> Tuple[bool, Any]:
+        """``(True, call(ALAutonomousLife))``, or ``(False, None)`` with ``response`` filled."""
+        life = self._life
+        if life is None:
+            response.success = False
+            response.message = ("robot not connected: " + self._robot.message
+                                if not self._robot.connected else "the robot has no ALAutonomousLife")
+            return False, None
+        try:
+            result = call(life)
+        except (RuntimeError, TypeError) as error:
+            response.success, response.message = False, str(error)
+            return False, None
+        response.success = True
+        return True, result
+
+    def _switch_focus(self, request: SwitchFocus.Request, response: SwitchFocus.Response):
+        if not request.activity_name:
+            response.success, response.message = False, "activity_name is empty"
+            return response
+        if request.flags not in (STOP_CURRENT, STOP_AND_STACK_CURRENT):
+            response.success = False
+            response.message = "flags must be 0 (STOP_CURRENT) or 1 (STOP_AND_STACK_CURRENT), got %d" \
+                % request.flags
+            return response
+        ok, previous = self._call_life(response, lambda life: life.focusedActivity())
+        if ok:
+            ok, _ = self._call_life(response, lambda life: life.switchFocus(
+                request.activity_name, request.flags))
+        if ok:
+            self._focus.switched(request.activity_name, request.flags, str(previous or ""))
+            response.message = "%s has the focus" % request.activity_name
+            self._publish_focus()
+        return response
+
+    def _stop_focus(self, request: Trigger.Request, response: Trigger.Response):
+        ok, stopped = self._call_life(response, lambda life: life.focusedActivity())
+        if ok:
+            ok, _ = self._call_life(response, lambda life: life.stopFocus())
+        if ok:
+            ok, focused = self._call_life(response, lambda life: life.focusedActivity())
+        if ok:
+            self._focus.focus_stopped(str(stopped or ""), str(focused or ""))
+            response.message = "focused activity: %r" % (focused or "")
+            self._publish_focus()
+        return response
+
+    def _stop_all(self, request: Trigger.Request, response: Trigger.Response):
+        ok, _ = self._call_life(response, lambda life: life.stopAll())
+        if ok:
+            self._focus.stopped_all()
+            response.message = "no activity has the focus"
+            self._publish_focus()
+        return response
+
+    def _set_state(self, request: SetLifeState.Request, response: SetLifeState.Response):
+        if request.state not in LIFE_STATES:
+            response.success = False
+            response.message = "state must be one of %s, got %r" % (", ".join(LIFE_STATES),
+                                                                    request.state)
+            return response
+        ok, _ = self._call_life(response, lambda life: life.setState(request.state))
+        if ok:
+            response.message = "state %s" % request.state
+            self._focus.state_changed(request.state)
+            self._publish_life_state(request.state)
+            self._publish_focus()
+        return response
+
+    def _get_state(self, request: Trigger.Request, response: Trigger.Response):
+        ok, state = self._call_life(response, lambda life: life.getState())
+        if ok:
+            response.message = str(state)
+        return response
+
+    def _focused_activity(self, request: Trigger.Request, response: Trigger.Response):
+        ok, activity = self._call_life(response, lambda life: life.focusedActivity())
+        if ok:
+            response.message = str(activity or "")
+        return response
+
+    def _get_focus_history(self, request: GetFocusHistory.Request,
+                           response: GetFocusHistory.Response):
+        if request.depth < 0:
+            response.success, response.message = False, "depth must be >= 0"
+            return response
+        ok, history = self._call_life(response, lambda life: (
+            life.getFocusHistory(request.depth) if request.depth else life.getFocusHistory()))
+        if ok:
+            for entry in history or []:
+                activity, when = entry[0], entry[1]
+                response.activities.append(str(activity))
+                response.times.append(_time_message(when))
+            response.message = "%d entries" % len(response.activities)
+        return response
+
+    def _set_autonomous_ability(self, request: SetAutonomousAbility.Request,
+                                response: SetAutonomousAbility.Response):
+        if not request.ability:
+            response.success, response.message = False, "ability is empty"
+            return response
+        ok, _ = self._call_life(response, lambda life: life.setAutonomousAbilityEnabled(
+            request.ability, request.enabled))
+        if ok:
+            response.message = "%s %s" % (request.ability,
+                                          "enabled" if request.enabled else "disabled")
+        return response
+
+
+def _time_message(when: Any) -> Time:
+    """A ROS Time from a focus history time (seconds, or [sec, usec] as the robot gives)."""
+    if isinstance(when, (list, tuple)):
+        seconds, micros = int(when[0]), int(when[1]) if len(when) > 1 else 0
+        return Time(sec=seconds, nanosec=micros * 1000)
+    seconds = float(when)
+    return Time(sec=int(seconds), nanosec=int((seconds - int(seconds)) * 1e9))
+
+
+def main(args: Optional[List[str]] = None) -> int:
+    """Console entry point of ``naoqi_bridge``."""
+    # One thread: a segment is started the moment its message is taken (measured: a
+    # multi-threaded executor adds tens of ms of jitter); life services wait their turn.
+    return run_node(lambda: NaoqiBridge(), args, threads=1)

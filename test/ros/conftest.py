@@ -1,0 +1,204 @@
+"""Fixtures of the ROS tests: real processes (simulated robot, bridge, runner) and a probe node.
+
+Every process runs with the venv's interpreter, inherits the per-run ROS_DOMAIN_ID of
+test/conftest.py, logs into the test's tmp_path and is stopped (SIGINT, then SIGKILL)
+when the test ends.
+"""
+import json
+import os
+import signal
+import subprocess
+import sys
+import threading
+import time
+from pathlib import Path
+from typing import Any, Callable, Dict, Iterator, List, Optional
+
+import pytest
+
+rclpy = pytest.importorskip("rclpy")
+from rclpy.executors import SingleThreadedExecutor  # noqa: E402
+
+from naoqi_qicore.ros.launcher import free_tcp_port, python_program, wait_for_port  # noqa: E402
+from naoqi_qicore.ros.qos import COMMANDS, LATCHED  # noqa: E402
+
+REPO = Path(__file__).resolve().parents[2]
+
+
+def wait_until(predicate: Callable[[], Any], timeout: float = 10.0, what: str = "") -> Any:
+    """Poll ``predicate`` until it returns something true; fail the test after ``timeout`` s."""
+    deadline = time.monotonic() + timeout
+    while True:
+        value = predicate()
+        if value:
+            return value
+        if time.monotonic() > deadline:
+            pytest.fail("timed out after %.0f s waiting for %s" % (timeout, what or predicate))
+        time.sleep(0.02)
+
+
+class Program:
+    """A process of the test, its output in a log file."""
+
+    def __init__(self, name: str, command: List[str], log_dir: Path) -> None:
+        self.name = name
+        self.command = command
+        self.log = log_dir / (name + ".log")
+        self.process: Optional[subprocess.Popen] = None
+        self.start()
+
+    def start(self) -> None:
+        path = [str(REPO)] + [p for p in os.environ.get("PYTHONPATH", "").split(os.pathsep) if p]
+        env = dict(os.environ, PYTHONPATH=os.pathsep.join(path), PYTHONUNBUFFERED="1")
+        with open(self.log, "a") as log:
+            self.process = subprocess.Popen(self.command, stdout=log, stderr=subprocess.STDOUT,
+                                            env=env, cwd=str(REPO))
+
+    def output(self) -> str:
+        return self.log.read_text(errors="replace")
+
+    def alive(self) -> bool:
+        return self.process is not None and self.process.poll() is None
+
+    def kill(self) -> None:
+        """Kill at once (a robot disappearing)."""
+        self.process.kill()
+        self.process.wait(10)
+
+    def stop(self) -> int:
+        """SIGINT, then SIGKILL after 10 s; the exit code."""
+        if self.alive():
+            self.process.send_signal(signal.SIGINT)
+            try:
+                self.process.wait(10)
+            except subprocess.TimeoutExpired:
+                self.process.kill()
+                self.process.wait(10)
+        return self.process.returncode
+
+
+class SimulatedRobotProcess(Program):
+    """``naoqi_sim`` on a free loopback port, recording every call into a JSON Lines file."""
+
+    def __init__(self, log_dir: Path) -> None:
+        self.port = free_tcp_port()
+        self.url = "tcp://127.0.0.1:%d" % self.port
+        self.record = log_dir / "robot-calls.jsonl"
+        super().__init__("naoqi_sim", python_program(
+            "naoqi_qicore.robot.sim.cli", "--listen", self.url, "--record", str(self.record)),
+            log_dir)
+
+    def start(self) -> None:
+        super().start()
+        wait_for_port("127.0.0.1", self.port, 30.0, self.process)
+
+    def calls(self, service: Optional[str] = None, method: Optional[str] = None) -> List[Dict]:
+        """The calls recorded so far, optionally only those of ``service.method``."""
+        if not self.record.exists():
+            return []
+        calls = []
+        for line in self.record.read_text().splitlines():
+            try:
+                call = json.loads(line)
+            except ValueError:
+                continue  # a line being written
+            if service and call.get("service") != service:
+                continue
+            if method and call.get("method") != method:
+                continue
+            calls.append(call)
+        return calls
+
+
+class Probe:
+    """A test node spinning in the background: calls services, keeps what topics carry."""
+
+    def __init__(self) -> None:
+        self.context = rclpy.Context()
+        rclpy.init(context=self.context)
+        self.node = rclpy.create_node("ros_test_probe", context=self.context)
+        self.executor = SingleThreadedExecutor(context=self.context)
+        self.executor.add_node(self.node)
+        self._lock = threading.Lock()
+        self.received: Dict[str, List[Any]] = {}
+        self._clients: Dict[str, Any] = {}
+        self._thread = threading.Thread(target=self._spin, daemon=True)
+        self._thread.start()
+
+    def _spin(self) -> None:
+        while self.context.ok():
+            try:
+                self.executor.spin_once(timeout_sec=0.05)
+            except Exception:  # shutting down
+                if self.context.ok():
+                    raise
+                return
+
+    def listen(self, message_type: Any, topic: str, latched: bool = True) -> List[Any]:
+        """Keep every message of ``topic``; returns the (growing) list."""
+        with self._lock:
+            if topic in self.received:
+                return self.received[topic]
+            messages: List[Any] = []
+            self.received[topic] = messages
+        self.node.create_subscription(message_type, topic, messages.append,
+                                      LATCHED if latched else COMMANDS)
+        return messages
+
+    def call(self, service_type: Any, name: str, request: Any = None,
+             timeout: float = 20.0) -> Any:
+        """Call a service and return its response (fails the test on timeout)."""
+        client = self._clients.get(name)
+        if client is None:
+            client = self._clients[name] = self.node.create_client(service_type, name)
+        wait_until(lambda: client.service_is_ready(), timeout, "service " + name)
+        future = client.call_async(request if request is not None else service_type.Request())
+        done = threading.Event()
+        future.add_done_callback(lambda _: done.set())
+        if not done.wait(timeout):
+            pytest.fail("no answer from %s within %.0f s" % (name, timeout))
+        return future.result()
+
+    #: poll a predicate until it holds (``wait_until``), for the tests' convenience
+    wait_until = staticmethod(wait_until)
+
+    def close(self) -> None:
+        self.context.try_shutdown()
+        self._thread.join(5)
+        self.node.destroy_node()
+
+
+@pytest.fixture
+def example_behavior(repo_root: Path) -> Path:
+    """examples/wave_hello/behavior.xar."""
+    return repo_root / "examples" / "wave_hello" / "behavior.xar"
+
+
+@pytest.fixture
+def probe() -> Iterator[Probe]:
+    test_probe = Probe()
+    yield test_probe
+    test_probe.close()
+
+
+@pytest.fixture
+def programs(tmp_path: Path) -> Iterator[Callable[..., Program]]:
+    """Start programs of the test; all are stopped at its end (and their logs shown on failure)."""
+    started: List[Program] = []
+
+    def start(kind: str, *arguments: str) -> Program:
+        if kind == "sim":
+            program: Program = SimulatedRobotProcess(tmp_path)
+        else:
+            module = {"bridge": "naoqi_qicore.ros.bridge",
+                      "runner": "naoqi_qicore.ros.behavior_runner",
+                      "convert": "naoqi_qicore.ros.convert_node"}[kind]
+            program = Program(kind, python_program(module, "--ros-args", *arguments), tmp_path)
+        started.append(program)
+        return program
+
+    yield start
+    for program in reversed(started):
+        program.stop()
+    for program in started:
+        sys.stdout.write("---- %s ----\n%s\n" % (program.name, program.output()[-4000:]))

@@ -1,0 +1,216 @@
+"""behavior_runner + naoqi_bridge + the simulated robot, as separate processes over real DDS.
+
+The behavior is examples/wave_hello (labels Hello 1, Wave 30, Skip 70, Bow 90 at 25 fps;
+a goto box at Skip jumps to Bow).  Motion reaches the robot through the bridge.
+"""
+from pathlib import Path
+from typing import Any, Callable, List
+
+import pytest
+
+pytest.importorskip("naoqi_qicore.robot.sim.cli", reason="needs the simulated robot")
+pytest.importorskip("naoqi_qicore.core.player", reason="needs the engine")
+from std_srvs.srv import Trigger  # noqa: E402
+
+from naoqi_qicore.msg import ActivityFocus, BehaviorState, RobotConnection  # noqa: E402
+from naoqi_qicore.srv import (GoTo, ListBehaviors, LoadBehavior, Play,  # noqa: E402
+                              SwitchFocus)
+
+FPS = 25.0
+LABELS = {"Hello": 1, "Wave": 30, "Skip": 70, "Bow": 90}
+ACTIVITY = "naoqi_qicore/wave_hello"
+
+
+class Stack:
+    """The three processes and what the test node sees of them."""
+
+    def __init__(self, programs: Callable[..., Any], probe: Any, behavior: Path,
+                 tmp_path: Path) -> None:
+        self.probe = probe
+        self.wait_until = probe.wait_until
+        self.robot = programs("sim")
+        self.bridge = programs("bridge", "-p", "robot_url:=" + self.robot.url,
+                               "-p", "max_retry_delay:=0.2")
+        self.runner = programs("runner", "-p", "robot_url:=" + self.robot.url,
+                               "-p", "behavior:=" + str(behavior),
+                               "-p", "cache_dir:=" + str(tmp_path / "cache"))
+        self.states: List[BehaviorState] = probe.listen(BehaviorState, "behavior/state")
+        self.focus: List[ActivityFocus] = probe.listen(ActivityFocus, "behavior/focus")
+        self.connection: List[RobotConnection] = probe.listen(RobotConnection,
+                                                              "robot/connection")
+        self.wait_state(lambda s: s.status == BehaviorState.LOADED, 60, "LOADED")
+        self.wait_until(lambda: self.connection and self.connection[-1].state
+                   == RobotConnection.CONNECTED, 30, "bridge connected")
+
+    def state(self) -> BehaviorState:
+        return self.states[-1]
+
+    def wait_state(self, predicate, timeout: float = 10.0, what: str = "") -> BehaviorState:
+        return self.wait_until(lambda: self.states and predicate(self.states[-1]) and self.states[-1],
+                          timeout, "behavior state " + what)
+
+    def motion_calls(self) -> List[dict]:
+        return self.robot.calls("ALMotion", "angleInterpolationBezier")
+
+    def trigger(self, name: str):
+        return self.probe.call(Trigger, "behavior/" + name)
+
+    def play(self, stack_current: bool = False):
+        return self.probe.call(Play, "behavior/play", Play.Request(stack_current=stack_current))
+
+
+@pytest.fixture
+def stack(programs, probe, example_behavior, tmp_path) -> Stack:
+    return Stack(programs, probe, example_behavior, tmp_path)
+
+
+def test_play_sends_motion_to_the_robot_and_finishes(stack: Stack) -> None:
+    answer = stack.play()
+    assert answer.success, answer.message
+    playing = stack.wait_state(lambda s: s.status == BehaviorState.PLAYING, 10, "PLAYING")
+    assert playing.behavior == "wave_hello"
+    assert playing.fps == FPS
+    motion = stack.wait_until(stack.motion_calls, 10, "an angleInterpolationBezier call")
+    names = motion[0]["args"][0]
+    assert {"HeadYaw", "RShoulderPitch", "RElbowRoll"} <= set(names)
+    stack.wait_state(lambda s: s.status == BehaviorState.FINISHED, 20, "FINISHED")
+    # the Say boxes spoke through the runner's own session
+    spoken = " ".join(str(call["args"]) for call in stack.robot.calls("ALTextToSpeech"))
+    assert "Hello, I am NAO" in spoken and "Goodbye" in spoken
+    # released when it finished (state and focus are separate topics: no order between them)
+    stack.wait_until(lambda: stack.focus[-1].focused_activity != ACTIVITY, 5, "focus released")
+
+
+def test_goto_label_jumps_and_motion_resumes_there(stack: Stack) -> None:
+    assert stack.play().success
+    stack.wait_state(lambda s: s.status == BehaviorState.PLAYING and s.frame >= 5, 10)
+    sent_before = len(stack.wait_until(stack.motion_calls, 10, "motion"))
+    answer = stack.probe.call(GoTo, "behavior/goto", GoTo.Request(label="Bow"))
+    assert answer.success, answer.message
+    assert answer.frame == LABELS["Bow"]
+    state = stack.wait_state(lambda s: s.frame >= LABELS["Bow"], 5, "frame >= Bow")
+    assert state.status == BehaviorState.PLAYING
+    calls = stack.wait_until(lambda: stack.motion_calls()[sent_before:], 5, "motion after goto")
+    names, times, _keys = calls[0]["args"][:3]
+    # HeadYaw keys at 100 and 120: from frame 90 they come 10 and 30 frames later
+    head_yaw = times[names.index("HeadYaw")]
+    assert head_yaw == pytest.approx([(100 - 90) / FPS, (120 - 90) / FPS], abs=1e-6)
+
+
+def test_goto_frame_while_paused_stays_paused(stack: Stack) -> None:
+    assert stack.play().success
+    stack.wait_state(lambda s: s.status == BehaviorState.PLAYING and s.frame >= 3, 10)
+    paused = stack.trigger("pause")
+    assert paused.success, paused.message
+    frame = stack.wait_state(lambda s: s.status == BehaviorState.PAUSED, 5, "PAUSED").frame
+    stack.probe.call(Trigger, "behavior/pause")  # pausing twice is refused, not fatal
+    answer = stack.probe.call(GoTo, "behavior/goto", GoTo.Request(frame=LABELS["Wave"]))
+    assert answer.success, answer.message
+    assert answer.frame == LABELS["Wave"]
+    state = stack.wait_state(lambda s: s.frame == LABELS["Wave"], 5, "at Wave")
+    assert state.status == BehaviorState.PAUSED
+    assert frame < LABELS["Wave"]
+    resumed = stack.trigger("resume")
+    assert resumed.success, resumed.message
+    stack.wait_state(lambda s: s.status == BehaviorState.PLAYING
+                     and s.frame > LABELS["Wave"], 5, "playing after Wave")
+
+
+def test_stop_unloads_boxes_and_releases_focus(stack: Stack) -> None:
+    assert stack.play().success
+    stack.wait_state(lambda s: s.status == BehaviorState.PLAYING and s.active_boxes, 10)
+    stack.wait_until(lambda: stack.focus and stack.focus[-1].focused_activity == ACTIVITY, 5, "focus")
+    answer = stack.trigger("stop")
+    assert answer.success, answer.message
+    stopped = stack.wait_state(lambda s: s.status == BehaviorState.STOPPED, 5, "STOPPED")
+    assert list(stopped.active_boxes) == []
+    focus = stack.wait_until(lambda: stack.focus[-1].focused_activity != ACTIVITY and stack.focus[-1],
+                       5, "focus released")
+    assert focus.previous_activity == ACTIVITY
+    assert not stack.trigger("stop").success  # nothing to stop any more
+
+
+def test_stacking_gives_the_focus_back(stack: Stack) -> None:
+    other = stack.probe.call(SwitchFocus, "life/switch_focus",
+                             SwitchFocus.Request(activity_name="idle-app/behavior_1"))
+    assert other.success, other.message
+    assert stack.play(stack_current=True).success
+    focus = stack.wait_until(lambda: stack.focus[-1].focused_activity == ACTIVITY and stack.focus[-1],
+                       5, "runner focused")
+    assert list(focus.focus_stack) == ["idle-app/behavior_1"]
+    assert stack.trigger("stop").success
+    back = stack.wait_until(lambda: stack.focus[-1].focused_activity == "idle-app/behavior_1"
+                      and stack.focus[-1], 5, "stacked activity back")
+    assert back.start_reason == "unstacked"
+    assert list(back.focus_stack) == []
+
+
+def test_wrong_requests_are_refused_and_the_node_keeps_serving(stack: Stack) -> None:
+    probe = stack.probe
+    refused = [
+        probe.call(GoTo, "behavior/goto", GoTo.Request(label="NoSuchLabel")),
+        probe.call(GoTo, "behavior/goto", GoTo.Request(frame=100000)),
+        probe.call(GoTo, "behavior/goto", GoTo.Request()),
+        stack.trigger("resume"),
+        stack.trigger("pause"),
+        stack.trigger("stop"),
+        probe.call(LoadBehavior, "behavior/load", LoadBehavior.Request(path="")),
+        probe.call(SwitchFocus, "life/switch_focus", SwitchFocus.Request(activity_name="")),
+        probe.call(SwitchFocus, "life/switch_focus", SwitchFocus.Request(activity_name="a/b",
+                                                                         flags=7)),
+    ]
+    for answer in refused:
+        assert answer.success is False
+        assert answer.message
+    assert stack.play().success
+    assert not stack.play().success  # already playing
+    assert stack.runner.alive() and stack.bridge.alive()
+
+
+def test_broken_file_keeps_the_loaded_behavior(stack: Stack, tmp_path) -> None:
+    broken = tmp_path / "broken.xar"
+    broken.write_text('<?xml version="1.0" encoding="UTF-8" ?>\n<ChoregrapheProject '
+                      'xar_version="3"><Box name="root" id="-1"><Timeline enable="1" fps=')
+    answer = stack.probe.call(LoadBehavior, "behavior/load", LoadBehavior.Request(path=str(broken)))
+    assert answer.success is False
+    assert "broken.xar" in answer.message
+    missing = stack.probe.call(LoadBehavior, "behavior/load",
+                               LoadBehavior.Request(path=str(tmp_path / "missing.xar")))
+    assert missing.success is False
+    listed = stack.probe.call(ListBehaviors, "behavior/list")
+    assert [b.name for b in listed.behaviors] == ["wave_hello"]
+    info = listed.behaviors[0]
+    assert dict(zip(info.labels, info.label_frames)) == LABELS
+    assert info.fps == FPS and info.frame_count >= 120
+    assert stack.runner.alive()
+    assert stack.play().success
+
+
+def test_load_replaces_the_behavior(stack: Stack, example_behavior: Path) -> None:
+    assert stack.play().success
+    stack.wait_state(lambda s: s.status == BehaviorState.PLAYING, 10)
+    answer = stack.probe.call(LoadBehavior, "behavior/load", LoadBehavior.Request(
+        path=str(example_behavior.parent)))  # the folder holding behavior.xar
+    assert answer.success, answer.message
+    assert dict(zip(answer.behavior.labels, answer.behavior.label_frames)) == LABELS
+    stack.wait_state(lambda s: s.status == BehaviorState.LOADED, 10, "LOADED again")
+
+
+def test_robot_lost_and_back(stack: Stack) -> None:
+    assert stack.play().success
+    stack.wait_state(lambda s: s.status == BehaviorState.PLAYING, 10)
+    stack.robot.kill()
+    lost = stack.wait_state(lambda s: s.status == BehaviorState.ERROR, 10, "ERROR")
+    assert "lost" in lost.last_error
+    stack.wait_until(lambda: stack.connection[-1].state == RobotConnection.DISCONNECTED, 10,
+               "bridge disconnected")
+    assert stack.connection[-1].message
+    refused = stack.play()
+    assert refused.success is False and "not connected" in refused.message
+    stack.robot.start()  # same port
+    stack.wait_until(lambda: stack.connection[-1].state == RobotConnection.CONNECTED, 20,
+               "bridge reconnected")
+    stack.wait_state(lambda s: s.status == BehaviorState.LOADED, 20, "LOADED after reconnection")
+    before = len(stack.motion_calls())
+    assert stack.play().success
+    stack.wait_until(lambda: len(stack.motion_calls()) > before, 10, "motion after reconnection")

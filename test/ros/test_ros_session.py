@@ -1,0 +1,79 @@
+"""RobotSession against a real libqi service directory in another process."""
+import subprocess
+import sys
+import threading
+from typing import List, Tuple
+
+import pytest
+
+qi = pytest.importorskip("qi")
+
+from naoqi_qicore.robot.session import ConnectionState, RobotAddress, RobotSession  # noqa: E402
+from naoqi_qicore.ros.launcher import free_tcp_port, wait_for_port  # noqa: E402
+
+SERVER = """
+import sys, time, qi
+class Echo:
+    def echo(self, text):
+        return text
+session = qi.Session()
+session.listenStandalone(sys.argv[1])
+session.registerService("Echo", Echo())
+while True:
+    time.sleep(1)
+"""
+
+
+def start_server(port: int) -> subprocess.Popen:
+    server = subprocess.Popen([sys.executable, "-c", SERVER, "tcp://127.0.0.1:%d" % port],
+                              stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    wait_for_port("127.0.0.1", port, 20.0, server)
+    return server
+
+
+def test_connects_late_reconnects_and_rebinds() -> None:
+    port = free_tcp_port()
+    robot = RobotSession(RobotAddress("tcp://127.0.0.1:%d" % port), max_retry_delay=0.2)
+    states: List[Tuple[ConnectionState, str]] = []
+    bound: List[str] = []
+    rebound = threading.Event()
+
+    def bind(session) -> None:
+        bound.append(session.service("Echo").echo("bound %d" % len(bound)))
+        if len(bound) == 2:
+            rebound.set()
+
+    robot.add_connected_callback(bind)
+    robot.add_state_callback(lambda state, message: states.append((state, message)))
+    robot.start()
+    server = None
+    try:
+        assert not robot.wait_connected(0.3)  # nothing listens yet: it keeps trying
+        assert robot.state == ConnectionState.CONNECTING
+        assert "Connection refused" in robot.message
+        server = start_server(port)
+        assert robot.wait_connected(10)
+        assert robot.service("Echo").echo("hi") == "hi"
+        server.kill()
+        server.wait()
+        server = start_server(port)
+        assert rebound.wait(10)
+        assert robot.wait_connected(10)
+        assert robot.service("Echo").echo("again") == "again"
+    finally:
+        robot.close()
+        if server is not None:
+            server.kill()
+            server.wait()
+    assert bound == ["bound 0", "bound 1"]
+    lost = [message for state, message in states if state == ConnectionState.DISCONNECTED]
+    assert any("lost" in message for message in lost)
+    assert [state for state, _ in states].count(ConnectionState.CONNECTED) == 2
+    assert states[-1] == (ConnectionState.DISCONNECTED, "closed")
+
+
+def test_service_fails_clearly_when_not_connected() -> None:
+    robot = RobotSession(RobotAddress("tcp://127.0.0.1:%d" % free_tcp_port()))
+    with pytest.raises(RuntimeError, match="not connected"):
+        robot.service("ALMotion")
+    robot.close()

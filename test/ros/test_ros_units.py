@@ -1,0 +1,104 @@
+"""Pure pieces of the ROS layer: robot addresses, motion messages, focus tracking."""
+import pytest
+
+pytest.importorskip("rclpy")
+
+from naoqi_qicore.robot.session import RobotAddress  # noqa: E402
+from naoqi_qicore.ros.focus import FocusTracker  # noqa: E402
+from naoqi_qicore.ros.motion_messages import bezier_arguments, keyframes_message  # noqa: E402
+
+
+@pytest.mark.parametrize("parameters, url, user", [
+    (dict(robot_url="tcp://10.0.0.2:9559"), "tcp://10.0.0.2:9559", ""),
+    (dict(robot_url="10.0.0.2"), "tcp://10.0.0.2:9559", ""),
+    (dict(robot_url="tcps://10.0.0.2", password="pw"), "tcps://10.0.0.2:9503", ""),
+    (dict(nao_ip="10.0.0.2"), "tcp://10.0.0.2:9559", ""),
+    (dict(nao_ip="10.0.0.2", nao_port=9600), "tcp://10.0.0.2:9600", ""),
+    (dict(nao_ip="10.0.0.2", password="pw"), "tcps://10.0.0.2:9503", "nao"),
+    (dict(nao_ip="10.0.0.2", user="me", password="pw", nao_port=9000), "tcps://10.0.0.2:9000", "me"),
+    (dict(robot_url="tcp://127.0.0.1:5000", nao_ip="10.0.0.2"), "tcp://127.0.0.1:5000", ""),
+])
+def test_robot_address_from_parameters(parameters, url, user) -> None:
+    address = RobotAddress.from_parameters(**parameters)
+    assert (address.url, address.user) == (url, user)
+    assert "pw" not in repr(address)
+
+
+@pytest.mark.parametrize("parameters, error", [
+    (dict(), "set robot_url or nao_ip"),
+    (dict(robot_url="http://x"), "not a tcp"),
+    (dict(robot_url="tcp://x:99999"), "invalid port"),
+    (dict(nao_ip="x", nao_port=0), "not a TCP port"),
+])
+def test_robot_address_errors(parameters, error) -> None:
+    with pytest.raises(ValueError, match=error):
+        RobotAddress.from_parameters(**parameters)
+
+
+def test_keyframes_round_trip_to_bezier_arguments() -> None:
+    names = ["HeadYaw", "RHand"]
+    times = [[0.4, 1.2], [0.8]]
+    keys = [[[0.1, [3, -0.1, 0.0], [3, 0.2, 0.05]], [-0.3, [2, -0.3, 0.0], [2, 0.3, 0.0]]],
+            [[0.9, [1, -0.25, 0.0], [1, 0.25, 0.0]]]]
+    message = keyframes_message(7, names, times, keys)
+    assert message.segment_id == 7
+    assert bezier_arguments(message) == (names, times, keys)
+
+
+def test_keyframes_shape_errors() -> None:
+    with pytest.raises(ValueError, match="2 names, 1 time lists"):
+        keyframes_message(1, ["A", "B"], [[0.1]], [[[0.0, [1, 0, 0], [1, 0, 0]]]])
+    message = keyframes_message(1, ["A"], [[0.1, 0.2]], [[[0.0, [1, 0, 0], [1, 0, 0]]] * 2])
+    message.joints[0].right_types = [1]
+    with pytest.raises(ValueError, match="joint 'A'"):
+        bezier_arguments(message)
+
+
+def test_focus_stack_follows_switches_and_unstacking() -> None:
+    focus = FocusTracker()
+    focus.observed("pkg/idle")
+    focus.switched("pkg/dance", 1, "pkg/idle")
+    assert (focus.focused, focus.previous, focus.stack) == ("pkg/dance", "pkg/idle", ["pkg/idle"])
+    assert focus.stop_reason == "switchfocus-api-interrupt"
+    focus.transition({"FocusedActivityName": "pkg/idle", "FocusedActivityStartReason": "unstacked",
+                      "PreviousActivityName": "pkg/dance",
+                      "PreviousActivityStopReason": "unknown-api-caller"})
+    assert (focus.focused, focus.previous, focus.stack) == ("pkg/idle", "pkg/dance", [])
+    assert focus.start_reason == "unstacked"
+
+
+def test_focus_without_stacking_and_idle_states() -> None:
+    focus = FocusTracker()
+    focus.observed("pkg/a")
+    focus.switched("pkg/b", 0, "pkg/a")
+    assert focus.stack == []
+    focus.switched("pkg/c", 1, "pkg/b")
+    assert focus.stack == ["pkg/b"]
+    focus.observed("pkg/b")  # the robot gave the focus back without a transition signal
+    assert (focus.focused, focus.start_reason, focus.stack) == ("pkg/b", "unstacked", [])
+    focus.switched("pkg/d", 1, "pkg/b")
+    focus.state_changed("disabled")
+    assert (focus.focused, focus.stack, focus.stop_reason) == ("", [], "disabled-state")
+
+
+def test_focus_same_result_whichever_comes_first() -> None:
+    from builtin_interfaces.msg import Time
+    robot_first, call_first = FocusTracker(), FocusTracker()
+    for focus in (robot_first, call_first):
+        focus.observed("pkg/idle")
+    robot_first.observed("pkg/dance")  # the robot's event arrives before the call returns
+    robot_first.switched("pkg/dance", 1, "pkg/idle")
+    call_first.switched("pkg/dance", 1, "pkg/idle")
+    call_first.observed("pkg/dance")
+    for focus in (robot_first, call_first):
+        message = focus.message(Time(sec=5))
+        assert (message.focused_activity, message.previous_activity) == ("pkg/dance", "pkg/idle")
+        assert (message.start_reason, message.stop_reason) == ("unknown-api-caller",
+                                                               "switchfocus-api-interrupt")
+        assert list(message.focus_stack) == ["pkg/idle"] and message.stamp.sec == 5
+    robot_first.observed("pkg/idle")  # stopFocus: the robot unstacks before the call returns
+    robot_first.focus_stopped("pkg/dance", "pkg/idle")
+    call_first.focus_stopped("pkg/dance", "pkg/idle")
+    for focus in (robot_first, call_first):
+        assert (focus.focused, focus.previous, focus.start_reason, focus.stop_reason,
+                focus.stack) == ("pkg/idle", "pkg/dance", "unstacked", "unknown-api-caller", [])
