@@ -185,6 +185,78 @@ def test_walking_is_integrated_over_time(motion):
     assert motion.getRobotVelocity() == [0.0, 0.0, 0.0] and not motion.moveIsActive()
     with pytest.raises(RuntimeError, match="fractions must be in"):
         motion.moveToward(2.0, 0.0, 0.0)
+    before = motion.getRobotPosition(True)
+    motion.walkTo(0.0, 0.02, 0.0)  # the deprecated name of moveTo
+    after = motion.getRobotPosition(True)
+    assert math.hypot(after[0] - before[0], after[1] - before[1]) == pytest.approx(0.02)
+
+
+def test_hands_open_and_close_over_time(motion):
+    motion.openHand("LHand")
+    assert motion.getAngles("LHand", True) == [pytest.approx(1.0)]
+    future = motion.closeHand("LHand", _async=True)
+    assert wait_until(lambda: 0.05 < motion.getAngles("LHand", True)[0] < 0.95, timeout=1.0)
+    future.value()
+    assert motion.getAngles("LHand", True) == [pytest.approx(0.0)]
+    with pytest.raises(RuntimeError, match="'LArm' is not one of LHand, RHand"):
+        motion.openHand("LArm")
+
+
+def test_move_settings_are_kept_and_checked(motion):
+    motion.setMoveArmsEnabled(False, True)
+    assert [motion.getMoveArmsEnabled(c) for c in ("LArm", "RArm", "Arms")] == [
+        False, True, False]
+    motion.setMoveArmsEnabled(True, True)
+    assert motion.getMoveArmsEnabled("Arms")
+    with pytest.raises(RuntimeError, match="ALMotion::getMoveArmsEnabled: 'Head' is not one"):
+        motion.getMoveArmsEnabled("Head")
+    low, default, high = (dict(motion.getMoveConfig(kind)) for kind in ("Min", "Default", "Max"))
+    assert list(low) == ["MaxStepX", "MaxStepY", "MaxStepTheta", "MaxStepFrequency",
+                         "StepHeight", "TorsoWx", "TorsoWy"]
+    assert all(low[k] <= default[k] <= high[k] for k in low)
+    assert default["MaxStepX"] == pytest.approx(0.04) and high["StepHeight"] == pytest.approx(0.04)
+    with pytest.raises(RuntimeError, match="'Fast' is not one of Default, Min, Max"):
+        motion.getMoveConfig("Fast")
+    motion.setMotionConfig([["ENABLE_FOOT_CONTACT_PROTECTION", False]])
+    with pytest.raises(RuntimeError, match="each entry must be \\[name, value\\]"):
+        motion.setMotionConfig([["ENABLE_FOOT_CONTACT_PROTECTION"]])
+
+
+def test_reflexes_and_protections_are_switched_per_part(motion):
+    assert motion.getExternalCollisionProtectionEnabled("All")
+    motion.setExternalCollisionProtectionEnabled("LArm", False)
+    assert not motion.getExternalCollisionProtectionEnabled("All")
+    assert not motion.getExternalCollisionProtectionEnabled("Arms")
+    assert motion.getExternalCollisionProtectionEnabled("Move")
+    motion.setExternalCollisionProtectionEnabled("All", True)
+    assert motion.getExternalCollisionProtectionEnabled("LArm")
+    with pytest.raises(RuntimeError, match="'Legs' is not one of All, Move, Arms"):
+        motion.setExternalCollisionProtectionEnabled("Legs", False)
+    assert motion.setCollisionProtectionEnabled("Arms", False) is True
+    assert not motion.getCollisionProtectionEnabled("RArm")
+    motion.setCollisionProtectionEnabled("Arms", True)
+    with pytest.raises(RuntimeError, match="'Arms' is not one of LArm, RArm"):
+        motion.getCollisionProtectionEnabled("Arms")
+    assert motion.isCollision("Arms") == "none"
+    motion.setBreathEnabled("Arms", True)
+    assert motion.getBreathEnabled("LArm") and not motion.getBreathEnabled("Body")
+    motion.setBreathEnabled("Body", False)
+    assert not motion.getBreathEnabled("RArm")
+    motion.setIdlePostureEnabled("Head", True)
+    assert motion.getIdlePostureEnabled("Head") and not motion.getIdlePostureEnabled("Legs")
+    motion.setIdlePostureEnabled("Head", False)
+    for reflex in ("FallManager", "SmartStiffness", "PushRecovery", "DiagnosisEffect"):
+        assert getattr(motion, "get%sEnabled" % reflex)() is True
+        getattr(motion, "set%sEnabled" % reflex)(False)
+        assert getattr(motion, "get%sEnabled" % reflex)() is False
+        getattr(motion, "set%sEnabled" % reflex)(True)
+    assert motion.getOrthogonalSecurityDistance() == pytest.approx(0.4)
+    assert motion.getTangentialSecurityDistance() == pytest.approx(0.1)
+    motion.setOrthogonalSecurityDistance(0.25)
+    assert motion.getOrthogonalSecurityDistance() == pytest.approx(0.25)
+    motion.setOrthogonalSecurityDistance(0.4)
+    with pytest.raises(RuntimeError, match="distance must be >= 0"):
+        motion.setTangentialSecurityDistance(-0.1)
 
 
 def test_errors_reach_the_client(motion):
@@ -213,3 +285,7 @@ def test_pepper_joints():
         with pytest.raises(RuntimeError, match="'LLeg' is not a joint"):
             motion.getJointNames("LLeg")
         assert motion.getLimits("LHand")[0][:2] == [pytest.approx(0.02), pytest.approx(0.98)]
+        assert [name for name, _ in motion.getMoveConfig("Default")][:2] == [
+            "MaxVelXY", "MaxVelTheta"]
+        motion.openHand("RHand")
+        assert motion.getAngles("RHand", True) == [pytest.approx(0.98)]

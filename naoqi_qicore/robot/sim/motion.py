@@ -24,7 +24,8 @@ from typing import Any, Dict, List, Optional, Sequence, Set, Tuple
 
 from naoqi_qicore.robot.sim.bezier import BezierCurve, auto_keys
 from naoqi_qicore.robot.sim.joints import JointTable
-from naoqi_qicore.robot.sim.services.module import Activity, SimModule
+from naoqi_qicore.robot.sim.motion_settings import MotionSettings
+from naoqi_qicore.robot.sim.services.module import Activity, check_choice
 from naoqi_qicore.robot.sim.services.posture import posture_angles
 
 #: a cubic Bezier with flat handles peaks at 1.5 times its mean velocity
@@ -97,8 +98,8 @@ def _is_number(value: Any) -> bool:
     return isinstance(value, (int, float)) and not isinstance(value, bool)
 
 
-class ALMotion(SimModule):
-    """Joint and walk commands of a simulated NAO or Pepper."""
+class ALMotion(MotionSettings):
+    """Joint and walk commands of a simulated NAO or Pepper (settings: :class:`MotionSettings`)."""
 
     NAME = "ALMotion"
 
@@ -404,6 +405,19 @@ class ALMotion(SimModule):
         self._run(method, self._speed_curves(method, joints, [pose[j] for j in joints],
                                              WAKE_UP_SPEED_FRACTION))
 
+    def _move_hand(self, method: str, handName: str, opening: str) -> None:
+        hand = check_choice(self, method, handName, ["LHand", "RHand"])
+        low, high = self._joints.limits[hand][:2]
+        self._go_to(method, {hand: high if opening == "open" else low})
+
+    def openHand(self, handName: str) -> None:
+        """Open "LHand" or "RHand" fully; blocks until open."""
+        self._move_hand("openHand", handName, "open")
+
+    def closeHand(self, handName: str) -> None:
+        """Close "LHand" or "RHand" fully; blocks until closed."""
+        self._move_hand("closeHand", handName, "closed")
+
     def wakeUp(self) -> None:
         """Stiffen every joint and stand up."""
         self.setStiffnesses("Body", 1.0)
@@ -462,6 +476,10 @@ class ALMotion(SimModule):
             if mine:
                 self._set_base(None, interrupt=False)
         return arrived
+
+    def walkTo(self, x: float, y: float, theta: float, *feetGaitConfig: Any) -> None:
+        """Deprecated (NAOqi 1.14) name of moveTo."""
+        self.moveTo(x, y, theta)
 
     def move(self, x: float, y: float, theta: float, *moveConfiguration: Any) -> None:
         """Walk at a velocity (m/s, rad/s, robot frame) until told otherwise."""
