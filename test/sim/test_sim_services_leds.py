@@ -17,6 +17,57 @@ def test_groups_depend_on_the_robot(sim, pepper):
     assert len(sim.service("ALLeds").listGroup("FaceLeds")) == 48
 
 
+# What ``listGroups()`` returned on a real Pepper (NAOqi 2.5).
+REAL_PEPPER_GROUPS = (
+    ["AllLeds", "AllLedsBlue", "AllLedsGreen", "AllLedsRed", "ChestLeds", "EarLeds", "FaceLeds",
+     "FaceLedsBottom", "FaceLedsExternal", "FaceLedsInternal", "FaceLedsTop"]
+    + ["EarLed%d" % n for n in range(1, 11)] + ["FaceLed%d" % n for n in range(8)]
+    + ["FaceLed%s%d" % (side, n) for side in ("Left", "Right") for n in range(8)]
+    + ["FaceLeds%s%s" % (side, part) for side in ("Left", "Right")
+       for part in ("Bottom", "External", "Internal", "Top")]
+    + ["%sEarLeds%s" % (side, part) for side in ("Left", "Right")
+       for part in ("", "Back", "Even", "Front", "Odd")]
+    + ["%sFaceLeds%s" % (side, color) for side in ("Left", "Right")
+       for color in ("", "Blue", "Green", "Red")])
+
+
+def led(color, side, degrees):
+    return "Face/Led/%s/%s/%dDeg/Actuator/Value" % (color, side, degrees)
+
+
+def test_groups_and_short_names_of_the_documentation(sim, pepper):
+    assert set(REAL_PEPPER_GROUPS) <= set(pepper.service("ALLeds").listGroups())
+    leds = sim.service("ALLeds")
+    assert {"BrainLedsBack", "BrainLedsMiddle", "BrainLedsFront", "BrainLedsLeft",
+            "BrainLedsRight", "ChestLedsRed", "LeftFootLedsBlue"} <= set(leds.listGroups())
+    # NAO V5 eye LED locations: group numbers mirror the eyes, short names do not
+    assert leds.listGroup("FaceLed0") == [led(c, "Left", 45) for c in ("Red", "Green", "Blue")] \
+        + [led(c, "Right", 315) for c in ("Red", "Green", "Blue")]
+    assert leds.listGroup("FaceLedRight3") == leds.listGroup("RightFaceLed5") == [
+        led(c, "Right", 180) for c in ("Red", "Green", "Blue")]
+    assert leds.listGroup("LeftFaceLed8") == [led(c, "Left", 90) for c in ("Red", "Green", "Blue")]
+    assert leds.listGroup("Brain0") == ["Head/Led/Front/Right/1/Actuator/Value"]
+    assert leds.listGroup("RightFootLedsGreen") == ["RFoot/Led/Green/Actuator/Value"]
+    assert len(leds.listGroup("BrainLedsBack")) == 6 and len(leds.listGroup("EarLed3")) == 2
+    # the four quarters of the eyes split FaceLeds, both eyes alike
+    quarters = [leds.listGroup("FaceLeds" + q) for q in ("Top", "External", "Bottom", "Internal")]
+    assert sorted(sum(quarters, [])) == sorted(leds.listGroup("FaceLeds"))
+    assert all(len(quarter) == 12 for quarter in quarters)
+    assert leds.listGroup("FaceLedsTop") == leds.listGroup("FaceLedsLeftTop") + leds.listGroup(
+        "FaceLedsRightTop")
+    assert sorted(leds.listGroup("LeftEarLedsOdd") + leds.listGroup("LeftEarLedsEven")) == sorted(
+        leds.listGroup("LeftEarLedsFront") + leds.listGroup("LeftEarLedsBack"))
+
+
+def test_a_quarter_of_the_eyes_takes_its_own_color(sim):
+    leds = sim.service("ALLeds")
+    leds.fadeRGB("FaceLeds", 0x000000, 0.0)
+    leds.fadeRGB("FaceLedsExternal", 0xFF0000, 0.0)
+    assert leds.getIntensity("FaceLedsExternal") == pytest.approx(1 / 3)
+    assert leds.getIntensity("FaceLedsTop") == 0.0
+    assert leds.getIntensity(leds.listGroup("FaceLedsLeftExternal")[0]) == 1.0
+
+
 def test_fade_rgb_takes_its_duration_and_sets_channels(sim):
     leds = sim.service("ALLeds")
     started = time.monotonic()
@@ -27,7 +78,7 @@ def test_fade_rgb_takes_its_duration_and_sets_channels(sim):
     leds.fadeRGB("ChestLeds", "blue", 0.0)
     assert leds.getIntensity("ChestBoard/Led/Blue/Actuator/Value") == 1.0
     leds.fadeRGB("FeetLeds", 0.0, 1.0, 0.0, 0.0)
-    assert leds.getIntensity("LeftFoot/Led/Green/Actuator/Value") == 1.0
+    assert leds.getIntensity("LFoot/Led/Green/Actuator/Value") == 1.0
 
 
 def test_intensity_evolves_during_a_fade_and_stop_freezes_it(sim):
@@ -62,7 +113,7 @@ def test_create_group_and_animations(sim):
     leds = sim.service("ALLeds")
     leds.createGroup("MyEyes", leds.listGroup("FaceLed0"))
     leds.fadeRGB("MyEyes", 0x00FF00, 0.0)
-    assert leds.getIntensity("Face/Led/Green/Left/0Deg/Actuator/Value") == 1.0
+    assert leds.getIntensity("Face/Led/Green/Left/45Deg/Actuator/Value") == 1.0
     with pytest.raises(RuntimeError, match="unknown LEDs: Nose"):
         leds.createGroup("Bad", ["Nose"])
     started = time.monotonic()

@@ -2,6 +2,14 @@
 
 An LED's intensity is computed from its current fade (start value, target, start and end
 times), so it evolves with the clock without a thread per fade.
+
+Group and short names follow the NAOqi LED pages ("Groups, Short Names and Names" and the
+NAO V5 eye LED locations).  Each eye's ring is numbered by its groups FaceLedLeft0..7 and
+FaceLedRight0..7, mirrored so that FaceLed<n> lights the same place on both eyes; the
+pages name the quarters of each eye (Top, External, Bottom, Internal) without listing
+their LEDs: here each quarter is two neighbours of that numbering, 0-1, 2-3, 4-5 and 6-7.
+Ear groups: Front is 0 to 144 degrees, Back 180 to 324, Odd and Even follow the short
+names' numbers (RightEarLed1 is 0 degrees).
 """
 import random
 from dataclasses import dataclass
@@ -11,48 +19,100 @@ from naoqi_qicore.robot.sim.services.module import SimModule, check_range
 
 COLORS = ("Red", "Green", "Blue")
 SIDES = ("Left", "Right")
-FACE_ANGLES = range(0, 360, 45)
 EAR_ANGLES = range(0, 360, 36)
-BRAIN = [("Front", 0), ("Front", 1), ("Middle", 0), ("Rear", 0), ("Rear", 1), ("Rear", 2)]
+EYE_QUARTERS = {"Top": (0, 1), "External": (2, 3), "Bottom": (4, 5), "Internal": (6, 7)}
+#: short names Brain0..11 in order, as (place, side, index) of Head/Led/<place>/<side>/<index>
+BRAIN = [("Front", "Right", 1), ("Front", "Right", 0), ("Middle", "Right", 0),
+         ("Rear", "Right", 0), ("Rear", "Right", 1), ("Rear", "Right", 2),
+         ("Rear", "Left", 2), ("Rear", "Left", 1), ("Rear", "Left", 0),
+         ("Middle", "Left", 0), ("Front", "Left", 0), ("Front", "Left", 1)]
+BRAIN_PLACES = {"Front": "Front", "Middle": "Middle", "Back": "Rear"}
 NAMED_COLORS = {"white": 0xFFFFFF, "red": 0xFF0000, "green": 0x00FF00, "blue": 0x0000FF,
                 "yellow": 0xFFFF00, "magenta": 0xFF00FF, "cyan": 0x00FFFF}
+
+
+def eye_angle(side: str, number: int) -> int:
+    """Degrees of the LED of group FaceLed<side><number> (NAO V5 eye LED locations)."""
+    return ((315 if side == "Right" else 45) - 45 * number) % 360
 
 
 def _face(side: str, angle: int, color: str) -> str:
     return "Face/Led/%s/%s/%dDeg/Actuator/Value" % (color, side, angle)
 
 
+def _eye(side: str, numbers: Any) -> List[str]:
+    return [_face(side, eye_angle(side, n), c) for n in numbers for c in COLORS]
+
+
 def _ear(side: str, angle: int) -> str:
     return "Ears/Led/%s/%dDeg/Actuator/Value" % (side, angle)
 
 
-def led_groups(robot: str) -> Dict[str, List[str]]:
-    """NAOqi's LED groups for ``robot`` ("nao" or "pepper"), group name -> LED names."""
-    groups: Dict[str, List[str]] = {}
+def _rgb(device: str) -> List[str]:
+    return ["%s/Led/%s/Actuator/Value" % (device, color) for color in COLORS]
+
+
+def _eye_groups(groups: Dict[str, List[str]]) -> None:
     for side in SIDES:
-        groups[side + "FaceLeds"] = [_face(side, a, c) for a in FACE_ANGLES for c in COLORS]
+        groups[side + "FaceLeds"] = _eye(side, range(8))
         for color in COLORS:
-            groups[side + "FaceLeds" + color] = [_face(side, a, color) for a in FACE_ANGLES]
-        for index, angle in enumerate(FACE_ANGLES):
-            groups["%sFaceLed%d" % (side, index + 1)] = [_face(side, angle, c) for c in COLORS]
+            groups[side + "FaceLeds" + color] = [led for led in groups[side + "FaceLeds"]
+                                                 if color_of(led) == color]
+        for number in range(8):
+            groups["FaceLed%s%d" % (side, number)] = _eye(side, [number])
+        for quarter, numbers in EYE_QUARTERS.items():
+            groups["FaceLeds%s%s" % (side, quarter)] = _eye(side, numbers)
+    for number in range(8):  # short names: RightFaceLed1 is FaceLedRight7, LeftFaceLed1 ...Left0
+        groups["RightFaceLed%d" % (8 - number)] = groups["FaceLedRight%d" % number]
+        groups["LeftFaceLed%d" % (number + 1)] = groups["FaceLedLeft%d" % number]
+        groups["FaceLed%d" % number] = _eye("Left", [number]) + _eye("Right", [number])
+    for quarter in EYE_QUARTERS:
+        groups["FaceLeds" + quarter] = (groups["FaceLedsLeft" + quarter]
+                                        + groups["FaceLedsRight" + quarter])
+    groups["FaceLeds"] = groups["LeftFaceLeds"] + groups["RightFaceLeds"]
+
+
+def _ear_groups(groups: Dict[str, List[str]]) -> None:
+    for side in SIDES:
         groups[side + "EarLeds"] = [_ear(side, a) for a in EAR_ANGLES]
+        groups[side + "EarLedsFront"] = [_ear(side, a) for a in EAR_ANGLES if a < 180]
+        groups[side + "EarLedsBack"] = [_ear(side, a) for a in EAR_ANGLES if a >= 180]
+        groups[side + "EarLedsOdd"] = [_ear(side, a) for a in EAR_ANGLES[0::2]]
+        groups[side + "EarLedsEven"] = [_ear(side, a) for a in EAR_ANGLES[1::2]]
         for index, angle in enumerate(EAR_ANGLES):
             groups["%sEarLed%d" % (side, index + 1)] = [_ear(side, angle)]
-    for index, angle in enumerate(FACE_ANGLES):
-        groups["FaceLed%d" % index] = [_face(s, angle, c) for s in SIDES for c in COLORS]
-    groups["FaceLeds"] = groups["LeftFaceLeds"] + groups["RightFaceLeds"]
-    groups["FaceLedsTop"] = [_face(s, a, c) for s in SIDES for a in (315, 0, 45) for c in COLORS]
-    groups["FaceLedsBottom"] = [_face(s, a, c) for s in SIDES for a in (135, 180, 225)
-                                for c in COLORS]
+    for index, angle in enumerate(EAR_ANGLES):
+        groups["EarLed%d" % (index + 1)] = [_ear(side, angle) for side in SIDES]
     groups["EarLeds"] = groups["LeftEarLeds"] + groups["RightEarLeds"]
-    groups["ChestLeds"] = ["ChestBoard/Led/%s/Actuator/Value" % c for c in COLORS]
+
+
+def _nao_groups(groups: Dict[str, List[str]]) -> None:
+    """Feet and the head's tactile sensor LEDs (NAO only)."""
+    for side in SIDES:
+        groups[side + "FootLeds"] = _rgb(side[0] + "Foot")
+        for led in groups[side + "FootLeds"]:
+            groups[side + "FootLeds" + color_of(led)] = [led]
+    groups["FeetLeds"] = groups["LeftFootLeds"] + groups["RightFootLeds"]
+    brain = ["Head/Led/%s/%s/%d/Actuator/Value" % place for place in BRAIN]
+    for index, led in enumerate(brain):
+        groups["Brain%d" % index] = [led]
+    groups["BrainLeds"] = brain
+    for group, place in BRAIN_PLACES.items():
+        groups["BrainLeds" + group] = [led for led in brain if "/%s/" % place in led]
+    for side in SIDES:
+        groups["BrainLeds" + side] = [led for led in brain if "/%s/" % side in led]
+
+
+def led_groups(robot: str) -> Dict[str, List[str]]:
+    """NAOqi's LED groups and short names for ``robot`` ("nao" or "pepper") -> LED names."""
+    groups: Dict[str, List[str]] = {}
+    _eye_groups(groups)
+    _ear_groups(groups)
+    groups["ChestLeds"] = _rgb("ChestBoard")
+    for led in groups["ChestLeds"]:
+        groups["ChestLeds" + color_of(led)] = [led]
     if robot == "nao":
-        for side in SIDES:
-            groups[side + "FootLeds"] = ["%sFoot/Led/%s/Actuator/Value" % (side, c)
-                                         for c in COLORS]
-        groups["FeetLeds"] = groups["LeftFootLeds"] + groups["RightFootLeds"]
-        groups["BrainLeds"] = ["Head/Led/%s/%s/%d/Actuator/Value" % (place, side, index)
-                               for place, index in BRAIN for side in SIDES]
+        _nao_groups(groups)
     every = [led for name, leds in groups.items() if name.endswith("Leds") for led in leds]
     groups["AllLeds"] = sorted(set(every))
     for color in COLORS:
@@ -223,13 +283,13 @@ class ALLeds(SimModule):
 
     def rotateEyes(self, rgb: int, timeForRotation: float, totalDuration: float) -> None:
         """One lit segment turning around each eye."""
-        step = timeForRotation / len(FACE_ANGLES)
+        step = timeForRotation / 8
         end = self._sim.clock() + totalDuration
         components = rgb_components(rgb)
         with self._activity() as activity:
             index = 0
             while not activity.interrupted and self._sim.clock() < end:
-                lit = "FaceLed%d" % (index % len(FACE_ANGLES))
+                lit = "FaceLed%d" % (index % 8)
                 targets = {led: 0.0 for led in self._groups["FaceLeds"]}
                 targets.update({led: components[color_of(led)] for led in self._groups[lit]})
                 self._fade_to(targets, min(step, end - self._sim.clock()))
