@@ -44,9 +44,14 @@ def test_preferences(sim, tmp_path):
 
 def test_service_manager(sim):
     manager = sim.service("ALServiceManager")
+    started, stopped = [], []
+    manager.serviceStarted.connect(started.append)
+    manager.serviceStopped.connect(lambda name, reason: stopped.append((name, reason)))
     assert manager.startService("my-script") and not manager.startService("my-script")
     assert manager.isServiceRunning("my-script")
     assert manager.stopService("my-script") and not manager.isServiceRunning("my-script")
+    assert not manager.stopService("my-script")
+    assert wait_until(lambda: started == ["my-script"] and stopped == [("my-script", 0)])
     assert manager.services() == [{"name": "my-script", "running": False}]
     with pytest.raises(RuntimeError, match="no service named 'x'"):
         manager.service("x")

@@ -5,12 +5,15 @@ Shutdown and reboot are recorded (``ALSystem.requests`` and an ALMemory event), 
 import os
 from typing import Any, Dict, List
 
+import qi
 from lxml import etree
 
 from naoqi_qicore.robot.sim.services.module import SimModule
 
 SYSTEM_VERSION = "2.8.6.23"
 TOTAL_MEMORY_KB = 4 * 1024 * 1024
+#: ``serviceStopped`` reason of a service stopped by stopService or restartService
+STOPPED_ON_REQUEST = 0
 
 
 class ALSystem(SimModule):
@@ -148,19 +151,26 @@ class ALPreferenceManager(SimModule):
 
 
 class ALServiceManager(SimModule):
-    """Services started and stopped by name (package services of the robot)."""
+    """Services started and stopped by name (package services of the robot).
+
+    Signals: ``serviceStarted(name)`` and ``serviceStopped(name, reason)``.
+    """
 
     NAME = "ALServiceManager"
 
     def __init__(self, sim: Any) -> None:
         super().__init__(sim)
         self._running: Dict[str, bool] = {}
+        self.serviceStarted = qi.Signal("(s)")
+        self.serviceStopped = qi.Signal("(si)")
 
     def startService(self, name: str) -> bool:
         """Start a service; True if it was not running."""
         with self._lock:
             started = not self._running.get(name, False)
             self._running[name] = True
+        if started:
+            self.serviceStarted(name)
         return started
 
     def stopService(self, name: str) -> bool:
@@ -168,6 +178,8 @@ class ALServiceManager(SimModule):
         with self._lock:
             stopped = self._running.get(name, False)
             self._running[name] = False
+        if stopped:
+            self.serviceStopped(name, STOPPED_ON_REQUEST)
         return stopped
 
     def restartService(self, name: str) -> bool:
