@@ -1,24 +1,30 @@
-"""Every (service, method) that at least two corpus behaviors call on a proxy is served.
+"""Every (service, member) that at least two corpus behaviors use on a proxy is served.
 
 Proxies are found as ``x = ALProxy("S")`` / ``x = <...>.service("S")`` assignments (then
-``x.m(`` and ``x.post.m(`` calls), direct ``ALProxy("S").m(`` calls, and the globals NAOqi
-gives box scripts (ALFrameManager, ALLeds, ALMemory, ALMotion).
+``x.m(`` and ``x.post.m(`` calls and ``x.signal.connect(`` signal connections), direct
+``ALProxy("S").m(`` calls, and the globals NAOqi gives box scripts (ALFrameManager, ALLeds,
+ALMemory, ALMotion).  Comment lines and text inside triple-quoted strings (HTML and
+JavaScript pages a box writes) are not box code and are skipped.
 """
 import collections
 import re
 from typing import Dict, Iterator, Set, Tuple
 
+import pytest
+import qi
 from lxml import etree
 
+from naoqi_qicore.robot.sim.context import SimContext
+from naoqi_qicore.robot.sim.robot import core_service_classes
 from naoqi_qicore.robot.sim.services import SERVICE_CLASSES
 
-# Served by the simulated robot's core, not by these services.
-CORE_SERVICES = {"ALMemory", "ALMotion", "ALAutonomousLife"}
 BOX_GLOBALS = ("ALFrameManager", "ALLeds", "ALMemory", "ALMotion")
+ALL_CLASSES = {**SERVICE_CLASSES, **core_service_classes()}
 
 _NAME = r"""\(\s*["'](\w+)["']"""
 _ASSIGNED = re.compile(r"([\w.]+)\s*=\s*(?:ALProxy|[\w.()]*\.service)" + _NAME)
 _DIRECT = re.compile(r"(?:ALProxy|\.service)" + _NAME + r"[^)]*\)\s*\.\s*(?:post\s*\.\s*)?(\w+)\s*\(")
+_NOT_CODE = re.compile(r'""".*?"""|\'\'\'.*?\'\'\'|^[ \t]*#[^\n]*', re.DOTALL | re.MULTILINE)
 
 
 def _scripts(path) -> Iterator[str]:
@@ -35,13 +41,14 @@ def _scripts(path) -> Iterator[str]:
 
 
 def _calls(script: str) -> Set[Tuple[str, str]]:
+    script = _NOT_CODE.sub("", script)
     proxies = [(m.group(1), m.group(2)) for m in _ASSIGNED.finditer(script)]
     proxies += [(name, name) for name in BOX_GLOBALS]
     found = {(m.group(1), m.group(2)) for m in _DIRECT.finditer(script)}
     for variable, service in proxies:
-        call = re.compile(r"(?<![\w.])" + re.escape(variable) +
-                          r"\s*\.\s*(?:post\s*\.\s*)?(\w+)\s*\(")
-        found.update((service, m.group(1)) for m in call.finditer(script))
+        use = re.compile(r"(?<![\w.])" + re.escape(variable) + r"\s*\.\s*(?:post\s*\.\s*)?"
+                         r"(\w+)\s*(?:\(|\.\s*connect\s*\()")
+        found.update((service, m.group(1)) for m in use.finditer(script))
     return found
 
 
@@ -64,17 +71,42 @@ ALProxy("ALLeds").fadeRGB("FaceLeds", 0xff, 1)
 tablet = self.session().service("ALTabletService")
 tablet.showWebview()
 ALFrameManager.getBehaviorPath(self.behaviorId)
+self.manager = self.session().service("ALServiceManager")
+self.link = self.manager.serviceStopped.connect(self.onStopped)
+# self.manager.serviceStarted.connect(self.onStarted)
+page = '''session.service("ALMemory").done(function (m) { m.raiseEvent("a", 1); });'''
 """
     assert _calls(script) == {
         ("ALTextToSpeech", "say"), ("ALTextToSpeech", "wait"), ("ALLeds", "fadeRGB"),
-        ("ALTabletService", "showWebview"), ("ALFrameManager", "getBehaviorPath")}
+        ("ALTabletService", "showWebview"), ("ALFrameManager", "getBehaviorPath"),
+        ("ALServiceManager", "serviceStopped")}
 
 
-def test_methods_used_by_two_corpus_files_are_served(corpus_dir):
+@pytest.fixture(scope="module")
+def served_services():
+    """Every simulated service of NAO and of Pepper, built in-process (name -> object)."""
+    contexts = [SimContext(robot, {name: cls for name, cls in ALL_CLASSES.items()
+                                   if robot in cls.ROBOTS}) for robot in ("pepper", "nao")]
+    services = {}
+    for context in contexts:
+        services.update(context.build_all())
+    yield services
+    for context in contexts:
+        context.close()
+
+
+def _serves(services, service: str, member: str) -> bool:
+    """True when the simulated ``service`` has a method or a signal named ``member``."""
+    instance = services.get(service)
+    return instance is not None and (callable(getattr(type(instance), member, None))
+                                     or isinstance(vars(instance).get(member), qi.Signal))
+
+
+def test_methods_and_signals_used_by_two_corpus_files_are_served(corpus_dir, served_services):
     users = corpus_calls(corpus_dir / "files")
     assert users, "the corpus scan found no proxy calls"
-    missing = sorted("%s.%s (%d files)" % (service, method, len(files))
-                     for (service, method), files in users.items()
-                     if len(files) >= 2 and service not in CORE_SERVICES
-                     and not callable(getattr(SERVICE_CLASSES.get(service), method, None)))
+    assert ("ALServiceManager", "serviceStopped") in users
+    missing = sorted("%s.%s (%d files)" % (service, member, len(files))
+                     for (service, member), files in users.items()
+                     if len(files) >= 2 and not _serves(served_services, service, member))
     assert missing == []
