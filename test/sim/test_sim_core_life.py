@@ -235,6 +235,15 @@ def test_autonomous_launches_and_interruptions(life):
         life.activities.launchActivity("auto/greet", "whim")
 
 
+def test_every_start_reason_of_an_autonomous_launch(life):
+    life.activities.registerActivity("auto/any", "interactive", 0.0)
+    for reason in ("default-activity", "condition", "applauncher-voice", "applauncher-tablet"):
+        life.activities.launchActivity("auto/any", reason)
+        life.expect(("", "", "auto/any", reason))
+        life.activities.interruptActivity("user-stop")
+        life.expect(("auto/any", "user-stop", "", ""))
+
+
 def test_history_and_context(life):
     life.life.switchFocus("hist/one")
     life.life.switchFocus("hist/two", STOP_CURRENT, {"who": "tester"})
