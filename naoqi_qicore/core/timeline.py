@@ -113,11 +113,14 @@ class Timeline:
             self._position = self._next = self.start_frame
 
     def goto(self, frame: int) -> None:
-        """Continue from ``frame`` (processed at once when playing)."""
+        """Continue from ``frame`` (processed at once when playing; its motion segment is
+        sent by the caller, before the timeline's thread wakes up)."""
         with self._lock:
             self._position = self._next = int(frame)
             self._kill_motion()
             if self._thread is not None and not self._quit:
+                if not self._ends_at(self._position):
+                    self._send_motion(self._position)
                 self._rebase = True
                 self._wake.set()
 
@@ -172,6 +175,9 @@ class Timeline:
         if self._on_error is not None:
             self._on_error(what, error)
 
+    def _ends_at(self, frame: int) -> bool:
+        return self.end_frame >= 1 and frame >= self.end_frame
+
     def _send_motion(self, frame: int) -> None:
         if not self._curves or self._motion is None or self._segment is not None:
             return
@@ -214,7 +220,7 @@ class Timeline:
                     return
                 if self._rebase:
                     continue
-                if self.end_frame >= 1 and frame >= self.end_frame:
+                if self._ends_at(frame):
                     self._segment = None
                     self._next = self.start_frame
                     self._quit = True

@@ -5,6 +5,7 @@ Services (relative names): ``behavior/play`` (Play), ``behavior/stop``,
 ``behavior/load`` (LoadBehavior), ``behavior/list`` (ListBehaviors).
 Topics (latched): ``behavior/state`` (BehaviorState, on every change and at
 ``state_rate`` while playing) and ``behavior/focus`` (ActivityFocus).
+Requests are served one at a time, in the order they come (``spin.run_node``).
 
 Playing takes the robot's focus with ALAutonomousLife.switchFocus (stacking the current
 activity when asked); stopping, or the behavior finishing, releases it with stopFocus,
@@ -18,7 +19,6 @@ from pathlib import Path
 from typing import Any, Callable, List, Optional, Tuple
 
 from rcl_interfaces.msg import FloatingPointRange, ParameterDescriptor
-from rclpy.callback_groups import ReentrantCallbackGroup
 from rclpy.node import Node
 from std_srvs.srv import Trigger
 
@@ -90,7 +90,6 @@ class BehaviorRunner(Node):
         except ValueError as error:
             self.close()
             raise NodeSetupError(str(error)) from None
-        group = ReentrantCallbackGroup()
         services = [
             (Play, "behavior/play", self._play),
             (Trigger, "behavior/stop", self._stop),
@@ -101,9 +100,9 @@ class BehaviorRunner(Node):
             (ListBehaviors, "behavior/list", self._list),
         ]
         for service_type, name, handler in services:
-            self.create_service(service_type, name, handler, callback_group=group)
+            self.create_service(service_type, name, handler)
         rate = self.get_parameter("state_rate").value
-        self.create_timer(1.0 / rate, self._publish_state_while_playing, callback_group=group)
+        self.create_timer(1.0 / rate, self._publish_state_while_playing)
 
         self._publish_state(force=True)
         self._publish_focus()
@@ -231,15 +230,19 @@ class BehaviorRunner(Node):
             self._events.put(event)
 
     def _handle_engine_events(self) -> None:
-        """Thread publishing what the engine reports."""
+        """Thread publishing what the engine reports: one state for the events that came
+        together (a play starts many boxes at once)."""
         while True:
-            event = self._events.get()
-            if event is None:
-                return
-            if event.kind == "error":
-                self.get_logger().error("%s: %s" % (event.box_path, event.detail))
-            if event.kind == "status" and event.detail == "FINISHED":
-                self._release_focus()
+            events = [self._events.get()]
+            while not self._events.empty():
+                events.append(self._events.get())
+            for event in events:
+                if event is None:
+                    return
+                if event.kind == "error":
+                    self.get_logger().error("%s: %s" % (event.box_path, event.detail))
+                if event.kind == "status" and event.detail == "FINISHED":
+                    self._release_focus()
             self._publish_state()
 
     # -- state and focus -------------------------------------------------------------------
@@ -299,8 +302,9 @@ class BehaviorRunner(Node):
             return "the robot has no ALAutonomousLife (set take_focus:=false to play anyway)"
         activity = self._activity_name()
         flags = STOP_AND_STACK_CURRENT if stack else STOP_CURRENT
+        # what the robot's focus signals said last: one robot round trip less than asking
+        previous = self._focus.focused
         try:
-            previous = str(life.focusedActivity() or "")
             if previous != activity:
                 life.switchFocus(activity, flags)
                 self._focus.switched(activity, flags, previous)

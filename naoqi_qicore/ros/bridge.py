@@ -7,7 +7,8 @@ Topics (relative names, so ``__ns`` namespaces them):
   ``ALMotion.pCall("angleInterpolationBezier", ...)``; its task id is kept.
 * ``motion/stop`` (MotionStop, subscribed): ``ALMotion.stop(task id)`` of one or all segments.
 * ``motion/status`` (MotionStatus): STARTED, then FINISHED, STOPPED or FAILED per segment
-  (the end of a segment is noticed within 100 ms, with ``ALMotion.isRunning``).
+  (a stop is reported when ``ALMotion.stop`` returns; the end of a segment is noticed
+  within 100 ms, with ``ALMotion.isRunning`` calls that the bridge does not wait for).
 * ``life/state`` (std_msgs/String, latched): ALAutonomousLife state.
 * ``life/focus`` (ActivityFocus, latched): focused activity, previous one and reasons
   (from the ``activityTransition`` signal when the robot has it, else from ALMemory).
@@ -50,6 +51,8 @@ class _Segment:
 
     task_id: int
     stop_requested: bool = False
+    #: an ``isRunning`` question about it is on its way
+    polled: bool = False
 
 
 class NaoqiBridge(Node):
@@ -170,22 +173,43 @@ class NaoqiBridge(Node):
         self._publish_status(segment_id, MotionStatus.STARTED)
 
     def _poll_segments(self) -> None:
-        """Report the segments whose task ended (polled: a blocking ALMotion.wait per
-        segment would hold one of the robot's threads for the whole motion)."""
+        """Ask whether the segments still run, without waiting for the answers.
+
+        Polled: a blocking ALMotion.wait per segment would hold one of the robot's threads
+        for the whole motion; not waited for: the executor stays free for the next segment.
+        """
         with self._lock:
-            running = list(self._segments.items())
             motion = self._motion
-        for segment_id, segment in running:
-            try:
-                if motion.isRunning(segment.task_id):
-                    continue
-            except RuntimeError:
-                continue  # connection lost: _forget_robot reports it
-            with self._lock:
-                if self._segments.pop(segment_id, None) is None:
-                    continue
-            self._publish_status(segment_id, MotionStatus.STOPPED if segment.stop_requested
-                                 else MotionStatus.FINISHED)
+            segments = list(self._segments.items())
+        for segment_id, segment in segments:
+            self._ask_running(motion, segment_id, segment)
+
+    def _ask_running(self, motion: Any, segment_id: int, segment: _Segment) -> None:
+        """``ALMotion.isRunning`` of ``segment``'s task, answered in :meth:`_on_running_answer`
+        (one question at a time per segment)."""
+        with self._lock:
+            if segment.polled:
+                return
+            segment.polled = True
+        try:
+            future = motion.isRunning(segment.task_id, _async=True)
+        except RuntimeError:
+            return  # connection lost: _forget_robot reports it
+        future.addCallback(lambda done: self._on_running_answer(segment_id, segment, done))
+
+    def _on_running_answer(self, segment_id: int, segment: _Segment, future: Any) -> None:
+        segment.polled = False
+        if not future.hasError() and not future.value():
+            self._segment_ended(segment_id, segment)
+
+    def _segment_ended(self, segment_id: int, segment: _Segment) -> None:
+        """Report the end of ``segment`` once (it may be seen ended by a stop and a poll)."""
+        with self._lock:
+            if self._segments.get(segment_id) is not segment:
+                return
+            del self._segments[segment_id]
+        self._publish_status(segment_id, MotionStatus.STOPPED if segment.stop_requested
+                             else MotionStatus.FINISHED)
 
     def _on_stop(self, message: MotionStop) -> None:
         with self._lock:
@@ -197,13 +221,15 @@ class NaoqiBridge(Node):
         for segment_id, segment in targets:
             # Not waited for: stopping one task must not delay the segment sent after it.
             future = motion.stop(segment.task_id, _async=True)
-            future.addCallback(lambda done, segment_id=segment_id: self._on_stopped(segment_id,
-                                                                                  done))
+            future.addCallback(lambda done, segment_id=segment_id, segment=segment:
+                               self._on_stopped(motion, segment_id, segment, done))
 
-    def _on_stopped(self, segment_id: int, future: Any) -> None:
+    def _on_stopped(self, motion: Any, segment_id: int, segment: _Segment, future: Any) -> None:
         if future.hasError():
             self.get_logger().error("stopping motion segment %d: %s"
                                     % (segment_id, future.error()))
+        else:  # reported as soon as the robot says the task is over
+            self._ask_running(motion, segment_id, segment)
 
     # -- autonomous life: robot -> topics --------------------------------------------------
     def _publish_focus(self) -> None:

@@ -2,6 +2,7 @@
 ticks, flags, gotos, pause and end, on a fake clock."""
 import math
 import threading
+import time
 
 import pytest
 
@@ -110,6 +111,22 @@ def test_modify_fps_after_start(rig):
     assert rig.run_to_end()
     assert rig.frames[-1] == 47
     assert len(rig.sink.sent) == 2 and rig.sink.stopped == [rig.sink.sent[0].segment_id]
+
+
+def test_goto_while_playing_sends_the_motion_before_returning(rig):
+    rig.timeline.play()
+    rig.advance(0.4)  # frame 10
+    rig.timeline.goto(30)
+    # sent by goto itself, in the caller's thread: no clock step, no waiting for the ticks
+    assert len(rig.sink.sent) == 2 and rig.sink.stopped == [rig.sink.sent[0].segment_id]
+    assert rig.sink.sent[1].times[0][0] == pytest.approx((31 - 30) / 25)
+    deadline = time.monotonic() + 5
+    while 30 not in rig.frames and time.monotonic() < deadline:
+        time.sleep(0.001)  # the timeline's thread wakes up and runs frame 30
+    assert 30 in rig.frames and len(rig.sink.sent) == 2  # without sending it again
+    rig.timeline.goto(47)  # the end: nothing left to move
+    assert len(rig.sink.sent) == 2
+    assert rig.run_to_end() and rig.frames[-1] == 47
 
 
 def test_go_to_before_start(rig):
