@@ -15,9 +15,9 @@ from __future__ import annotations
 
 import re
 import string
-from typing import Dict, Iterable, List, Optional, Set
+from typing import Dict, List, Optional, Set
 
-from naoqi_qicore.converter.states import compute_states
+from naoqi_qicore.converter.states import StateSpec, compute_states
 from naoqi_qicore.xar.model import Behavior, Box
 
 #: longest formatted display name kept in an object name
@@ -31,17 +31,19 @@ def format_name(name: Optional[str]) -> str:
     """The 2012 ``format_name``: printable ASCII only, runs of non-word characters -> ``_``."""
     if not name:
         return "unnamed_object"
-    kept = "".join(char for char in name if char in _PRINTABLE)
+    if name.isascii() and name.isprintable():
+        kept = name
+    else:
+        kept = "".join(char for char in name if char in _PRINTABLE)
     return _NOT_WORD.sub("_", kept)[:MAX_NAME_LENGTH]
 
 
-def derived_names(name: str, box: Box) -> List[str]:
-    """The other file bases written for ``box`` when it is named ``name``."""
+def _derived_names(name: str, box: Box, state_count: int) -> List[str]:
+    """The other file bases written for ``box`` (``state_count`` states) named ``name``."""
     if box.timeline is None:
         return []
-    states = compute_states(box.timeline) if box.timeline.layers else []
     return ([name + "_timeline", name + "_state_machine"]
-            + ["%s_state_%d" % (name, state.index) for state in states])
+            + ["%s_state_%d" % (name, index) for index in range(state_count)])
 
 
 class _NameSet:
@@ -49,29 +51,52 @@ class _NameSet:
 
     def __init__(self) -> None:
         self._used: Set[str] = set()
+        #: name -> a suffix k such that every ``name_<j>``, j < k, is in use
+        self._floor: Dict[str, int] = {}
 
-    def _free(self, names: Iterable[str]) -> bool:
-        return not any(name.casefold() in self._used for name in names)
-
-    def take(self, name: str, box: Optional[Box] = None) -> str:
+    def take(self, name: str, box: Optional[Box] = None, state_count: int = 0) -> str:
         """``name``, or the first free ``name_<k>``; reserved with the box's file bases."""
+        used = self._used
         candidate, suffix = name, 1
-        while not self._free([candidate] + (derived_names(candidate, box) if box else [])):
+        if name.casefold() in used:
+            suffix = self._floor.get(name, 1)
             candidate = "%s_%d" % (name, suffix)
+        while True:
+            taken = [candidate.casefold()]
+            if box is not None:
+                taken.extend(derived.casefold()
+                             for derived in _derived_names(candidate, box, state_count))
+            if used.isdisjoint(taken):
+                break
             suffix += 1
-        self._used.add(candidate.casefold())
-        if box is not None:
-            self._used.update(derived.casefold() for derived in derived_names(candidate, box))
+            candidate = "%s_%d" % (name, suffix)
+        used.update(taken)
+        floor = self._floor.get(name, 1)
+        while ("%s_%d" % (name, floor)).casefold() in used:
+            floor += 1
+        self._floor[name] = floor
         return candidate
 
 
-def assign_names(behavior: Behavior) -> Dict[int, str]:
-    """``id(box) -> object name`` for every box of ``behavior`` (root: ``l0_root``)."""
+def assign_names(behavior: Behavior,
+                 states: Optional[Dict[int, List[StateSpec]]] = None) -> Dict[int, str]:
+    """``id(box) -> object name`` for every box of ``behavior`` (root: ``l0_root``).
+
+    ``states``, when given, is filled with ``id(box) -> compute_states(box.timeline)`` for
+    every box having a timeline, so that callers do not compute them again.
+    """
     names: Dict[int, str] = {}
     used = _NameSet()
+    if states is None:
+        states = {}
 
     def visit(box: Box, depth: int) -> None:
-        name = used.take("l%d_%s" % (depth, format_name(box.name)), box)
+        timeline = box.timeline
+        count = 0
+        if timeline is not None:
+            box_states = states[id(box)] = compute_states(timeline) if timeline.layers else []
+            count = len(box_states)
+        name = used.take("l%d_%s" % (depth, format_name(box.name)), box, count)
         names[id(box)] = name
         for diagram in box.diagrams():
             for child in diagram.boxes:

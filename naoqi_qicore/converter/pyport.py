@@ -10,20 +10,21 @@ modules...; plus two rewrites fissix has no fixer for:
 * ``from m import *`` inside a function or class (refused by Python 3) becomes a call
   that puts the module's public names into the script's globals.
 
-``async`` names and ``except X, e`` are first fixed on the tokens; fissix (whose parser is
-slow on long scripts) only runs when that is not enough.
+The common idioms (``async`` names, ``except X, e``, ``raise E, v``, print statements, old
+octal and long literals, ``<>``) are first rewritten from a regular-expression scan that
+skips strings and comments; fissix (whose parser is slow on long scripts) only runs when
+that is not enough.  Renamed modules (``thread``, ``urllib2``...) are then left to the
+engine, which provides them.
 
 Results are cached by the script text: a behavior repeats the same library boxes.
 """
 from __future__ import annotations
 
 import hashlib
-import io
 import re
-import tokenize
 import warnings
 from dataclasses import dataclass
-from typing import Dict, List, Optional
+from typing import Dict, List, Optional, Tuple
 
 #: fissix fixers applied to scripts that do not compile: the Python 2 syntax, plus the
 #: renamed modules and ``has_key`` (builtins such as ``unicode`` are the engine's business)
@@ -91,57 +92,149 @@ def _rename_async(tree) -> None:
             leaf.value = "async_"
 
 
-def _except_comma(tokens: List[tokenize.TokenInfo], position: int) -> Optional[int]:
-    """Index of the ``,`` of ``except X, name:`` starting at ``tokens[position]``, if it is one."""
-    depth = 0
-    for index in range(position + 1, len(tokens)):
-        token = tokens[index]
-        if token.type == tokenize.OP and token.string in "([{":
+#: a string literal of Python 2 or 3 (any prefix, triple-quoted or not)
+_STRING = (r"""(?:\b[uUbBrR]{1,2})?(?:'''[^'\\]*(?:(?:\\.|'(?!''))[^'\\]*)*'''"""
+           r'''|"""[^"\\]*(?:(?:\\.|"(?!""))[^"\\]*)*"""'''
+           r"""|'[^'\\\n]*(?:\\.[^'\\\n]*)*'|"[^"\\\n]*(?:\\.[^"\\\n]*)*")""")
+#: what the quick fixes look for in code (strings and comments are matched to be skipped)
+_QUICK = re.compile(r"(?P<string>%s)|#[^\n]*|(?P<word>\b(?:print|except|raise|async)\b)"
+                    r"|(?P<number>(?<![\w.])(?:0[xX][0-9a-fA-F]+[lL]|0\d+[lL]?|\d+[lL])(?![\w.]))"
+                    r"|(?P<ne><>)" % _STRING, re.S)
+#: what delimits a statement: strings, comments, brackets, continuations, separators
+_EXTENT = re.compile(r"%s|#[^\n]*|\\\r?\n|[()\[\]{}\n;,:]" % _STRING, re.S)
+_QI_DOT = re.compile(r"\bqi\s*\.\s*$")
+_PRINT_FUNCTION = re.compile(r"^from\s+__future__\s+import\b[^\n]*\bprint_function\b", re.M)
+
+
+@dataclass
+class _Extent:
+    """Where a statement (or clause) starting at some position ends."""
+
+    #: position of the stop character at bracket depth 0 (len(source) at the end)
+    end: int
+    #: positions of the commas at bracket depth 0
+    commas: List[int]
+    #: position of the first bracket closing back to depth 0 (-1 when none)
+    first_close: int
+
+
+def _extent(source: str, start: int, stops: str) -> Optional[_Extent]:
+    """The extent from ``start`` to the first of ``stops`` at depth 0 (None: unbalanced)."""
+    depth, commas, first_close = 0, [], -1
+    for match in _EXTENT.finditer(source, start):
+        char = match.group()[0]
+        if char in "([{":
             depth += 1
-        elif token.type == tokenize.OP and token.string in ")]}":
+        elif char in ")]}":
             depth -= 1
-        elif token.type == tokenize.OP and token.string == ":" and depth == 0:
-            return None
-        elif token.type == tokenize.OP and token.string == "," and depth == 0:
-            following = tokens[index + 1:index + 3]
-            if (len(following) == 2 and following[0].type == tokenize.NAME
-                    and following[1].string == ":" and following[0].start[0] == token.start[0]):
-                return index
-            return None
-        elif token.type in (tokenize.NEWLINE, tokenize.NL) and depth == 0:
-            return None
-    return None
+            if depth < 0:
+                return None
+            if depth == 0 and first_close < 0:
+                first_close = match.start()
+        elif depth or len(match.group()) > 1 and char != "#":
+            continue  # inside brackets, a string or a line continuation
+        elif char in stops:
+            return _Extent(match.start(), commas, first_close)
+        elif char == ",":
+            commas.append(match.start())
+    return None if depth else _Extent(len(source), commas, first_close)
 
 
-def _token_fixes(source: str) -> Optional[str]:
-    """``source`` with ``async`` names renamed and ``except X, e`` rewritten, by tokens.
+def _print_edits(source: str, keyword_end: int) -> Optional[List[Tuple[int, int, str]]]:
+    """Edits making the print statement whose keyword ends at ``keyword_end`` a call."""
+    extent = _extent(source, keyword_end, "\n;#")
+    if extent is None:
+        return None
+    body = source[keyword_end:extent.end]
+    begin = keyword_end + len(body) - len(body.lstrip(" \t"))
+    end = keyword_end + len(body.rstrip())
+    if begin >= end:
+        return [(keyword_end, begin, "()")]
+    commas = extent.commas
+    if source[begin] == "(" and extent.first_close == end - 1:
+        return []  # print (x): already a call
+    edits, keywords = [(keyword_end, begin, "(")], ""
+    if commas and commas[-1] == end - 1:  # print x, : no newline
+        edits.append((end - 1, end, ""))
+        keywords += ", end=' '"
+        commas = commas[:-1]
+    if source.startswith(">>", begin):
+        target_end = commas[0] if commas else end
+        target = source[begin + 2:target_end].strip()
+        if commas:
+            rest = commas[0] + 1
+            edits.append((begin, rest + len(source[rest:end]) - len(source[rest:end].lstrip()),
+                          ""))
+        else:
+            edits.append((begin, end, ""))
+        keywords += "%sfile=%s" % (", " if commas else "", target)
+    edits.append((end, end, keywords + ")"))
+    return edits
 
-    The quick path before fissix (whose parser is slow on long scripts); None when there
-    is nothing it can fix.
+
+def _clause_edits(source: str, keyword: str, keyword_end: int) -> Optional[List[Tuple[int, int, str]]]:
+    """``except X, e:`` -> ``except X as e:``; ``raise E, v`` -> ``raise E(v)``."""
+    extent = _extent(source, keyword_end, ":\n;#" if keyword == "except" else "\n;#")
+    if extent is None or len(extent.commas) != 1:
+        return [] if extent is not None and not extent.commas else None
+    comma = extent.commas[0]
+    tail = source[comma + 1:extent.end]
+    if keyword == "except":
+        if source[extent.end:extent.end + 1] != ":" or not tail.strip().isidentifier():
+            return None
+        head = source[keyword_end:comma]
+        return [(keyword_end + len(head.rstrip()), comma + 1 + len(tail) - len(tail.lstrip()),
+                 " as ")]
+    value = tail.strip()
+    if not value or value[0] == "(":
+        return None  # raise E, (a, b): left to fissix
+    end = comma + 1 + len(tail.rstrip())
+    return [(comma, comma + 1 + len(tail) - len(tail.lstrip()), "("), (end, end, ")")]
+
+
+def _quick_fixes(source: str) -> Optional[str]:
+    """``source`` with the common Python 2 idioms rewritten, from a regular-expression scan.
+
+    ``async`` names, ``except X, e``, ``raise E, v``, print statements, old octal and long
+    literals and ``<>``; line numbers are kept.  The quick path before fissix (whose parser
+    is slow on long scripts); None when it finds something it cannot rewrite.
     """
-    try:
-        tokens = list(tokenize.generate_tokens(io.StringIO(source).readline))
-    except (tokenize.TokenError, IndentationError, SyntaxError):
-        return None
-    edits = []  # (start, end, replacement)
-    for position, token in enumerate(tokens):
-        if token.type != tokenize.NAME:
+    prints = _PRINT_FUNCTION.search(source) is None
+    edits: List[Tuple[int, int, str]] = []
+    for match in _QUICK.finditer(source):
+        kind = match.lastgroup
+        if kind == "string" or kind is None:
             continue
-        if token.string == "async":
-            follows_qi = (position >= 2 and tokens[position - 1].string == "."
-                          and tokens[position - 2].string == "qi")
-            edits.append((token.start, token.end, "runAsync" if follows_qi else "async_"))
-        elif token.string == "except":
-            comma = _except_comma(tokens, position)
-            if comma is not None:  # from the comma to the name: " as "
-                edits.append((tokens[comma].start, tokens[comma + 1].start, " as "))
-    if not edits:
-        return None
-    lines = source.splitlines(keepends=True)
-    for (row, column), (_, end_column), replacement in reversed(edits):
-        line = lines[row - 1]
-        lines[row - 1] = line[:column] + replacement + line[end_column:]
-    return "".join(lines)
+        start, end = match.span()
+        text = match.group()
+        if kind == "number":
+            digits = text.rstrip("lL")
+            if digits[:1] == "0" and digits[1:].isdigit() and digits.strip("0"):
+                digits = "0o" + digits[1:]
+            edits.append((start, end, digits))
+        elif kind == "ne":
+            edits.append((start, end, "!="))
+        elif text == "async":
+            follows_qi = _QI_DOT.search(source, max(0, start - 80), start) is not None
+            edits.append((start, end, "runAsync" if follows_qi else "async_"))
+        elif source[start - 1:start] == "." or (text == "print" and not prints):
+            continue
+        else:
+            found = (_print_edits(source, end) if text == "print"
+                     else _clause_edits(source, text, end))
+            if found is None:
+                return None
+            edits.extend(found)
+    edits.sort(key=lambda edit: edit[0])
+    parts, position = [], 0
+    for start, end, replacement in edits:
+        if start < position:
+            return None  # overlapping rewrites: left to fissix
+        parts.append(source[position:start])
+        parts.append(replacement)
+        position = end
+    parts.append(source[position:])
+    return "".join(parts)
 
 
 def _fissix_port(source: str) -> str:
@@ -157,43 +250,44 @@ def _fissix_port(source: str) -> str:
     return code if source.endswith("\n") else code[:-1]
 
 
-def _replace_star_imports(code: str) -> str:
-    """Rewrite, one line each, the ``import *`` that Python 3 refuses where they stand."""
-    for _ in range(code.count("import")):
+def _replace_star_imports(code: str) -> Tuple[str, Optional[SyntaxError]]:
+    """``code`` with the ``import *`` Python 3 refuses where they stand rewritten (one line
+    each), and the compile error left (None when it compiles)."""
+    for _ in range(code.count("import") + 1):
         error = _compile_error(code)
         if error is None or "import *" not in str(error.msg) or not error.lineno:
-            break
+            return code, error
         lines: List[str] = code.split("\n")
         match = _STAR_IMPORT.match(lines[error.lineno - 1])
         if match is None:
-            break
+            return code, error
         lines[error.lineno - 1] = _STAR_REPLACEMENT.format(**match.groupdict())
         code = "\n".join(lines)
-    return code
+    return code, _compile_error(code)
+
+
+def _port(source: str) -> PortResult:
+    error = _compile_error(source)
+    if error is None:
+        return PortResult(source, False, None)
+    quick = _quick_fixes(source)
+    if quick is not None:
+        code, remaining = _replace_star_imports(quick)
+        if remaining is None:
+            return PortResult(code, True, None)
+    try:
+        code, remaining = _replace_star_imports(_fissix_port(source))
+    except SyntaxError as failure:
+        return PortResult(source, False, "%s; %s" % (_describe(error), failure.msg))
+    if remaining is None:
+        return PortResult(code, True, None)
+    return PortResult(source, False, _describe(remaining))
 
 
 def port_script(source: str) -> PortResult:
     """``source`` made to compile under Python 3 (never executed); see the module doc."""
     digest = hashlib.sha1(source.encode("utf-8", "surrogatepass")).hexdigest()
     cached = _cache.get(digest)
-    if cached is not None:
-        return cached
-    error = _compile_error(source)
-    quick = _token_fixes(source) if error is not None else None
-    if error is None:
-        result = PortResult(source, False, None)
-    elif quick is not None and _compile_error(quick) is None:
-        result = PortResult(quick, True, None)
-    else:
-        try:
-            code = _replace_star_imports(_fissix_port(source))
-        except SyntaxError as failure:
-            result = PortResult(source, False, "%s; %s" % (_describe(error), failure.msg))
-        else:
-            remaining = _compile_error(code)
-            if remaining is None:
-                result = PortResult(code, True, None)
-            else:
-                result = PortResult(source, False, _describe(remaining))
-    _cache[digest] = result
-    return result
+    if cached is None:
+        cached = _cache[digest] = _port(source)
+    return cached

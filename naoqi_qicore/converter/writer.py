@@ -28,7 +28,7 @@ from typing import Dict, List, Optional, Tuple
 
 from naoqi_qicore.converter.naming import assign_names
 from naoqi_qicore.converter.pyport import port_script
-from naoqi_qicore.converter.states import StateSpec, compute_states, state_timeout_ms
+from naoqi_qicore.converter.states import StateSpec, state_timeout_ms
 from naoqi_qicore.xar.errors import XarError
 from naoqi_qicore.xar.model import Behavior, Box, Diagram, Script, ScriptLanguage, Timeline
 from naoqi_qicore.xar.writer import INDENT, Attributes, XarWriter, attributes, escape_attribute
@@ -205,7 +205,8 @@ def _manifest(behavior: Behavior, root_name: str, report: ConversionReport) -> s
 
 def render(behavior: Behavior) -> Tuple[Dict[str, str], ConversionReport]:
     """Every file of the converted folder (name -> text) and the report, in memory."""
-    names = assign_names(behavior)
+    states_of: Dict[int, List[StateSpec]] = {}
+    names = assign_names(behavior, states_of)
     report = ConversionReport(output=None, warnings=list(behavior.warnings))
     codes: Dict[str, str] = {}
     boxes: List[Box] = [box for _, box in behavior.root.walk()]
@@ -232,7 +233,7 @@ def render(behavior: Behavior) -> Tuple[Dict[str, str], ConversionReport]:
             continue
         if timeline.actuator_list is not None:
             files[name + "_timeline.xml"] = _timeline_file(name, timeline)
-        states = compute_states(timeline)
+        states = states_of[id(box)]
         if states:
             files[name + "_state_machine.xml"] = _state_machine_file(name, timeline, states)
             for state in states:

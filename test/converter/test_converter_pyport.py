@@ -61,3 +61,28 @@ def test_quick_token_fixes_handle_except_and_async_alone():
     assert "except (IOError, OSError) as e:" in result.code
     assert "except ValueError as error :" in result.code
     assert "qi.runAsync(g, delay=1)" in result.code
+
+
+def test_quick_fixes_rewrite_print_statements_raise_and_literals():
+    source = ('import sys\nx = 0\nprint\nprint "a", x,\nprint >>sys.stderr, "b"\n'
+              'print ("c", x)\nprint ("%s") % x ; y = 0755 + 10L\n'
+              'if x <> 1: print "no print here # or here", x # comment\n'
+              'd = {"k": [1,\n      2]}; print d["k"][0:1], \\\n  3\n'
+              'try:\n    raise ValueError, "v"\nexcept ValueError , e:\n    pass\n')
+    result = port_script(source)
+    assert result.ported and compiles(result.code)
+    assert result.code.count("\n") == source.count("\n")
+    for expected in ('print()\n', "print(\"a\", x, end=' ')", 'print("b", file=sys.stderr)',
+                     'print ("c", x)', 'print(("%s") % x) ; y = 0o755 + 10',
+                     'if x != 1: print("no print here # or here", x) # comment',
+                     'print(d["k"][0:1], \\\n  3)', 'raise ValueError("v")',
+                     "except ValueError as e:"):
+        assert expected in result.code, expected
+
+
+def test_scripts_with_the_print_function_keep_their_calls():
+    source = ("from __future__ import print_function\nprint('a', end='')\n"
+              "except_ = 1\ntry:\n    pass\nexcept Exception, e:\n    print(e)\n")
+    result = port_script(source)
+    assert result.ported and compiles(result.code)
+    assert result.code == source.replace("Exception, e", "Exception as e")
