@@ -1,27 +1,36 @@
 """The demo of ``make demo``: a behavior played on the simulated robot through ROS 2.
 
-1. converts ``examples/wave_hello/behavior.xar`` (with its SVG graph) into ``.demo/``;
+1. converts ``examples/wave_hello/behavior.xar`` into ``.demo/converted`` and draws its
+   graph into ``.demo/behavior_graph.svg``;
 2. starts the simulated robot (recording every call), naoqi_bridge and behavior_runner;
 3. plays the behavior, goes to a label while it plays, lets it finish, printing every
    state and focus change as it happens;
-4. plots the joint angles the simulated robot executed (from its call record) to a PNG.
+4. plots the joint angles the simulated robot executed (from its call record) into
+   ``.demo/joint_angles.png``, next to the graph.
 """
 import argparse
+import bisect
 import json
+import math
 import sys
 import threading
 import time
 from pathlib import Path
-from typing import Dict, List, Optional, Tuple
+from typing import Any, Dict, List, Optional, Tuple
 
 import rclpy
 from rclpy.executors import SingleThreadedExecutor
 
 from naoqi_qicore.msg import ActivityFocus, BehaviorState
+from naoqi_qicore.robot.sim.bezier import BezierCurve
+from naoqi_qicore.robot.sim.joints import JointTable
+from naoqi_qicore.robot.sim.services.posture import posture_angles
 from naoqi_qicore.ros.launcher import Plan, ProcessGroup, free_tcp_port, wait_for_port
 from naoqi_qicore.ros.qos import LATCHED
 from naoqi_qicore.srv import GoTo, Play
 
+#: time step of the plotted joint angles (s)
+PLOT_STEP = 0.02
 STATUS_NAMES = {getattr(BehaviorState, name): name for name in
                 ("IDLE", "LOADED", "PLAYING", "PAUSED", "STOPPED", "FINISHED", "ERROR")}
 
@@ -78,62 +87,72 @@ def call(node, service_type, name: str, request, timeout: float = 30.0):
     return future.result()
 
 
-def convert(behavior: Path, output: Path) -> Path:
-    """Convert the behavior with its graph, as ``xar_convert --graph`` does; the SVG written."""
+def convert(behavior: Path, output: Path, graph: Path) -> None:
+    """Convert the behavior into ``output`` and draw its graph into the SVG file ``graph``."""
     from naoqi_qicore.converter.api import convert as convert_input
-    result = convert_input(behavior, output, force=True, graph=".svg")
+    from naoqi_qicore.converter.graph import render_graph
+    result = convert_input(behavior, output, force=True)
     for warning in result.warnings:
         print("  warning: %s" % warning, flush=True)
-    graphs = sorted(output.rglob("*.svg"))
-    if not graphs:
-        raise RuntimeError("the conversion wrote no graph in %s" % output)
-    return graphs[0]
+    graph.write_text(render_graph(result.models[0], ".svg"), encoding="utf-8")
 
 
-def executed_trajectories(record: Path) -> Tuple[float, Dict[str, List[Tuple[float, float]]]]:
+def executed_trajectories(record: Path, robot: str = "nao"
+                          ) -> Tuple[float, Dict[str, List[Tuple[float, float]]]]:
     """When the first motion call came (wall clock s) and joint -> (time s from then, angle)
-    samples of what the robot executed, from its call record.
+    every :data:`PLOT_STEP` s of what the simulated robot executed, from its call record.
 
-    Each angleInterpolationBezier call runs from the time it arrived; a later call moving
-    the same joint, or ``ALMotion.stop`` of its task id, cuts it off.
+    The recorded ``angleInterpolationBezier`` calls are replayed with the simulator's own
+    curve maths: each starts when it reached the robot, from where the joint was then
+    (StandInit before the first call); a later call moving the joint takes over, and
+    ``ALMotion.stop`` of a call's task holds its joints where they are.
     """
-    calls = [json.loads(line) for line in record.read_text().splitlines() if line.strip()]
-    motions = [c for c in calls if c.get("service") == "ALMotion"
-               and c.get("method") == "angleInterpolationBezier" and "error" not in c]
+    calls = sorted((json.loads(line) for line in record.read_text().splitlines()
+                    if line.strip()), key=lambda c: c["time"])
+    calls = [c for c in calls if c.get("service") == "ALMotion" and "error" not in c
+             and c.get("method") in ("angleInterpolationBezier", "stop")]
+    motions = [c for c in calls if c["method"] == "angleInterpolationBezier"]
     if not motions:
         return 0.0, {}
-    origin = min(c["time"] for c in motions)
-    stopped = {c["args"][0]: c["time"] for c in calls if c.get("service") == "ALMotion"
-               and c.get("method") == "stop" and c.get("args")}
+    origin = motions[0]["time"]
+    joints = JointTable(robot)
+    pose = posture_angles(robot)["StandInit"][1]
+    # joint -> pieces (from time, curve started then or None, angle held when None)
+    pieces: Dict[str, List[Tuple[float, Optional[BezierCurve], float]]] = {}
+    tasks: Dict[str, Any] = {}  # joint -> task id of the call moving it
+
+    def angle(joint: str, time_s: float) -> float:
+        start, curve, held = pieces[joint][-1] if joint in pieces else (0.0, None, pose[joint])
+        return curve.angle_at(time_s - start) if curve is not None else held
+
+    end = origin
+    for call in calls:
+        at = call["time"]
+        if call["method"] == "stop":
+            for joint in [j for j, task in tasks.items() if task == call["args"][0]]:
+                pieces[joint].append((at, None, angle(joint, at)))
+                del tasks[joint]
+            continue
+        names, times, keys = call["args"][:3]
+        for joint, joint_times, joint_keys in zip(joints.expand(names), times, keys):
+            joint = joints.coupled.get(joint, joint)
+            clamped = [[joints.clamp(joint, key[0]), key[1], key[2]] for key in joint_keys]
+            curve = BezierCurve(joint_times, clamped, angle(joint, at))
+            pieces.setdefault(joint, []).append((at, curve, 0.0))
+            tasks[joint] = call.get("result") if call.get("post") else None
+            end = max(end, at + curve.duration)
+    steps = math.ceil((end - origin) / PLOT_STEP - 1e-9)  # the last sample at the end
     samples: Dict[str, List[Tuple[float, float]]] = {}
-    for index, motion in enumerate(motions):
-        names, times, keys = motion["args"][:3]
-        start = motion["time"]
-        stop = stopped.get(motion.get("result"), float("inf")) if motion.get("post") else \
-            float("inf")
-        for name, joint_times, joint_keys in zip(names, times, keys):
-            later = [c["time"] for c in motions[index + 1:] if name in c["args"][0]]
-            end = min([stop] + later)
-            samples.setdefault(name, []).extend(
-                (start + t - origin, angle) for t, angle in _bezier_samples(joint_times, joint_keys)
-                if start + t <= end)
+    for joint, joint_pieces in pieces.items():
+        starts = [start for start, _, _ in joint_pieces]
+        points = samples[joint] = []
+        for step in range(steps + 1):
+            at = origin + step * PLOT_STEP
+            index = bisect.bisect_right(starts, at) - 1
+            start, curve, held = joint_pieces[index] if index >= 0 else (at, None, pose[joint])
+            points.append((at - origin, curve.angle_at(at - start) if curve is not None
+                           else held))
     return origin, samples
-
-
-def _bezier_samples(times: List[float], keys: List[list], steps: int = 12
-                    ) -> List[Tuple[float, float]]:
-    """Points along the Bezier curve through the keys (the first key is reached from t=0)."""
-    points = [(float(times[0]), float(keys[0][0]))]
-    for j in range(1, len(times)):
-        t0, a0, t1, a1 = times[j - 1], keys[j - 1][0], times[j], keys[j][0]
-        c1 = (t0 + keys[j - 1][2][1], a0 + keys[j - 1][2][2])
-        c2 = (t1 + keys[j][1][1], a1 + keys[j][1][2])
-        for step in range(1, steps + 1):
-            u = step / steps
-            w = ((1 - u) ** 3, 3 * u * (1 - u) ** 2, 3 * u * u * (1 - u), u ** 3)
-            points.append((w[0] * t0 + w[1] * c1[0] + w[2] * c2[0] + w[3] * t1,
-                           w[0] * a0 + w[1] * c1[1] + w[2] * c2[1] + w[3] * a1))
-    return points
 
 
 def plot(samples: Dict[str, List[Tuple[float, float]]], goto_time: float,
@@ -164,7 +183,8 @@ def run_demo(behavior: Path, out: Path, goto_label: str) -> int:
     if record.exists():
         record.unlink()
     print("converting %s" % behavior, flush=True)
-    graph = convert(behavior, out / "converted")
+    graph = out / "behavior_graph.svg"
+    convert(behavior, out / "converted", graph)
     port = free_tcp_port()
     url = "tcp://127.0.0.1:%d" % port
     plan = Plan(behavior=str(behavior), robot_url=url, record=str(record), log_level="warn")

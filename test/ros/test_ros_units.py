@@ -102,3 +102,37 @@ def test_focus_same_result_whichever_comes_first() -> None:
     for focus in (robot_first, call_first):
         assert (focus.focused, focus.previous, focus.start_reason, focus.stop_reason,
                 focus.stack) == ("pkg/idle", "pkg/dance", "unstacked", "unknown-api-caller", [])
+
+
+def test_demo_replays_the_robot_calls_it_plots(tmp_path) -> None:
+    import json
+
+    from naoqi_qicore.robot.sim.bezier import BezierCurve
+    from naoqi_qicore.ros.demo import PLOT_STEP, executed_trajectories
+
+    key = [0.5, [3, -0.3, 0.0], [3, 0.3, 0.0]]
+    back = [-0.2, [3, -0.1, 0.0], [3, 0.1, 0.0]]
+    calls = [  # in the order they finished, as the simulator writes them
+        dict(time=100.0, service="ALMotion", method="angleInterpolationBezier",
+             args=[["HeadYaw", "HeadPitch"], [[1.0], [1.0]], [[key], [key]]], post=True,
+             result=7),
+        dict(time=100.2, service="ALTextToSpeech", method="say", args=["hi"], result=None),
+        dict(time=100.5, service="ALMotion", method="stop", args=[7], result=None),
+        dict(time=100.9, service="ALMotion", method="angleInterpolationBezier",
+             args=[["HeadYaw"], [[0.0]], [[back]]], post=False, error="times must be > 0"),
+        dict(time=101.0, service="ALMotion", method="angleInterpolationBezier",
+             args=[["HeadYaw"], [[0.5]], [[back]]], post=False, result=None),
+    ]
+    record = tmp_path / "calls.jsonl"
+    record.write_text("".join(json.dumps(call) + "\n" for call in calls))
+    origin, samples = executed_trajectories(record)
+    assert origin == 100.0 and sorted(samples) == ["HeadPitch", "HeadYaw"]
+    head_yaw = dict((round(t / PLOT_STEP), angle) for t, angle in samples["HeadYaw"])
+    first = BezierCurve([1.0], [key], 0.0)  # from StandInit, where HeadYaw is 0
+    assert head_yaw[0] == 0.0
+    assert head_yaw[15] == pytest.approx(first.angle_at(0.3))
+    held = first.angle_at(0.5)  # stopped half-way: held there until the next call
+    assert 0.0 < held < 0.5
+    assert head_yaw[35] == head_yaw[49] == samples["HeadPitch"][-1][1] == pytest.approx(held)
+    assert head_yaw[62] == pytest.approx(BezierCurve([0.5], [back], held).angle_at(0.24))
+    assert samples["HeadYaw"][-1] == (pytest.approx(1.5, abs=PLOT_STEP), pytest.approx(-0.2))

@@ -1,0 +1,42 @@
+"""The demo of ``make demo``, run as a user runs it: converts, plays through the three
+processes, prints the changes as they come and writes the graph and the joint plot."""
+import json
+import subprocess
+import sys
+
+import pytest
+
+pytest.importorskip("naoqi_qicore.robot.sim.cli", reason="needs the simulated robot")
+pytest.importorskip("naoqi_qicore.core.player", reason="needs the engine")
+pytest.importorskip("matplotlib")
+
+
+@pytest.mark.slow
+def test_demo_plays_goes_to_a_label_and_plots(example_behavior, repo_root, tmp_path) -> None:
+    out = tmp_path / "demo"
+    done = subprocess.run([sys.executable, "-m", "naoqi_qicore.ros.demo", "--behavior",
+                           str(example_behavior), "--out", str(out), "--goto", "Wave"],
+                          cwd=str(repo_root), stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                          text=True, timeout=120)
+    sys.stdout.write(done.stdout)
+    assert done.returncode == 0
+    lines = done.stdout.splitlines()
+
+    def first(text: str) -> int:
+        return next(index for index, line in enumerate(lines) if text in line)
+
+    # printed as they happened: focus taken, playing, the goto, finished, focus released
+    taken = first("focus  'naoqi_qicore/wave_hello'")
+    playing = first("state  PLAYING")
+    goto = first("goto Wave: wave_hello at frame 30")
+    finished = first("state  FINISHED")
+    released = first("focus  '' (previous 'naoqi_qicore/wave_hello'")
+    assert max(taken, playing) < goto < finished and taken < released
+    assert "final: FINISHED" in done.stdout
+
+    assert (out / "converted" / "behavior.xml").is_file()
+    assert "<svg" in (out / "behavior_graph.svg").read_text()
+    assert (out / "joint_angles.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    calls = [json.loads(line) for line in (out / "robot-calls.jsonl").read_text().splitlines()]
+    motions = [c for c in calls if c["method"] == "angleInterpolationBezier"]
+    assert len(motions) >= 2  # from the start, then from the label
