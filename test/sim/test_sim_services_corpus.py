@@ -22,7 +22,8 @@ BOX_GLOBALS = ("ALFrameManager", "ALLeds", "ALMemory", "ALMotion")
 ALL_CLASSES = {**SERVICE_CLASSES, **core_service_classes()}
 
 _NAME = r"""\(\s*["'](\w+)["']"""
-_ASSIGNED = re.compile(r"([\w.]+)\s*=\s*(?:ALProxy|[\w.()]*\.service)" + _NAME)
+_ASSIGNED = re.compile(r"([\w.]+)\s*=\s*(?:ALProxy|[\w.()]*\.service)" + _NAME
+                       + r"[^)\n]*\)\s*;?\s*(?:#.*)?$", re.MULTILINE)
 _DIRECT = re.compile(r"(?:ALProxy|\.service)" + _NAME + r"[^)]*\)\s*\.\s*(?:post\s*\.\s*)?(\w+)\s*\(")
 _NOT_CODE = re.compile(r'""".*?"""|\'\'\'.*?\'\'\'|^[ \t]*#[^\n]*', re.DOTALL | re.MULTILINE)
 
@@ -74,12 +75,14 @@ ALFrameManager.getBehaviorPath(self.behaviorId)
 self.manager = self.session().service("ALServiceManager")
 self.link = self.manager.serviceStopped.connect(self.onStopped)
 # self.manager.serviceStarted.connect(self.onStarted)
+self.signal = self.session().service("ALMemory").subscriber("Key").signal
+self.signal.connect(self.onKey)
 page = '''session.service("ALMemory").done(function (m) { m.raiseEvent("a", 1); });'''
 """
     assert _calls(script) == {
         ("ALTextToSpeech", "say"), ("ALTextToSpeech", "wait"), ("ALLeds", "fadeRGB"),
         ("ALTabletService", "showWebview"), ("ALFrameManager", "getBehaviorPath"),
-        ("ALServiceManager", "serviceStopped")}
+        ("ALServiceManager", "serviceStopped"), ("ALMemory", "subscriber")}
 
 
 @pytest.fixture(scope="module")
