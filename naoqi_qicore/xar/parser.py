@@ -66,6 +66,10 @@ _KNOWN = {
     "BoxInstance": {"name", "id", "x", "y"},
 }
 _KNOWN["Output"] = _KNOWN["Input"]
+#: attributes of the most frequent elements, in the order Choregraphe writes them
+_PORT_LAYOUT = ["name", "type", "type_size", "nature", "inner", "tooltip", "id"]
+_KEY_LAYOUT = ["frame", "value"]
+_LINK_LAYOUT = ["inputowner", "indexofinput", "outputowner", "indexofoutput"]
 _KNOWN["Animation"] = _KNOWN["Timeline"]
 _KNOWN["ChoregrapheBox"] = {"xar_version"}
 
@@ -192,6 +196,13 @@ class ElementReader:
         self.check_links(box)
 
     def port(self, element) -> Port:
+        if element.keys() == _PORT_LAYOUT:  # what Choregraphe writes: no check to do
+            name, kind, size, nature, inner, tooltip, port_id = element.values()
+            try:
+                return Port(name, int(kind), int(size), int(nature), int(port_id), int(inner),
+                            tooltip)
+            except ValueError:
+                pass  # the general path says which attribute
         extras = self.extras(element)
         return Port(name=self.required(element, "name"), type=self.required_int(element, "type"),
                     type_size=self.required_int(element, "type_size"),
@@ -307,9 +318,15 @@ class ElementReader:
                 seen.add(box.id)
                 diagram.boxes.append(box)
             elif tag == "Link":
-                link = Link(*(self.required_int(child, name) for name in
-                              ("inputowner", "indexofinput", "outputowner", "indexofoutput")),
-                            extras=self.extras(child))
+                link = None
+                if child.keys() == _LINK_LAYOUT:
+                    try:
+                        link = Link(*map(int, child.values()))
+                    except ValueError:
+                        pass  # the general path says which attribute
+                if link is None:
+                    link = Link(*(self.required_int(child, name) for name in _LINK_LAYOUT),
+                                extras=self.extras(child))
                 self.link_lines[id(link)] = child.sourceline
                 diagram.links.append(link)
             else:
@@ -354,7 +371,21 @@ class ElementReader:
                               unit=opt(element, "unit", extras),
                               recordable=opt(element, "recordable", extras),
                               always_visible=opt(element, "alwaysVisible", extras), extras=extras)
-        curve.keys = self.gather(element, "Key", self.key, extras)
+        keys = curve.keys
+        for child in element:
+            if child.tag != "Key":
+                extras.elements.append(_serialize(child))
+                continue
+            if not len(child) and child.keys() == _KEY_LAYOUT:  # the usual <Key frame value/>
+                frame, value = child.values()
+                try:
+                    key = Key(int(frame), float(value))
+                except ValueError:
+                    key = None
+                if key is not None and key.frame >= 0:
+                    keys.append(key)
+                    continue
+            keys.append(self.key(child))
         return curve
 
     def key(self, element) -> Key:
@@ -546,7 +577,7 @@ def parse_xar_bytes(data: bytes, source: str = "<input>") -> Behavior:
     """Read a behavior from the bytes of a ``.xar`` document; ``source`` names it in errors."""
     if len(data) > MAX_DOCUMENT_BYTES:
         raise XarError("document larger than %d MB" % (MAX_DOCUMENT_BYTES >> 20), source)
-    if not data.strip():
+    if not data or data.isspace():
         raise XarError("not an XML document: the file is empty", source, 1)
     root_tag = _FIRST_TAG.search(data)
     prolog = (data[:root_tag.start()] if root_tag else data).upper()

@@ -21,8 +21,8 @@ from naoqi_qicore.xar.model import (ActuatorCurve, ActuatorList, Behavior, Box, 
 INDENT = "    "
 _XML_NAMESPACE = "http://www.w3.org/XML/1998/namespace"
 
-_ATTRIBUTE_ESCAPES = str.maketrans({"&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;",
-                                    "\n": "&#x0A;", "\r": "&#x0D;", "\t": "&#x09;"})
+_ATTRIBUTE_ESCAPES = (("&", "&amp;"), ("<", "&lt;"), (">", "&gt;"), ('"', "&quot;"),
+                      ("\n", "&#x0A;"), ("\r", "&#x0D;"), ("\t", "&#x09;"))
 _ATTRIBUTE_SPECIAL = re.compile('[&<>"\n\r\t]')
 _TEXT_ESCAPES = str.maketrans({"&": "&amp;", "<": "&lt;", ">": "&gt;", "\r": "&#x0D;"})
 
@@ -31,7 +31,10 @@ Attributes = Iterable[Tuple[str, object]]
 
 def escape_attribute(value: str) -> str:
     """``value`` ready to stand between double quotes (newlines kept as character references)."""
-    return value.translate(_ATTRIBUTE_ESCAPES) if _ATTRIBUTE_SPECIAL.search(value) else value
+    if _ATTRIBUTE_SPECIAL.search(value):
+        for special, reference in _ATTRIBUTE_ESCAPES:
+            value = value.replace(special, reference)
+    return value
 
 
 def escape_text(value: str) -> str:
@@ -71,18 +74,13 @@ def _extra_attributes(extras: Extras) -> List[str]:
 
 def attributes(pairs: Attributes, extras: Optional[Extras] = None) -> str:
     """`` name="value"`` for each pair whose value is not None, then the extra attributes."""
-    parts = []
-    for name, value in pairs:
-        if value is None:
-            continue
-        if value.__class__ is not str:
-            value = str(value)
-        elif _ATTRIBUTE_SPECIAL.search(value):
-            value = value.translate(_ATTRIBUTE_ESCAPES)
-        parts.append(' %s="%s"' % (name, value))
+    special = _ATTRIBUTE_SPECIAL.search
+    text = "".join([' %s="%s"' % (name, escape_attribute(value)
+                                  if value.__class__ is str and special(value) else value)
+                    for name, value in pairs if value is not None])
     if extras is not None and extras.attributes:
-        parts.extend(" " + part for part in _extra_attributes(extras))
-    return "".join(parts)
+        text += "".join(" " + part for part in _extra_attributes(extras))
+    return text
 
 
 class XarWriter:
@@ -242,7 +240,18 @@ class XarWriter:
                  ("recordable", curve.recordable), ("mute", curve.mute), ("unit", curve.unit),
                  ("alwaysVisible", curve.always_visible))
         self.element(level, "ActuatorCurve", pairs, curve.extras,
-                     lambda inner: [self.key(inner, key) for key in curve.keys])
+                     lambda inner: self.keys(inner, curve.keys))
+
+    def keys(self, level: int, keys: List[Key]) -> None:
+        """The keys of a curve; the usual ``<Key frame value />`` written directly."""
+        head = INDENT * level + '<Key frame="%d" value="%s" />'
+        append = self.lines.append
+        for key in keys:
+            if (key.smooth is None and key.symmetrical is None and not key.tangents
+                    and not key.extras.attributes and not key.extras.elements):
+                append(head % (key.frame, format_number(key.value)))
+            else:
+                self.key(level, key)
 
     def key(self, level: int, key: Key) -> None:
         pad = INDENT * level
