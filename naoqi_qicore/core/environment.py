@@ -31,12 +31,15 @@ class BehaviorContext:
 
 @dataclass
 class ScriptEnvironment:
-    """Modules box code can import and names put in every box's module globals."""
+    """Modules box code can import, names put in every box's module globals and the
+    session box scripts get."""
 
     #: importable module name -> module (wins over ``sys.modules`` inside box code)
     modules: Dict[str, ModuleType] = field(default_factory=dict)
     #: global name -> value
     names: Dict[str, Any] = field(default_factory=dict)
+    #: what ``self.session()`` returns to box scripts (None: the player's session)
+    session: Optional[Any] = None
 
 
 BoxEnvironmentFactory = Callable[[BehaviorContext], ScriptEnvironment]

@@ -117,7 +117,7 @@ class GeneratedClass:
 
     # -- robot and paths ---------------------------------------------------------------------
     def session(self) -> Any:
-        return self._box.player.session
+        return self._box.player.box_session
 
     def packageUid(self) -> str:  # noqa: N802
         return self._box.player.package_uid

@@ -13,7 +13,6 @@ import itertools
 import logging
 import os
 import random
-import sys
 import threading
 import time
 from pathlib import Path
@@ -26,6 +25,7 @@ from naoqi_qicore.core.environment import (BehaviorContext, BoxEnvironmentFactor
 from naoqi_qicore.core.events import BehaviorLoadError, EngineEvent, GotoError, Listener
 from naoqi_qicore.core.generated import FrameManager, GeneratedClass, box_class, package_info
 from naoqi_qicore.core.motion import ALMotionSink, MotionSink
+from naoqi_qicore.core.py2 import PY2_SYS
 from naoqi_qicore.core.resources import ResourceManager
 from naoqi_qicore.core.script import box_builtins, compile_box_script, find_box_class
 from naoqi_qicore.core.statemachine import TransitionQueue
@@ -63,6 +63,8 @@ class BehaviorPlayer:
         self.behavior_path = _behavior_folder(loaded)
         self.package_uid, self.behavior_relative_path = package_info(self.behavior_path)
         self.frame_manager = FrameManager(self)
+        #: the session box scripts get from ``self.session()`` (set by :meth:`load`)
+        self.box_session: Any = session
         self.lock = threading.RLock()
         self._status_changed = threading.Condition(self.lock)
         self._status = "IDLE"
@@ -152,10 +154,12 @@ class BehaviorPlayer:
         context = BehaviorContext(self.session, self.frame_manager, self.behavior_id,
                                   self.behavior_path, self._box_object)
         environment = self._environment(context)
+        self.box_session = environment.session if environment.session is not None \
+            else self.session
         self._builtins = box_builtins(environment.modules)
         # NAOqi ran box scripts where these were already imported; scripts rely on it
         self._globals = {"ALFrameManager": self.frame_manager, "time": time, "random": random,
-                         "os": os, "sys": sys}
+                         "os": os, "sys": PY2_SYS}
         self._globals.update(environment.names)
         self._by_name = {}
         self.root = self._build(self.loaded.behavior.root, None, None)
@@ -387,11 +391,16 @@ class BehaviorPlayer:
             cls.__init__(instance)
         except (Exception, SystemExit) as error:
             box.broken = True
-            where = ""
-            if isinstance(error, SyntaxError) and error.lineno:
-                where = " (line %d)" % error.lineno
-            self._last_error = "%s: the box script does not run: %s: %s%s" % (
-                box.path, type(error).__name__, error, where)
+            port_error = getattr(self.loaded, "port_errors", {}).get(box.name)
+            if isinstance(error, SyntaxError) and port_error:
+                self._last_error = "%s: the box script does not compile and porting it to " \
+                                   "Python 3 failed: %s" % (box.path, port_error)
+            else:
+                where = ""
+                if isinstance(error, SyntaxError) and error.lineno:
+                    where = " (line %d)" % error.lineno
+                self._last_error = "%s: the box script does not run: %s: %s%s" % (
+                    box.path, type(error).__name__, error, where)
             box.report_error(self._last_error)
             return
         box.instance = instance

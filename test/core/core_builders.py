@@ -144,9 +144,13 @@ class RecordingSink:
 class Harness:
     """A player on a fake robot with a fake clock, recording events and box calls."""
 
-    def __init__(self, root: Box, **kwargs: Any) -> None:
+    def __init__(self, root: Box, *, session: Any = None, naoqi: bool = False,
+                 **kwargs: Any) -> None:
+        """``session``: the robot (default: a :class:`FakeSession`); ``naoqi``: box scripts
+        get the ``naoqi``/``almath``/``qi`` environment of the robot layer."""
         self.clock = FakeClock()
-        self.session = FakeSession()
+        self.session = session if session is not None else FakeSession()
+        self._naoqi = naoqi
         self.sink = RecordingSink()
         self.events: List = []
         self.log: List = []
@@ -158,11 +162,14 @@ class Harness:
 
     def _environment(self, context):
         from naoqi_qicore.core.environment import ScriptEnvironment
+        from naoqi_qicore.robot.naoqi_compat import box_environment
 
         def record(*entry):
             with self._lock:
                 self.log.append(entry)
-        return ScriptEnvironment(names={"record": record})
+        environment = box_environment(context) if self._naoqi else ScriptEnvironment()
+        environment.names["record"] = record
+        return environment
 
     def settle(self) -> None:
         assert self.player.wait_idle(10)

@@ -141,8 +141,27 @@ def test_a_box_script_that_does_not_compile_is_reported_at_load(make_harness):
     harness = make_harness(root)
     play(harness)
     assert harness.kinds("error")[0].box_path == "root/Broken"
-    assert "SyntaxError" in harness.kinds("error")[0].detail
+    detail = harness.kinds("error")[0].detail
+    assert "SyntaxError" in detail and "porting it to Python 3 failed" in detail
+    assert "cannot be parsed as Python 2" in detail
     assert harness.player.status == "PLAYING"
+
+
+def test_a_python2_script_runs_ported(make_harness):
+    old = script_box("Old", 1, """
+def onInput_onStart(self):
+    try:
+        raise ValueError, "no"
+    except ValueError, error:
+        print >> sys.stderr, "caught", error
+    record(self.getName(), "octal", 0755)
+    self.onStopped()
+""")
+    harness = make_harness(flow_box("root", -1, [old], [link(0, 2, 1, 2), link(1, 4, 0, 4)]))
+    play(harness)
+    assert harness.kinds("error") == []
+    assert ("l1_Old", "octal", 0o755) in harness.log
+    assert harness.player.status == "FINISHED"
 
 
 def test_memory_inputs_fire_only_while_their_level_plays(make_harness):

@@ -1,57 +1,104 @@
-"""Every behavior of the shared corpus, prepared, loaded and played on the simulated robot.
+"""Every behavior of the shared corpus, prepared, loaded and played on a simulated robot.
 
 A behavior counts as running when the engine raised nothing and no box failed for a
-reason of ours: an error inside the engine or the compatibility modules, or a service
-of the simulated robot missing or refusing a call.  Failures of the behaviors' own code
-(third-party modules not installed, files of the author's machine, parameters the box
-does not have, scripts that are not valid Python 2 either) are counted apart.
+reason of ours: an error inside the engine or the compatibility modules, a module or a
+Python 2 feature that box scripts had on the robot and we do not give them, or a service
+of the simulated robot missing, refusing or failing a call.  Failures of the behaviors'
+own code (modules the robot did not have either, files of the author's machine or media
+not in the corpus, parameters the box does not have, scripts that are not valid Python 2
+either, plain bugs) are counted apart.  Each behavior gets a simulated robot of its own.
 """
 import collections
 import concurrent.futures
 import logging
 import re
+import sys
 from pathlib import Path
 
 import pytest
 
 from naoqi_qicore.converter.loader import prepare
 from naoqi_qicore.core import BehaviorPlayer
+from naoqi_qicore.core.py2 import PY2_BUILTINS
 from naoqi_qicore.xar.errors import XarError
 from naoqi_qicore.xar.parser import parse_xar_file
 
 PLAY_SECONDS = 1.5
-#: behaviors played at once (the simulated robots share this process's libqi threads)
+#: behaviors played at once
 WORKERS = 6
 TARGET_RATE = 0.90
 
-_OURS = ("naoqi_qicore/core/", "naoqi_qicore/robot/naoqi_compat/", "naoqi_qicore/robot/sim/")
-#: NameError of a name NAOqi defined for box scripts (not a script's own typo)
-_NAOQI_NAME = re.compile(r"NameError: name '(AL\w+|GeneratedClass|qi|naoqi|almath|time|random|"
-                         r"os|sys|session|DCM)' is not defined")
+ENGINE, SIMULATOR, PYTHON2 = "engine", "simulator", "engine: Python 2 semantics"
+OURS = (ENGINE, SIMULATOR, PYTHON2)
+_OUR_CODE = ("naoqi_qicore/core/", "naoqi_qicore/robot/naoqi_compat/")
+#: what box scripts could import on the robot besides Python 2.7's standard library
+NAOQI_SDK_MODULES = frozenset(("naoqi", "qi", "almath", "motion", "vision_definitions",
+                               "allog", "inaoqi"))
+#: Python 2.7 standard library modules that Python 3 removed or renamed
+PY2_STDLIB_MODULES = frozenset((
+    "thread", "Queue", "urllib2", "cPickle", "StringIO", "cStringIO", "ConfigParser",
+    "httplib", "urlparse", "HTMLParser", "cookielib", "SocketServer", "Tkinter", "commands",
+    "htmlentitydefs", "xmlrpclib", "__builtin__", "copy_reg", "repr", "BaseHTTPServer",
+    "SimpleHTTPServer", "CGIHTTPServer", "Cookie", "UserDict", "UserList", "UserString",
+    "mutex", "sets", "md5", "sha", "new", "popen2", "dircache", "mimetools", "rfc822",
+    "htmllib", "sgmllib", "exceptions", "dummy_thread", "anydbm", "whichdb", "robotparser",
+    "markupbase", "DocXMLRPCServer", "SimpleXMLRPCServer", "urllib"))
+#: attributes Python 2 objects had (``dict.iteritems``, ``urllib2.Request.add_data``...)
+PY2_ATTRIBUTES = frozenset((
+    "iteritems", "iterkeys", "itervalues", "viewitems", "viewkeys", "viewvalues", "has_key",
+    "setdefaultencoding", "maxint", "letters", "lowercase", "uppercase", "maketrans",
+    "add_data", "get_data", "has_data", "get_type", "get_host", "get_selector", "im_func",
+    "im_self", "im_class", "func_name", "func_code", "func_defaults", "getcwdu", "next",
+    "decode", "message"))
+#: errors of Python 3 semantics where Python 2 had none
+_PY2_TYPE_ERRORS = re.compile(
+    r"'(range|map|filter|zip|dict_keys|dict_values|dict_items)' object|"
+    r"sort\(\) takes no positional|'cmp' is an invalid keyword|a bytes-like object is "
+    r"required, not 'str'|can't concat str to bytes|should be bytes|not supported between "
+    r"instances of")
+#: NameError of a name NAOqi or Python 2 gave box scripts (not a script's own typo)
+_GIVEN_NAMES = re.compile(r"NameError: name '(AL\w+|GeneratedClass|qi|naoqi|almath|time|"
+                          r"random|os|sys|session|DCM|%s)' is not defined"
+                          % "|".join(sorted(PY2_BUILTINS)))
 _SIMULATOR_MESSAGES = re.compile(r"'qi\.qi_python\.Object' object has no attribute|"
-                                 r"Cannot find service|is neither an LED|does not exist in")
+                                 r"Cannot find service|is neither an LED|does not exist in|"
+                                 r"naoqi_qicore/robot/sim/")
+_EXCEPTION = re.compile(r"\b([A-Z]\w*(?:Error|Exception|Exit|Interrupt))\b")
+
+
+def robot_has_module(name: str) -> bool:
+    """Whether a box could ``import name`` on the robot (NAOqi SDK, Python 2.7 stdlib)."""
+    top = name.partition(".")[0]
+    return (top in NAOQI_SDK_MODULES or top in PY2_STDLIB_MODULES
+            or top in sys.stdlib_module_names)
 
 
 def failure_class(detail: str) -> str:
-    """"engine", "simulator", or the behavior's own kind of failure."""
+    """ENGINE, SIMULATOR, PYTHON2, or "behavior: <what>" for the behavior's own failures."""
     lines = [line for line in detail.splitlines() if line.strip()]
     frames = [line for line in lines if line.strip().startswith("File ")]
     last = lines[-1] if lines else detail
     if _SIMULATOR_MESSAGES.search(detail):
-        return "simulator"
-    if "ModuleNotFoundError" in last:  # modules the author installed on the robot
-        return "behavior: ModuleNotFoundError"
-    name_error = _NAOQI_NAME.search(last)
-    if name_error:
-        return "engine"  # a name NAOqi gave box scripts that we do not
-    if frames and any(part in frames[-1] for part in _OURS) and "naoqi_qicore/core/box.py" \
-            not in frames[-1]:
-        return "engine"
-    for kind in ("ModuleNotFoundError", "FileNotFoundError", "SyntaxError", "IndentationError",
-                 "has no parameter", "OSError", "IOError", "ConnectionError", "URLError"):
-        if kind in detail:
-            return "behavior: " + kind
-    return "behavior: " + last.split(":")[0][:40]
+        return SIMULATOR
+    missing = re.search(r"ModuleNotFoundError: No module named '([\w.]+)'", detail)
+    if missing:
+        return ENGINE if robot_has_module(missing.group(1)) else "behavior: ModuleNotFoundError"
+    if _GIVEN_NAMES.search(last):
+        return ENGINE
+    attribute = re.search(r"AttributeError: .* has no attribute '(\w+)'", last)
+    if (attribute and attribute.group(1) in PY2_ATTRIBUTES) or (
+            "TypeError" in last and _PY2_TYPE_ERRORS.search(last)):
+        return PYTHON2
+    if "SyntaxError" in detail or "IndentationError" in detail:
+        # not valid Python 2 either, or a port that failed (ours)
+        return "behavior: invalid script" if "cannot be parsed as Python 2" in detail else ENGINE
+    if frames and any(part in frames[-1] for part in _OUR_CODE) \
+            and "naoqi_qicore/core/box.py" not in frames[-1]:
+        return ENGINE
+    if "has no parameter" in last:
+        return "behavior: has no parameter"
+    kinds = _EXCEPTION.findall(last)
+    return "behavior: " + (kinds[-1] if kinds else last[:40])
 
 
 def robot_of(path: Path) -> str:
@@ -59,7 +106,11 @@ def robot_of(path: Path) -> str:
     return "pepper" if b"ALTabletService" in text or b"juliette" in text.lower() else "nao"
 
 
-def play_one(path: Path, session) -> dict:
+def play_one(path: Path) -> dict:
+    """Parse, prepare, load and play one behavior on a simulated robot of its own."""
+    import qi
+    from naoqi_qicore.robot.naoqi_compat import box_environment
+    from naoqi_qicore.robot.sim import SimulatedRobot
     errors = []
 
     def listen(event):
@@ -69,7 +120,9 @@ def play_one(path: Path, session) -> dict:
         behavior = parse_xar_file(path)
     except XarError as error:
         return {"file": path.name, "status": "not a behavior", "error": str(error), "errors": []}
-    from naoqi_qicore.robot.naoqi_compat import box_environment
+    robot = SimulatedRobot(robot=robot_of(path), listen="tcp://127.0.0.1:0").start()
+    session = qi.Session()
+    session.connect(robot.url)
     player = BehaviorPlayer(prepare(behavior), session, listener=listen,
                             environment=box_environment)
     outcome = {"file": path.name, "errors": errors, "error": ""}
@@ -84,29 +137,47 @@ def play_one(path: Path, session) -> dict:
         outcome["error"] = "%s: %s" % (type(error).__name__, error)
     finally:
         player.unload()
+        # what boxes still running report once the robot is gone is not the behavior's
+        outcome["errors"] = list(errors)
+        session.close()
+        robot.stop()
     return outcome
+
+
+def test_failure_classes():
+    """The classification itself: what is ours, what is the behavior's."""
+    assert failure_class("b: the box script does not run: ModuleNotFoundError: "
+                         "No module named 'requests'") == "behavior: ModuleNotFoundError"
+    assert failure_class("b: ModuleNotFoundError: No module named 'vision_definitions'") \
+        == ENGINE
+    assert failure_class("b: ModuleNotFoundError: No module named 'cookielib'") == ENGINE
+    assert failure_class("b: onStart failed: AttributeError: 'dict' object has no attribute "
+                         "'iteritems'") == PYTHON2
+    assert failure_class("b: the box script does not run: TypeError: 'range' object does "
+                         "not support item assignment") == PYTHON2
+    assert failure_class("b: onStart failed: NameError: name 'reload' is not defined") \
+        == ENGINE
+    assert failure_class("b: onStart failed: NameError: name 'onUnload' is not defined") \
+        == "behavior: NameError"
+    assert failure_class("b: porting failed: SyntaxError: x (line 3); cannot be parsed as "
+                         "Python 2: bad input") == "behavior: invalid script"
+    assert failure_class("b: the box script does not run: SyntaxError: x (line 3)") == ENGINE
+    assert failure_class("b: onStop failed: RuntimeError: ALMemory::unsubscribeToEvent: no\n"
+                         "  /x/naoqi_qicore/robot/sim/memory.py(206): _unsubscribe") == SIMULATOR
+    assert failure_class('b: failed: Traceback (most recent call last):\n  File '
+                         '"/x/naoqi_qicore/core/generated.py", line 3, in f\nKeyError: 1') \
+        == ENGINE
+    assert failure_class("b: onStart failed: FileNotFoundError: [Errno 2] No such file") \
+        == "behavior: FileNotFoundError"
 
 
 @pytest.mark.slow
 def test_corpus_behaviors_run(corpus_dir, capsys):
-    qi = pytest.importorskip("qi")
-    from naoqi_qicore.robot.sim import SimulatedRobot
+    pytest.importorskip("qi")
     files = sorted((corpus_dir / "files").glob("*.xar"))
     logging.getLogger("naoqi_qicore.box").setLevel(logging.CRITICAL)
-    robots, sessions = {}, {}
-    try:
-        for kind in ("nao", "pepper"):
-            robots[kind] = SimulatedRobot(robot=kind, listen="tcp://127.0.0.1:0").start()
-            sessions[kind] = qi.Session()
-            sessions[kind].connect(robots[kind].url)
-        with concurrent.futures.ThreadPoolExecutor(max_workers=WORKERS) as pool:
-            outcomes = list(pool.map(lambda path: play_one(path, sessions[robot_of(path)]),
-                                     files))
-    finally:
-        for session in sessions.values():
-            session.close()
-        for robot in robots.values():
-            robot.stop()
+    with concurrent.futures.ThreadPoolExecutor(max_workers=WORKERS) as pool:
+        outcomes = list(pool.map(play_one, files))
 
     classes = collections.Counter()
     running = judged = 0
@@ -117,7 +188,7 @@ def test_corpus_behaviors_run(corpus_dir, capsys):
         judged += 1
         kinds = [failure_class(detail) for detail in outcome["errors"]]
         classes.update(kinds)
-        ours = [kind for kind in kinds if kind in ("engine", "simulator")]
+        ours = [kind for kind in kinds if kind in OURS]
         if outcome["status"] == "engine exception":
             ours.append("engine")
             classes["engine exception"] += 1

@@ -5,7 +5,8 @@ session: inside box code ``import naoqi``, ``from naoqi import *`` and ``import 
 work without a NAOqi SDK, and ``ALProxy``, ``ALModule``, ``ALBroker``, ``ALBehavior``, ``qi`` and the
 global proxies of old scripts (``ALMemory``, ``ALMotion``, ``ALLeds``, ``ALLogger``,
 ``ALSensors``) are already defined.  A real ``naoqi`` or ``almath`` module installed on the
-machine wins over ours.
+machine wins over ours.  ``self.session()`` and ``qi.Session()`` give box code sessions
+that behave as on the robot (:mod:`~naoqi_qicore.robot.naoqi_compat.box_session`).
 """
 from __future__ import annotations
 
@@ -15,6 +16,8 @@ from typing import Dict
 
 from naoqi_qicore.core.environment import BehaviorContext, ScriptEnvironment
 from naoqi_qicore.robot.naoqi_compat import almath
+from naoqi_qicore.robot.naoqi_compat.box_session import (BoxSession, LocalSubscriptions,
+                                                         box_qi_module)
 from naoqi_qicore.robot.naoqi_compat.naoqi import global_proxies, naoqi_module
 
 
@@ -26,20 +29,24 @@ def _installed(name: str) -> bool:
 
 
 def box_environment(context: BehaviorContext) -> ScriptEnvironment:
-    """The ``naoqi``/``almath`` environment of one behavior (a ``BoxEnvironmentFactory``)."""
+    """The ``naoqi``/``almath``/``qi`` environment of one behavior (a
+    ``BoxEnvironmentFactory``)."""
     import qi
 
-    modules: Dict[str, ModuleType] = {}
+    local = LocalSubscriptions(context)
+    session = BoxSession(context.session, context, local)
+    box_qi = box_qi_module(qi, context, local)
+    modules: Dict[str, ModuleType] = {"qi": box_qi}
     if _installed("naoqi"):
         naoqi = importlib.import_module("naoqi")
     else:
-        naoqi = naoqi_module(context)
+        naoqi = naoqi_module(context, session, local)
         modules["naoqi"] = naoqi
     if not _installed("almath"):
         modules["almath"] = almath
     names = {name: getattr(naoqi, name) for name in ("ALProxy", "ALModule", "ALBroker",
                                                      "ALBehavior") if hasattr(naoqi, name)}
-    names["qi"] = qi
+    names["qi"] = box_qi
     if "ALProxy" in names:
         names.update(global_proxies(names["ALProxy"]))
-    return ScriptEnvironment(modules=modules, names=names)
+    return ScriptEnvironment(modules=modules, names=names, session=session)

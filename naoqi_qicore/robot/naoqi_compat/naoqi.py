@@ -9,25 +9,23 @@
   robot and returns its task id (NAOqi's ``pCall``); ``proxy.wait(id, timeout_ms)``,
   ``proxy.stop(id)`` and ``proxy.isRunning(id)`` are the module's own methods.
 * ``ALModule(name)``: an object registered as service ``name`` on the session;
-  ``ALMemory.subscribeToEvent(event, name, method)`` through ``ALProxy("ALMemory")`` with
-  the name of such an object or of a box (``self.getName()``) calls it back in this
-  process (NAOqi boxes were modules).
+  ``ALMemory.subscribeToEvent(event, name, method)`` with the name of such an object or
+  of a box (``self.getName()``) calls it back in this process (NAOqi boxes were modules;
+  see :mod:`~naoqi_qicore.robot.naoqi_compat.box_session`).
 * ``ALBroker(...)``: accepted and inert (the session is the broker).
 * ``ALBehavior``: the engine's box base class (``GeneratedClass``).
 """
 from __future__ import annotations
 
 import logging
-import threading
 import types
-from typing import Any, Callable, Dict, Optional, Tuple
+from typing import Any, Callable, Dict
 
 from naoqi_qicore.core.environment import BehaviorContext
 from naoqi_qicore.core.generated import GeneratedClass
-from naoqi_qicore.core.script import positional_arity
+from naoqi_qicore.robot.naoqi_compat.box_session import BoxSession, LocalSubscriptions
 
 _LOG = logging.getLogger(__name__)
-LOCAL_SERVICES = ("ALFrameManager",)
 
 
 class _Post:
@@ -43,84 +41,14 @@ class _Post:
         return start
 
 
-class LocalSubscriptions:
-    """ALMemory events delivered to objects of this process (boxes, ``ALModule`` objects):
-    NAOqi called ``module.method(event, value, message)`` on them; here a memory
-    subscriber calls it, each time in a thread of its own."""
-
-    def __init__(self, context: BehaviorContext) -> None:
-        self._context = context
-        self._lock = threading.Lock()
-        self.modules: Dict[str, Any] = {}
-        self._links: Dict[Tuple[str, str], Tuple[Any, int]] = {}
-
-    def target(self, module: str) -> Optional[Any]:
-        with self._lock:
-            local = self.modules.get(module)
-        return local if local is not None else self._context.box_object(module)
-
-    def subscribe(self, memory: Any, event: str, module: str, method: str) -> bool:
-        """Subscribe locally; False when ``module`` is not an object of this process."""
-        target = self.target(module)
-        if target is None:
-            return False
-        callback = getattr(target, method)
-        arity = positional_arity(callback)
-
-        def deliver(value: Any) -> None:
-            arguments = (event, value, "")[:3 if arity is None else arity]
-            threading.Thread(target=callback, args=arguments, daemon=True,
-                             name="%s.%s" % (module, method)).start()
-        self.unsubscribe(event, module)
-        subscriber = memory.subscriber(event)
-        link = subscriber.signal.connect(deliver)
-        with self._lock:
-            self._links[(event, module)] = (subscriber, link)
-        return True
-
-    def unsubscribe(self, event: str, module: str) -> bool:
-        with self._lock:
-            entry = self._links.pop((event, module), None)
-        if entry is None:
-            return False
-        subscriber, link = entry
-        subscriber.signal.disconnect(link)
-        return True
-
-
-class _Memory:
-    """ALMemory whose (un)subscribeToEvent calls reach local objects."""
-
-    def __init__(self, service: Any, local: LocalSubscriptions) -> None:
-        self._service = service
-        self._local = local
-
-    def subscribeToEvent(self, event: str, module: str, method: str) -> None:  # noqa: N802
-        if not self._local.subscribe(self._service, event, module, method):
-            self._service.subscribeToEvent(event, module, method)
-
-    def unsubscribeToEvent(self, event: str, module: str) -> None:  # noqa: N802
-        if not self._local.unsubscribe(event, module):
-            self._service.unsubscribeToEvent(event, module)
-
-    def __getattr__(self, method: str) -> Any:
-        return getattr(self._service, method)
-
-
 class BaseProxy:
     """A NAOqi module of the robot as old scripts reach it."""
 
-    _context: BehaviorContext
-    _local: LocalSubscriptions
+    _session: BoxSession
 
     def __init__(self, name: str, *address: Any) -> None:
         self._name = name
-        if name in LOCAL_SERVICES:
-            self._service = self._context.frame_manager
-        elif name == "ALMemory":
-            self._service = _Memory(self._context.session.service(name), self._local)
-        else:
-            self._service = self._context.session.service(name)
+        self._service = self._session.service(name)
         self.post = _Post(self._service)
 
     def __getattr__(self, method: str) -> Any:
@@ -202,13 +130,13 @@ def global_proxies(proxy_class: type) -> Dict[str, LazyProxy]:
     return {name: LazyProxy(proxy_class, name) for name in GLOBAL_PROXIES}
 
 
-def naoqi_module(context: BehaviorContext) -> types.ModuleType:
-    """A ``naoqi`` module bound to one behavior's session."""
+def naoqi_module(context: BehaviorContext, session: BoxSession,
+                 local: LocalSubscriptions) -> types.ModuleType:
+    """A ``naoqi`` module bound to one behavior's session (as box code sees it)."""
     module = types.ModuleType("naoqi", __doc__)
-    shared = {"_context": context, "_local": LocalSubscriptions(context)}
     bound: Dict[str, Any] = {
-        "ALProxy": type("ALProxy", (BaseProxy,), shared),
-        "ALModule": type("ALModule", (BaseModule,), shared),
+        "ALProxy": type("ALProxy", (BaseProxy,), {"_session": session}),
+        "ALModule": type("ALModule", (BaseModule,), {"_context": context, "_local": local}),
         "ALBroker": ALBroker,
         "ALBehavior": GeneratedClass,
     }

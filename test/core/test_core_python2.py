@@ -1,0 +1,107 @@
+"""The Python 2 that box scripts were written for: builtins and modules (core.py2)."""
+import sys
+
+from naoqi_qicore.core.script import box_builtins
+
+
+def run(code: str) -> dict:
+    """Run ``code`` as box code does and return its namespace."""
+    namespace = {"__builtins__": box_builtins({}), "__name__": "box"}
+    exec(compile(code, "<box>", "exec"), namespace)
+    return namespace
+
+
+def test_range_map_filter_zip_are_lists():
+    names = run("""
+states = range(3)
+states[0] = 'first'
+doubled = map(lambda x: 2 * x, [1, 2])
+pairs = map(None, [1, 2], [3, 4])
+kept = filter(None, [0, 1, 2])
+text = filter(str.isdigit, 'a1b2')
+firsts = zip('ab', 'cd')[0]
+lazy = [i for i in xrange(3)]
+""")
+    assert names["states"] == ["first", 1, 2]
+    assert names["doubled"] == [2, 4]
+    assert names["pairs"] == [(1, 3), (2, 4)]
+    assert names["kept"] == [1, 2]
+    assert names["text"] == "12"
+    assert names["firsts"] == ("a", "c")
+    assert names["lazy"] == [0, 1, 2]
+
+
+def test_reload_file_execfile_apply(tmp_path):
+    script = tmp_path / "helper.py"
+    script.write_text("value = 40 + 2\n")
+    names = run("""
+import sys, json
+same_sys = reload(sys) is sys
+same_json = reload(json) is json
+with file(%r) as handle:
+    first = handle.read()
+scope = {}
+execfile(%r, scope)
+total = apply(lambda a, b, c=0: a + b + c, (1, 2), {'c': 3})
+""" % (str(script), str(script)))
+    assert names["same_sys"] and names["same_json"]
+    assert names["first"] == "value = 40 + 2\n"
+    assert names["scope"]["value"] == 42
+    assert names["total"] == 6
+
+
+def test_sys_has_python2_names_and_writes_through():
+    marker = "/nonexistent/box/lib"
+    names = run("""
+import sys
+reload(sys)
+sys.setdefaultencoding('utf8')
+big = sys.maxint
+sys.path.append(%r)
+sys.box_marker = 1
+""" % marker)
+    try:
+        assert names["big"] == sys.maxsize
+        assert marker in sys.path
+        assert getattr(sys, "box_marker") == 1
+    finally:
+        sys.path.remove(marker)
+        del sys.box_marker
+
+
+def test_urllib_and_urllib2_as_in_python2():
+    names = run("""
+import urllib, urllib2
+from urllib import urlencode, quote
+from urllib import parse
+query = urllib.urlencode({'a': 1})
+request = urllib2.Request('http://robot.local/api?x=1')
+request.add_header('Content-Type', 'application/x-www-form-urlencoded')
+request.add_data(query)
+answer = (request.get_data(), request.has_data(), request.get_host(), request.get_type(),
+          request.get_selector(), quote('a b'), urlencode({'b': 2}), parse.quote('c d'))
+errors = (urllib2.URLError, urllib2.HTTPError, urllib2.build_opener)
+""")
+    assert names["answer"] == (b"a=1", True, "robot.local", "http", "/api?x=1", "a%20b", "b=2",
+                               "c%20d")
+    assert all(callable(item) for item in names["errors"])
+
+
+def test_renamed_modules_and_mutex():
+    names = run("""
+import Queue, thread, cPickle, StringIO, mutex
+from UserDict import UserDict
+queue = Queue.Queue()
+queue.put(1)
+lock = thread.allocate_lock()
+buffer = StringIO.StringIO()
+buffer.write(u'x')
+calls = []
+guard = mutex.mutex()
+guard.lock(calls.append, 'first')
+guard.lock(calls.append, 'second')
+guard.unlock()
+results = (queue.get(), lock.acquire(), cPickle.loads(cPickle.dumps(3)), buffer.getvalue(),
+           calls, dict(UserDict(a=1)))
+""")
+    assert names["results"] == (1, True, 3, "x", ["first", "second"], {"a": 1})
