@@ -113,16 +113,17 @@ class Timeline:
             self._position = self._next = self.start_frame
 
     def goto(self, frame: int) -> None:
-        """Continue from ``frame`` (processed at once when playing; its motion segment is
-        sent by the caller, before the timeline's thread wakes up)."""
+        """Continue from ``frame`` (processed at once when playing: the caller sends its
+        motion segment, then stops the one it replaces, before the thread wakes up)."""
         with self._lock:
             self._position = self._next = int(frame)
-            self._kill_motion()
+            replaced, self._segment = self._segment, None
             if self._thread is not None and not self._quit:
                 if not self._ends_at(self._position):
                     self._send_motion(self._position)
                 self._rebase = True
                 self._wake.set()
+            self._stop_segment(replaced)
 
     def set_fps(self, fps: float) -> None:
         """Change the rate; the motion in flight is re-sent at the new rate."""
@@ -165,6 +166,9 @@ class Timeline:
     def _kill_motion(self) -> None:
         with self._lock:
             segment, self._segment = self._segment, None
+        self._stop_segment(segment)
+
+    def _stop_segment(self, segment: Optional[int]) -> None:
         if segment is not None and self._motion is not None:
             try:
                 self._motion.stop(segment)
