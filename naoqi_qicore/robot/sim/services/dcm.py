@@ -45,7 +45,7 @@ class DCM(SimModule):
 
     def _apply(self, device: str, timed: List[Any], activity: Activity) -> None:
         leds = self._sim.service("ALLeds")
-        is_led = bool(leds.listLED(device))
+        is_led = device in leds.listGroup("AllLeds")
         with self._activity(activity):
             for value, at in timed:
                 delay = max(0.0, (at - self.getTime(0)) / 1000.0)

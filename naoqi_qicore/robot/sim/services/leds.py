@@ -8,12 +8,12 @@ NAO V5 eye LED locations).  Each eye's ring is numbered by its groups FaceLedLef
 FaceLedRight0..7, mirrored so that FaceLed<n> lights the same place on both eyes; the
 pages name the quarters of each eye (Top, External, Bottom, Internal) without listing
 their LEDs: here each quarter is two neighbours of that numbering, 0-1, 2-3, 4-5 and 6-7.
-Ear groups: Front is 0 to 144 degrees, Back 180 to 324, Odd and Even follow the short
-names' numbers (RightEarLed1 is 0 degrees).
+Ear groups (0 degrees is up, 90 forwards): Front is 0 to 144 degrees, Back 180 to 324,
+Odd and Even follow the short names' numbers (RightEarLed1 is 0 degrees).
 """
 import random
 from dataclasses import dataclass
-from typing import Any, Dict, List
+from typing import Any, Dict, List, Tuple
 
 from naoqi_qicore.robot.sim.services.module import SimModule, check_range
 
@@ -52,7 +52,7 @@ def _rgb(device: str) -> List[str]:
     return ["%s/Led/%s/Actuator/Value" % (device, color) for color in COLORS]
 
 
-def _eye_groups(groups: Dict[str, List[str]]) -> None:
+def _eye_groups(groups: Dict[str, List[str]], short: Dict[str, List[str]]) -> None:
     for side in SIDES:
         groups[side + "FaceLeds"] = _eye(side, range(8))
         for color in COLORS:
@@ -63,8 +63,8 @@ def _eye_groups(groups: Dict[str, List[str]]) -> None:
         for quarter, numbers in EYE_QUARTERS.items():
             groups["FaceLeds%s%s" % (side, quarter)] = _eye(side, numbers)
     for number in range(8):  # short names: RightFaceLed1 is FaceLedRight7, LeftFaceLed1 ...Left0
-        groups["RightFaceLed%d" % (8 - number)] = groups["FaceLedRight%d" % number]
-        groups["LeftFaceLed%d" % (number + 1)] = groups["FaceLedLeft%d" % number]
+        short["RightFaceLed%d" % (8 - number)] = groups["FaceLedRight%d" % number]
+        short["LeftFaceLed%d" % (number + 1)] = groups["FaceLedLeft%d" % number]
         groups["FaceLed%d" % number] = _eye("Left", [number]) + _eye("Right", [number])
     for quarter in EYE_QUARTERS:
         groups["FaceLeds" + quarter] = (groups["FaceLedsLeft" + quarter]
@@ -72,7 +72,7 @@ def _eye_groups(groups: Dict[str, List[str]]) -> None:
     groups["FaceLeds"] = groups["LeftFaceLeds"] + groups["RightFaceLeds"]
 
 
-def _ear_groups(groups: Dict[str, List[str]]) -> None:
+def _ear_groups(groups: Dict[str, List[str]], short: Dict[str, List[str]]) -> None:
     for side in SIDES:
         groups[side + "EarLeds"] = [_ear(side, a) for a in EAR_ANGLES]
         groups[side + "EarLedsFront"] = [_ear(side, a) for a in EAR_ANGLES if a < 180]
@@ -80,22 +80,22 @@ def _ear_groups(groups: Dict[str, List[str]]) -> None:
         groups[side + "EarLedsOdd"] = [_ear(side, a) for a in EAR_ANGLES[0::2]]
         groups[side + "EarLedsEven"] = [_ear(side, a) for a in EAR_ANGLES[1::2]]
         for index, angle in enumerate(EAR_ANGLES):
-            groups["%sEarLed%d" % (side, index + 1)] = [_ear(side, angle)]
+            short["%sEarLed%d" % (side, index + 1)] = [_ear(side, angle)]
     for index, angle in enumerate(EAR_ANGLES):
         groups["EarLed%d" % (index + 1)] = [_ear(side, angle) for side in SIDES]
     groups["EarLeds"] = groups["LeftEarLeds"] + groups["RightEarLeds"]
 
 
-def _nao_groups(groups: Dict[str, List[str]]) -> None:
+def _nao_groups(groups: Dict[str, List[str]], short: Dict[str, List[str]]) -> None:
     """Feet and the head's tactile sensor LEDs (NAO only)."""
     for side in SIDES:
         groups[side + "FootLeds"] = _rgb(side[0] + "Foot")
         for led in groups[side + "FootLeds"]:
-            groups[side + "FootLeds" + color_of(led)] = [led]
+            short[side + "FootLeds" + color_of(led)] = [led]
     groups["FeetLeds"] = groups["LeftFootLeds"] + groups["RightFootLeds"]
     brain = ["Head/Led/%s/%s/%d/Actuator/Value" % place for place in BRAIN]
     for index, led in enumerate(brain):
-        groups["Brain%d" % index] = [led]
+        short["Brain%d" % index] = [led]
     groups["BrainLeds"] = brain
     for group, place in BRAIN_PLACES.items():
         groups["BrainLeds" + group] = [led for led in brain if "/%s/" % place in led]
@@ -103,21 +103,23 @@ def _nao_groups(groups: Dict[str, List[str]]) -> None:
         groups["BrainLeds" + side] = [led for led in brain if "/%s/" % side in led]
 
 
-def led_groups(robot: str) -> Dict[str, List[str]]:
-    """NAOqi's LED groups and short names for ``robot`` ("nao" or "pepper") -> LED names."""
+def led_names(robot: str) -> Tuple[Dict[str, List[str]], Dict[str, List[str]]]:
+    """NAOqi's LED groups and its short LED names for ``robot`` ("nao" or "pepper"), each
+    name -> the LED devices it stands for."""
     groups: Dict[str, List[str]] = {}
-    _eye_groups(groups)
-    _ear_groups(groups)
+    short: Dict[str, List[str]] = {}
+    _eye_groups(groups, short)
+    _ear_groups(groups, short)
     groups["ChestLeds"] = _rgb("ChestBoard")
     for led in groups["ChestLeds"]:
-        groups["ChestLeds" + color_of(led)] = [led]
+        short["ChestLeds" + color_of(led)] = [led]
     if robot == "nao":
-        _nao_groups(groups)
+        _nao_groups(groups, short)
     every = [led for name, leds in groups.items() if name.endswith("Leds") for led in leds]
     groups["AllLeds"] = sorted(set(every))
     for color in COLORS:
         groups["AllLeds" + color] = [led for led in groups["AllLeds"] if color_of(led) == color]
-    return groups
+    return groups, short
 
 
 def color_of(led: str) -> str:
@@ -159,7 +161,7 @@ class ALLeds(SimModule):
 
     def __init__(self, sim: Any) -> None:
         super().__init__(sim)
-        self._groups = led_groups(sim.robot)
+        self._groups, self._short_names = led_names(sim.robot)
         self._leds = {led: Fade(default_intensity(led), default_intensity(led), 0.0, 0.0)
                       for led in self._groups["AllLeds"]}
 
@@ -167,9 +169,10 @@ class ALLeds(SimModule):
     def _resolve(self, method: str, name: str) -> List[str]:
         if name in self._leds:
             return [name]
-        if name not in self._groups:
+        leds = self._groups.get(name) or self._short_names.get(name)
+        if leds is None:
             raise self._error(method, "'%s' is neither an LED nor a group of LEDs" % name)
-        return self._groups[name]
+        return leds
 
     def _fade_to(self, targets: Dict[str, float], duration: float) -> None:
         """Start fading each LED to its target, wait ``duration``, freeze if interrupted."""
@@ -320,9 +323,9 @@ class ALLeds(SimModule):
         return sorted(self._groups)
 
     def listLED(self, name: str) -> List[str]:
-        """[name] when ``name`` is an LED, else []."""
-        return [name] if name in self._leds else []
+        """The LED devices a short LED name stands for ([] for other names)."""
+        return list(self._short_names.get(name, []))
 
     def listLEDs(self) -> List[str]:
-        """Every LED name."""
-        return sorted(self._leds)
+        """The short LED names."""
+        return sorted(self._short_names)
