@@ -3,12 +3,14 @@
 A clock has ``now() -> float`` (seconds, monotonic) and ``sleep_until(deadline, wake)``,
 which returns when ``now() >= deadline`` (False) or as soon as the ``threading.Event``
 ``wake`` is set (True).  A clock may also have ``track(thread)``, called for a thread
-that is about to start using it.  :class:`MonotonicClock` is the real one; :class:`FakeClock`
-only moves when a test calls :meth:`FakeClock.advance`, which also waits until every
-thread woken by the new time has done its work and gone back to sleep (or ended).
+that is about to start using it, and ``enter_thread()``, called by that thread first.
+:class:`MonotonicClock` is the real one; :class:`FakeClock` only moves when a test calls
+:meth:`FakeClock.advance`, which also waits until every thread woken by the new time has
+done its work and gone back to sleep (or ended).
 """
 from __future__ import annotations
 
+import os
 import threading
 import time
 from typing import Dict, Optional
@@ -28,13 +30,37 @@ class Clock(Protocol):
 
 
 class MonotonicClock:
-    """``time.monotonic`` with sleeps that end early when ``wake`` is set."""
+    """``time.monotonic`` with sleeps that end early when ``wake`` is set.
+
+    ``realtime``: threads that tick against this clock (:meth:`enter_thread`) ask the OS
+    to run them before ordinary threads when they wake up, so that a busy machine does
+    not make them late.
+    """
 
     #: the last stretch before a deadline is spun rather than slept (timer slack)
     SPIN_SECONDS = 0.0005
+    #: SCHED_FIFO priority of ticking threads (low: above every ordinary thread only)
+    REALTIME_PRIORITY = 10
+
+    def __init__(self, realtime: bool = True) -> None:
+        self.realtime = realtime
 
     def now(self) -> float:
         return time.monotonic()
+
+    def enter_thread(self) -> bool:
+        """Called by a thread about to tick: with ``realtime``, ask for SCHED_FIFO for the
+        calling thread only (threads it starts stay ordinary).  False when not asked or
+        refused (no privilege, or no such policy on this OS); the thread then ticks at
+        ordinary priority."""
+        if not self.realtime or not hasattr(os, "SCHED_FIFO"):
+            return False
+        try:
+            os.sched_setscheduler(0, os.SCHED_FIFO | os.SCHED_RESET_ON_FORK,
+                                  os.sched_param(self.REALTIME_PRIORITY))
+        except (OSError, AttributeError):  # EPERM without CAP_SYS_NICE/RLIMIT_RTPRIO
+            return False
+        return True
 
     def sleep_until(self, deadline: float, wake: threading.Event) -> bool:
         while True:

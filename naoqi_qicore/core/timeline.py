@@ -198,6 +198,9 @@ class Timeline:
             self._on_motion(segment)
 
     def _run(self) -> None:
+        enter_thread = getattr(self._clock, "enter_thread", None)
+        if enter_thread is not None:
+            enter_thread()
         start_time = self._start_time
         ticks = 0
         with self._lock:
