@@ -9,6 +9,7 @@ from naoqi_qicore.converter.naming import format_name
 from naoqi_qicore.converter.writer import ConversionReport, install_files, render
 from naoqi_qicore.xar.errors import XarError
 from naoqi_qicore.xar.model import Behavior
+from naoqi_qicore.xar.parser import collector_paused
 from naoqi_qicore.xar.sources import read_behaviors
 
 
@@ -43,7 +44,12 @@ def convert(source: Union[str, Path], destination: Union[str, Path], force: bool
     ``graph<suffix>`` to each converted folder.  Raises XarError for unreadable input
     and OutputError when ``destination`` cannot be written.
     """
-    source, destination = Path(source), Path(destination)
+    with collector_paused():
+        return _convert(Path(source), Path(destination), force, graph)
+
+
+def _convert(source: Path, destination: Path, force: bool,
+             graph: Optional[str]) -> ConversionResult:
     named = read_behaviors(source)
     files: Dict[str, str] = {}
     result = ConversionResult(source, destination)

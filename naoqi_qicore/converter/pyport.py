@@ -102,8 +102,14 @@ _QUICK = re.compile(r"(?P<string>%s)|#[^\n]*|(?P<word>\b(?:print|except|raise|as
                     r"|(?P<ne><>)" % _STRING, re.S)
 #: what delimits a statement: strings, comments, brackets, continuations, separators
 _EXTENT = re.compile(r"%s|#[^\n]*|\\\r?\n|[()\[\]{}\n;,:]" % _STRING, re.S)
+#: Python 2 syntax only fissix rewrites: backquotes, exec statements, tuple parameters
+_FISSIX_ONLY = re.compile(r"`|\bexec\b|\bdef\b|\blambda\b")
 _QI_DOT = re.compile(r"\bqi\s*\.\s*$")
 _PRINT_FUNCTION = re.compile(r"^from\s+__future__\s+import\b[^\n]*\bprint_function\b", re.M)
+
+
+#: (start, end, replacement) of one rewrite
+_Edit = Tuple[int, int, str]
 
 
 @dataclass
@@ -140,7 +146,7 @@ def _extent(source: str, start: int, stops: str) -> Optional[_Extent]:
     return None if depth else _Extent(len(source), commas, first_close)
 
 
-def _print_edits(source: str, keyword_end: int) -> Optional[List[Tuple[int, int, str]]]:
+def _print_edits(source: str, keyword_end: int) -> Optional[List[_Edit]]:
     """Edits making the print statement whose keyword ends at ``keyword_end`` a call."""
     extent = _extent(source, keyword_end, "\n;#")
     if extent is None:
@@ -172,7 +178,7 @@ def _print_edits(source: str, keyword_end: int) -> Optional[List[Tuple[int, int,
     return edits
 
 
-def _clause_edits(source: str, keyword: str, keyword_end: int) -> Optional[List[Tuple[int, int, str]]]:
+def _clause_edits(source: str, keyword: str, keyword_end: int) -> Optional[List[_Edit]]:
     """``except X, e:`` -> ``except X as e:``; ``raise E, v`` -> ``raise E(v)``."""
     extent = _extent(source, keyword_end, ":\n;#" if keyword == "except" else "\n;#")
     if extent is None or len(extent.commas) != 1:
@@ -200,7 +206,7 @@ def _quick_fixes(source: str) -> Optional[str]:
     is slow on long scripts); None when it finds something it cannot rewrite.
     """
     prints = _PRINT_FUNCTION.search(source) is None
-    edits: List[Tuple[int, int, str]] = []
+    edits: List[_Edit] = []
     for match in _QUICK.finditer(source):
         kind = match.lastgroup
         if kind == "string" or kind is None:
@@ -266,6 +272,16 @@ def _replace_star_imports(code: str) -> Tuple[str, Optional[SyntaxError]]:
     return code, _compile_error(code)
 
 
+def _only_fissix_fixes(code: str, error: SyntaxError) -> bool:
+    """True when the line ``code`` fails on holds what fissix rewrites and the quick scan
+    does not (backquotes, ``exec`` statements, tuple parameters); else fissix, which keeps
+    everything else as it is, cannot make the script compile either."""
+    lines = code.split("\n")
+    if not error.lineno or error.lineno > len(lines):
+        return True
+    return _FISSIX_ONLY.search(lines[error.lineno - 1]) is not None
+
+
 def _port(source: str) -> PortResult:
     error = _compile_error(source)
     if error is None:
@@ -275,6 +291,8 @@ def _port(source: str) -> PortResult:
         code, remaining = _replace_star_imports(quick)
         if remaining is None:
             return PortResult(code, True, None)
+        if not _only_fissix_fixes(code, remaining):
+            return PortResult(source, False, _describe(remaining))
     try:
         code, remaining = _replace_star_imports(_fissix_port(source))
     except SyntaxError as failure:

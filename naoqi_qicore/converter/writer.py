@@ -24,7 +24,7 @@ import shutil
 import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Dict, List, Optional, Tuple
+from typing import Dict, List, Optional, Set, Tuple
 
 from naoqi_qicore.converter.naming import assign_names
 from naoqi_qicore.converter.pyport import port_script
@@ -246,14 +246,26 @@ def render(behavior: Behavior) -> Tuple[Dict[str, str], ConversionReport]:
     return files, report
 
 
-def _write_new_file(path: Path, data: bytes) -> None:
-    descriptor = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o644)
+def _write_files(files: Dict[str, str], folder: Path) -> None:
+    """Create every file of ``files`` in the new, empty ``folder`` (names checked safe)."""
+    folder_fd = os.open(folder, os.O_RDONLY | os.O_DIRECTORY)
+    flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_CLOEXEC", 0)
+    made: Set[str] = set()
     try:
-        view = memoryview(data)
-        while view:
-            view = view[os.write(descriptor, view):]
+        for name, text in files.items():
+            sub_folder, _, _ = name.rpartition("/")
+            if sub_folder and sub_folder not in made:
+                os.mkdir(sub_folder, 0o755, dir_fd=folder_fd)
+                made.add(sub_folder)
+            descriptor = os.open(name, flags, 0o644, dir_fd=folder_fd)
+            try:
+                view = memoryview(text.encode("utf-8"))
+                while view:
+                    view = view[os.write(descriptor, view):]
+            finally:
+                os.close(descriptor)
     finally:
-        os.close(descriptor)
+        os.close(folder_fd)
 
 
 def _is_empty_dir(path: Path) -> bool:
@@ -276,10 +288,7 @@ def install_files(files: Dict[str, str], destination: Path, force: bool = False)
     staging = Path(tempfile.mkdtemp(prefix=".%s.converting-" % destination.name,
                                     dir=destination.parent))
     try:
-        for name, text in files.items():
-            if "/" in name:
-                (staging / name).parent.mkdir(exist_ok=True)
-            _write_new_file(staging / name, text.encode("utf-8"))
+        _write_files(files, staging)
         os.chmod(staging, 0o755)
         previous = None
         if destination.is_symlink() or destination.is_file():

@@ -36,7 +36,7 @@ MAX_DOCUMENT_BYTES = 64 * 1024 * 1024
 #: roots wrapped into a behavior with a synthetic root box
 WRAPPED_ROOTS = ("Animation", "Timeline", "ChoregrapheBox")
 
-_CDATA = re.compile(r"<!\[CDATA\[(.*?)\]\]>", re.S)
+_TEXT_NODES = etree.XPath("text()", smart_strings=False)
 _FIRST_TAG = re.compile(rb"<[A-Za-z_][^>]*>")
 _DEFAULT_NAMESPACE = re.compile(rb"(\s)xmlns\s*=\s*(\"[^\"]*\"|'[^']*')")
 #: children of a <Box> that make a project without <Box> a bare root box
@@ -237,14 +237,12 @@ class ElementReader:
 
     @staticmethod
     def script_text(element) -> str:
-        """The CDATA payload of ``<content>`` (several sections joined), else its text."""
-        if len(element.xpath("text()")) > 1 or element.text is None:
-            serialized = _serialize(element)
-            sections = _CDATA.findall(serialized)
-            if sections:
-                return "".join(sections)
-        text = element.text or ""
-        return text if text.strip() else ""
+        """The CDATA payload of ``<content>``: its text nodes but the blank ones around the
+        CDATA sections (a lone text node is taken whole unless it is blank)."""
+        nodes = _TEXT_NODES(element)
+        if len(nodes) == 1:
+            return nodes[0] if not nodes[0].isspace() else ""
+        return "".join(node for node in nodes if not node.isspace())
 
     # -- timelines --------------------------------------------------------------------------
     def timeline(self, element, known_as: str = "Timeline") -> Timeline:
@@ -562,8 +560,11 @@ def _strip_namespaces(root) -> None:
 
 
 @contextlib.contextmanager
-def _collector_paused() -> Iterator[None]:
-    """Pause Python's cyclic garbage collector (restored as it was) while building a model."""
+def collector_paused() -> Iterator[None]:
+    """Pause Python's cyclic garbage collector (restored as it was) while building a model.
+
+    A model is a tree of many small objects: collections while it grows would only cost.
+    """
     enabled = gc.isenabled()
     gc.disable()
     try:
@@ -604,7 +605,7 @@ def parse_xar_bytes(data: bytes, source: str = "<input>") -> Behavior:
     else:
         raise reader.error(root, "not a Choregraphe behavior: root element must be "
                            "ChoregrapheProject, %s" % ", ".join(WRAPPED_ROOTS))
-    with _collector_paused():  # the model is a tree: cyclic collections would only cost
+    with collector_paused():
         behavior = read(root, namespace)
     behavior.warnings.extend(reader.warnings)
     return behavior

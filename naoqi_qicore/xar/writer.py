@@ -163,6 +163,15 @@ class XarWriter:
                      children if content is not None else None)
 
     def port(self, level: int, tag: str, port: Port) -> None:
+        extras = port.extras
+        if (port.stm_value_name is None and port.inner is not None and port.tooltip is not None
+                and not extras.attributes and not extras.elements):  # the usual layout
+            self.lines.append('%s<%s name="%s" type="%d" type_size="%d" nature="%d" inner="%d" '
+                              'tooltip="%s" id="%d" />' % (
+                                  INDENT * level, tag, escape_attribute(port.name), port.type,
+                                  port.type_size, port.nature, port.inner,
+                                  escape_attribute(port.tooltip), port.id))
+            return
         self.element(level, tag, (("name", port.name), ("type", port.type),
                                   ("type_size", port.type_size), ("nature", port.nature),
                                   ("stm_value_name", port.stm_value_name), ("inner", port.inner),

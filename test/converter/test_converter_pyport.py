@@ -86,3 +86,10 @@ def test_scripts_with_the_print_function_keep_their_calls():
     result = port_script(source)
     assert result.ported and compiles(result.code)
     assert result.code == source.replace("Exception, e", "Exception as e")
+
+
+def test_fissix_still_ports_what_the_quick_scan_leaves():
+    source = "def f(a, (b, c)):\n    print `a`\n    exec 'x = 1' in {}\n"
+    result = port_script(source)
+    assert result.ported and compiles(result.code)
+    assert "repr(a)" in result.code and "exec('x = 1', {})" in result.code
