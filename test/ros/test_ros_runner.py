@@ -52,6 +52,10 @@ class Stack:
     def motion_calls(self) -> List[dict]:
         return self.robot.calls("ALMotion", "angleInterpolationBezier")
 
+    def stopped_tasks(self, service: str) -> List[Any]:
+        """Task ids the robot was asked to stop (``service.stop(id)``)."""
+        return [call["args"][0] for call in self.robot.calls(service, "stop")]
+
     def trigger(self, name: str):
         return self.probe.call(Trigger, "behavior/" + name)
 
@@ -100,9 +104,12 @@ def test_goto_label_jumps_and_motion_resumes_there(stack: Stack) -> None:
 def test_goto_frame_while_paused_stays_paused(stack: Stack) -> None:
     assert stack.play().success
     stack.wait_state(lambda s: s.status == BehaviorState.PLAYING and s.frame >= 3, 10)
+    moving = stack.wait_until(stack.motion_calls, 10, "motion")[-1]
     paused = stack.trigger("pause")
     assert paused.success, paused.message
     frame = stack.wait_state(lambda s: s.status == BehaviorState.PAUSED, 5, "PAUSED").frame
+    stack.wait_until(lambda: moving["result"] in stack.stopped_tasks("ALMotion"), 5,
+                     "the motion stopped at the robot")
     stack.probe.call(Trigger, "behavior/pause")  # pausing twice is refused, not fatal
     answer = stack.probe.call(GoTo, "behavior/goto", GoTo.Request(frame=LABELS["Wave"]))
     assert answer.success, answer.message
@@ -110,20 +117,33 @@ def test_goto_frame_while_paused_stays_paused(stack: Stack) -> None:
     state = stack.wait_state(lambda s: s.frame == LABELS["Wave"], 5, "at Wave")
     assert state.status == BehaviorState.PAUSED
     assert frame < LABELS["Wave"]
+    sent = len(stack.motion_calls())
     resumed = stack.trigger("resume")
     assert resumed.success, resumed.message
     stack.wait_state(lambda s: s.status == BehaviorState.PLAYING
                      and s.frame > LABELS["Wave"], 5, "playing after Wave")
+    again = stack.wait_until(lambda: stack.motion_calls()[sent:], 5, "motion after resume")[0]
+    names, times = again["args"][:2]
+    # resumed from Wave (30): RElbowRoll's next key is at 35
+    assert times[names.index("RElbowRoll")][0] == pytest.approx((35 - LABELS["Wave"]) / FPS,
+                                                                 abs=1e-6)
 
 
 def test_stop_unloads_boxes_and_releases_focus(stack: Stack) -> None:
     assert stack.play().success
     stack.wait_state(lambda s: s.status == BehaviorState.PLAYING and s.active_boxes, 10)
     stack.wait_until(lambda: stack.focus and stack.focus[-1].focused_activity == ACTIVITY, 5, "focus")
+    speech = stack.wait_until(lambda: stack.robot.calls("ALTextToSpeech", "say"), 5, "Say Hello")
+    moving = stack.wait_until(stack.motion_calls, 5, "motion")[-1]
     answer = stack.trigger("stop")
     assert answer.success, answer.message
     stopped = stack.wait_state(lambda s: s.status == BehaviorState.STOPPED, 5, "STOPPED")
     assert list(stopped.active_boxes) == []
+    # Say Hello's onStop/onUnload stopped its speech; the timeline's motion was stopped
+    stack.wait_until(lambda: speech[0]["result"] in stack.stopped_tasks("ALTextToSpeech"), 5,
+                     "speech stopped")
+    stack.wait_until(lambda: moving["result"] in stack.stopped_tasks("ALMotion"), 5,
+                     "motion stopped")
     focus = stack.wait_until(lambda: stack.focus[-1].focused_activity != ACTIVITY and stack.focus[-1],
                        5, "focus released")
     assert focus.previous_activity == ACTIVITY
@@ -214,3 +234,27 @@ def test_robot_lost_and_back(stack: Stack) -> None:
     before = len(stack.motion_calls())
     assert stack.play().success
     stack.wait_until(lambda: len(stack.motion_calls()) > before, 10, "motion after reconnection")
+
+
+def test_nothing_loaded_then_load(programs, probe, example_behavior, tmp_path) -> None:
+    """A runner started without a behavior (and without a bridge: motion goes direct)."""
+    robot = programs("sim")
+    runner = programs("runner", "-p", "robot_url:=" + robot.url,
+                      "-p", "cache_dir:=" + str(tmp_path / "cache"))
+    states = probe.listen(BehaviorState, "behavior/state")
+    refused = probe.call(Play, "behavior/play", Play.Request())
+    assert refused.success is False and "no behavior loaded" in refused.message
+    assert probe.call(GoTo, "behavior/goto", GoTo.Request(label="Wave")).success is False
+    assert probe.call(ListBehaviors, "behavior/list").behaviors == []
+    broken = tmp_path / "broken.xar"
+    broken.write_text("<ChoregrapheProject")
+    assert probe.call(LoadBehavior, "behavior/load",
+                      LoadBehavior.Request(path=str(broken))).success is False
+    assert runner.alive()
+    loaded = probe.call(LoadBehavior, "behavior/load",
+                        LoadBehavior.Request(path=str(example_behavior)))
+    assert loaded.success, loaded.message
+    probe.wait_until(lambda: states and states[-1].status == BehaviorState.LOADED, 10, "LOADED")
+    assert probe.call(Play, "behavior/play", Play.Request()).success
+    probe.wait_until(lambda: robot.calls("ALMotion", "angleInterpolationBezier"), 10,
+                     "motion sent directly")
