@@ -405,18 +405,18 @@ class ALMotion(MotionSettings):
         self._run(method, self._speed_curves(method, joints, [pose[j] for j in joints],
                                              WAKE_UP_SPEED_FRACTION))
 
-    def _move_hand(self, method: str, handName: str, opening: str) -> None:
+    def _move_hand(self, method: str, handName: str, opened: bool) -> None:
         hand = check_choice(self, method, handName, ["LHand", "RHand"])
         low, high = self._joints.limits[hand][:2]
-        self._go_to(method, {hand: high if opening == "open" else low})
+        self._go_to(method, {hand: high if opened else low})
 
     def openHand(self, handName: str) -> None:
         """Open "LHand" or "RHand" fully; blocks until open."""
-        self._move_hand("openHand", handName, "open")
+        self._move_hand("openHand", handName, opened=True)
 
     def closeHand(self, handName: str) -> None:
         """Close "LHand" or "RHand" fully; blocks until closed."""
-        self._move_hand("closeHand", handName, "closed")
+        self._move_hand("closeHand", handName, opened=False)
 
     def wakeUp(self) -> None:
         """Stiffen every joint and stand up."""
