@@ -185,8 +185,9 @@ class XarWriter:
                  ("custom_choice", parameter.custom_choice), ("password", parameter.password))
 
         def choices(inner: int) -> None:
-            for choice in parameter.choices:
-                self.element(inner, "Choice", (("value", choice),))
+            pad = INDENT * inner
+            self.lines.extend('%s<Choice value="%s" />' % (pad, escape_attribute(choice))
+                              for choice in parameter.choices)
         self.element(level, "Parameter", pairs, parameter.extras,
                      choices if parameter.choices else None)
 
@@ -230,7 +231,13 @@ class XarWriter:
         self.element(level, "Diagram", (("scale", diagram.scale),), diagram.extras, children)
 
     def links(self, level: int, diagram: Diagram) -> None:
+        plain = INDENT * level + ('<Link inputowner="%d" indexofinput="%d" outputowner="%d" '
+                                  'indexofoutput="%d" />')
         for link in diagram.links:
+            if not link.extras.attributes and not link.extras.elements:
+                self.lines.append(plain % (link.inputowner, link.indexofinput, link.outputowner,
+                                           link.indexofoutput))
+                continue
             self.element(level, "Link", (("inputowner", link.inputowner),
                                          ("indexofinput", link.indexofinput),
                                          ("outputowner", link.outputowner),
