@@ -4,7 +4,7 @@ Loading builds every box (NAOqi: all boxes are constructed when a behavior loads
 calls the root's ``onLoad``; playing stimulates the root's onStart in a thread of its own;
 the behavior FINISHES when a Stopped output of the root fires (or the root's timeline
 ends), fails (ERROR) when a method of the root fails, and :meth:`~BehaviorPlayer.stop`
-runs the onStop methods of every started box, then unloads the root's content.
+runs the onStop methods of every loaded box, then unloads the root's content.
 Status changes and what happens inside go to the listener as :class:`EngineEvent`.
 """
 from __future__ import annotations
@@ -187,14 +187,14 @@ class BehaviorPlayer:
         self.run_task(self._start_root)
 
     def stop(self) -> None:
-        """Run the onStop methods of every started box (in parallel, for at most
+        """Run the onStop methods of every loaded box (in parallel, for at most
         :data:`STOP_TIMEOUT` s), then unload the root's content."""
         with self.lock:
             if self._status not in ("PLAYING", "PAUSED"):
                 return
             self.stopping = True
         try:
-            self._stop_started_boxes()
+            self._stop_loaded_boxes()
             if self.root is not None:
                 self.root.halt()
         finally:
@@ -202,12 +202,13 @@ class BehaviorPlayer:
         self._paused = []
         self._set_status("STOPPED")
 
-    def _stop_started_boxes(self) -> None:
-        """Run the onStop methods of the started boxes, each in its own thread, waiting at
-        most :data:`STOP_TIMEOUT` s in all (a box that does not return is reported)."""
+    def _stop_loaded_boxes(self) -> None:
+        """Run the onStop methods of the loaded boxes (started or not), each in its own
+        thread, waiting at most :data:`STOP_TIMEOUT` s in all (a box that does not return
+        is reported)."""
         threads = []
         for box in reversed(list(self.boxes())):
-            if box.active:
+            if box.loaded:
                 thread = threading.Thread(target=box.stop_for_shutdown, daemon=True,
                                           name="stop " + box.path)
                 thread.start()

@@ -1,9 +1,9 @@
 """``python OUT/main.py [--url tcp://HOST:9559]``: play a converted behavior until it ends.
 
 Without ``--url`` a simulated robot is started in this process.  Exit status: 0 when
-the root box stops, 1 when the behavior fails (its error is printed), 2 for a folder that
-is not a converted behavior, 3 when the robot cannot be reached, 130 after Ctrl-C (every
-started box gets its onStop, the behavior is unloaded).
+the root box stops, and after Ctrl-C or SIGTERM once every loaded box got its onStop and
+the behavior is unloaded; 1 when the behavior fails (its error is printed), 2 for a
+folder that is not a converted behavior, 3 when the robot cannot be reached.
 
 This module is the composition root of a converted folder: it is the only one of the
 engine that brings in libqi and the robot layer, and only when :func:`main` runs.
@@ -22,7 +22,6 @@ EXIT_FINISHED = 0
 EXIT_FAILED = 1
 EXIT_BAD_FOLDER = 2
 EXIT_NO_ROBOT = 3
-EXIT_INTERRUPTED = 130
 
 
 def _parser(folder: str) -> argparse.ArgumentParser:
@@ -84,7 +83,8 @@ def _play(player_class: Any, loaded: Any, session: Any, environment: Any, verbos
             print("%s %s %s" % (event.kind, event.box_path, event.detail), file=sys.stderr)
 
     player = player_class(loaded, session, listener=report, environment=environment)
-    previous = signal.signal(signal.SIGINT, lambda signum, frame: interrupted.set())
+    previous = {number: signal.signal(number, lambda signum, frame: interrupted.set())
+                for number in (signal.SIGINT, signal.SIGTERM)}
     try:
         player.load()
         player.play()
@@ -92,7 +92,7 @@ def _play(player_class: Any, loaded: Any, session: Any, environment: Any, verbos
             pass
         if interrupted.is_set():
             player.stop()
-            return EXIT_INTERRUPTED
+            return EXIT_FINISHED
         if player.status == "ERROR":
             print("error: %s" % player.last_error, file=sys.stderr)
             return EXIT_FAILED
@@ -102,4 +102,5 @@ def _play(player_class: Any, loaded: Any, session: Any, environment: Any, verbos
         return EXIT_FAILED
     finally:
         player.unload()
-        signal.signal(signal.SIGINT, previous)
+        for number, handler in previous.items():
+            signal.signal(number, handler)

@@ -212,8 +212,8 @@ def onInput_onStart(self):
     assert harness.player.state_names == ["long", "late"]
 
 
-def test_stop_runs_on_stop_of_started_boxes_and_unloads(make_harness):
-    waiting = script_box("Waiting", 1, """
+def test_stop_runs_on_stop_of_every_loaded_box_and_unloads(make_harness):
+    code = """
 def onInput_onStart(self):
     record(self.getName(), "onStart")
 def onInput_onStop(self):
@@ -221,16 +221,18 @@ def onInput_onStop(self):
     self.onStopped()
 def onUnload(self):
     record(self.getName(), "onUnload")
-""")
-    root = flow_box("root", -1, [waiting], [link(0, 2, 1, 2), link(1, 4, 0, 4)])
+"""
+    waiting = script_box("Waiting", 1, code)
+    idle = script_box("Idle", 2, code)  # loaded with the diagram, never started
+    root = flow_box("root", -1, [waiting, idle], [link(0, 2, 1, 2), link(1, 4, 0, 4)])
     harness = make_harness(root)
     play(harness)
     assert harness.player.active_boxes == ["root", "root/Waiting"]
     harness.player.stop()
     harness.settle()
     assert harness.player.status == "STOPPED"
-    assert names(harness, "onStop") == ["l1_Waiting"]
-    assert names(harness, "onUnload") == ["l1_Waiting"]
+    assert sorted(names(harness, "onStop")) == ["l1_Idle", "l1_Waiting"]
+    assert sorted(names(harness, "onUnload")) == ["l1_Idle", "l1_Waiting"]
     assert harness.player.active_boxes == []
     assert not [e for e in harness.kinds("output_fired") if e.box_path == "root"]
 

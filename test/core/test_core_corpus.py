@@ -66,6 +66,12 @@ _SIMULATOR_MESSAGES = re.compile(r"'qi\.qi_python\.Object' object has no attribu
 _EXCEPTION = re.compile(r"\b([A-Z]\w*(?:Error|Exception|Exit|Interrupt))\b")
 
 
+def at_stop(kind: str, stopping: bool) -> str:
+    """A failure of the behavior's own code while the test stops it (onStop reaches every
+    loaded box, started or not) is told apart; ours stay ours."""
+    return kind if kind in OURS or not stopping else kind + " (at stop)"
+
+
 def robot_has_module(name: str) -> bool:
     """Whether a box could ``import name`` on the robot (NAOqi SDK, Python 2.7 stdlib)."""
     top = name.partition(".")[0]
@@ -73,8 +79,21 @@ def robot_has_module(name: str) -> bool:
             or top in sys.stdlib_module_names)
 
 
-def failure_class(detail: str) -> str:
-    """ENGINE, SIMULATOR, PYTHON2, or "behavior: <what>" for the behavior's own failures."""
+def valid_python2(source: str) -> bool:
+    """Whether ``source`` parses with Python 2's grammar (print and exec statements...)."""
+    from fissix import pygram, pytree
+    from fissix.pgen2 import driver, parse, tokenize
+    parser = driver.Driver(pygram.python_grammar, convert=pytree.convert)
+    try:
+        parser.parse_string(source if source.endswith("\n") else source + "\n")
+    except (parse.ParseError, tokenize.TokenError, IndentationError, SyntaxError):
+        return False
+    return True
+
+
+def failure_class(detail: str, invalid_scripts: frozenset = frozenset()) -> str:
+    """ENGINE, SIMULATOR, PYTHON2, or "behavior: <what>" for the behavior's own failures;
+    ``invalid_scripts``: paths of the boxes whose script is not valid Python 2 either."""
     lines = [line for line in detail.splitlines() if line.strip()]
     frames = [line for line in lines if line.strip().startswith("File ")]
     last = lines[-1] if lines else detail
@@ -89,9 +108,10 @@ def failure_class(detail: str) -> str:
     if (attribute and attribute.group(1) in PY2_ATTRIBUTES) or (
             "TypeError" in last and _PY2_TYPE_ERRORS.search(last)):
         return PYTHON2
-    if "SyntaxError" in detail or "IndentationError" in detail:
+    if "SyntaxError" in last or "IndentationError" in last:
         # not valid Python 2 either, or a port that failed (ours)
-        return "behavior: invalid script" if "cannot be parsed as Python 2" in detail else ENGINE
+        box_path = detail.split(":")[0]
+        return "behavior: invalid script" if box_path in invalid_scripts else ENGINE
     if frames and any(part in frames[-1] for part in _OUR_CODE) \
             and "naoqi_qicore/core/box.py" not in frames[-1]:
         return ENGINE
@@ -104,6 +124,15 @@ def failure_class(detail: str) -> str:
 def robot_of(path: Path) -> str:
     text = path.read_bytes()
     return "pepper" if b"ALTabletService" in text or b"juliette" in text.lower() else "nao"
+
+
+def box_paths(root):
+    """``(path, box)`` of every box, paths as the engine reports them (``root/A/B``)."""
+    stack = [(root.name, root)]
+    while stack:
+        path, box = stack.pop()
+        yield path, box
+        stack.extend((path + "/" + child.name, child) for child in box.children())
 
 
 def play_one(path: Path) -> dict:
@@ -123,14 +152,19 @@ def play_one(path: Path) -> dict:
     robot = SimulatedRobot(robot=robot_of(path), listen="tcp://127.0.0.1:0").start()
     session = qi.Session()
     session.connect(robot.url)
-    player = BehaviorPlayer(prepare(behavior), session, listener=listen,
-                            environment=box_environment)
-    outcome = {"file": path.name, "errors": errors, "error": ""}
+    loaded = prepare(behavior)
+    player = BehaviorPlayer(loaded, session, listener=listen, environment=box_environment)
+    outcome = {"file": path.name, "errors": errors, "error": "", "stopping_from": None,
+               "invalid_scripts": frozenset(
+                   box_path for box_path, box in box_paths(behavior.root)
+                   if loaded.names[id(box)] in loaded.port_errors
+                   and not valid_python2(box.script.content))}
     try:
         player.load()
         player.play()
         player.wait(PLAY_SECONDS)
         outcome["status"] = player.status
+        outcome["stopping_from"] = len(errors)
         player.stop()
     except Exception as error:  # the engine's own failure
         outcome["status"] = "engine exception"
@@ -159,9 +193,11 @@ def test_failure_classes():
         == ENGINE
     assert failure_class("b: onStart failed: NameError: name 'onUnload' is not defined") \
         == "behavior: NameError"
-    assert failure_class("b: porting failed: SyntaxError: x (line 3); cannot be parsed as "
-                         "Python 2: bad input") == "behavior: invalid script"
+    assert failure_class("b: porting failed: SyntaxError: x (line 3)", frozenset(["b"])) \
+        == "behavior: invalid script"
     assert failure_class("b: the box script does not run: SyntaxError: x (line 3)") == ENGINE
+    assert valid_python2("print 'a', 0755\nexec 'x = 1'\n")
+    assert not valid_python2("x = >F40\n")
     assert failure_class("b: onStop failed: RuntimeError: ALMemory::unsubscribeToEvent: no\n"
                          "  /x/naoqi_qicore/robot/sim/memory.py(206): _unsubscribe") == SIMULATOR
     assert failure_class('b: failed: Traceback (most recent call last):\n  File '
@@ -186,7 +222,10 @@ def test_corpus_behaviors_run(corpus_dir, capsys):
         if outcome["status"] == "not a behavior":
             continue
         judged += 1
-        kinds = [failure_class(detail) for detail in outcome["errors"]]
+        kinds = [at_stop(failure_class(detail, outcome["invalid_scripts"]),
+                         outcome["stopping_from"] is not None
+                         and index >= outcome["stopping_from"])
+                 for index, detail in enumerate(outcome["errors"])]
         classes.update(kinds)
         ours = [kind for kind in kinds if kind in OURS]
         if outcome["status"] == "engine exception":

@@ -10,28 +10,53 @@ import pytest
 
 from naoqi_qicore.converter.writer import write_converted
 
+from naoqi_qicore.xar.model import Box
+
 from core_builders import behavior, flow_box, link, script_box, string_parameter
 
 REPO = Path(__file__).resolve().parents[2]
 
-WAITING = """
+MARKS = """
 import os
+def mark(self, what):
+    open(os.path.join(self.getParameter("Folder"), self.getName() + "." + what), "w").close()
 def onInput_onStart(self):
-    self.running = True
-    open(os.path.join(self.getParameter("Folder"), "started"), "w").close()
-    while self.running:
-        time.sleep(0.02)
+    self.mark("started")
 def onInput_onStop(self):
     self.running = False
-    open(os.path.join(self.getParameter("Folder"), "stopped"), "w").close()
+    self.mark("stopped")
 def onUnload(self):
-    open(os.path.join(self.getParameter("Folder"), "unloaded"), "w").close()
+    self.mark("unloaded")
+"""
+#: a box whose onStart runs until its onStop
+WAITING = MARKS + """
+def onInput_onStart(self):
+    self.running = True
+    self.mark("started")
+    while self.running:
+        time.sleep(0.02)
 """
 
 
 def convert(tmp_path: Path, code: str) -> Path:
     box = script_box("Worker", 1, code, parameters=[string_parameter("Folder", str(tmp_path), 5)])
     root = flow_box("root", -1, [box], [link(0, 2, 1, 2), link(1, 4, 0, 4)])
+    out = tmp_path / "converted"
+    write_converted(behavior(root), out)
+    return out
+
+
+def convert_nested(tmp_path: Path) -> Path:
+    """root > Group (flow, started) > Inner (started, waits) and Idle (loaded, never
+    started); root's Folder parameter is inherited by every box."""
+    def worker(name: str, box_id: int) -> Box:
+        return script_box(name, box_id, WAITING,
+                          parameters=[string_parameter("Folder", "", 5, inherits=1)])
+    group = flow_box("Group", 1, [worker("Inner", 1), worker("Idle", 2)], [link(0, 2, 1, 2)],
+                     parameters=[string_parameter("Folder", "", 5, inherits=1)])
+    group.script = script_box("Group", 1, MARKS).script
+    root = flow_box("root", -1, [group], [link(0, 2, 1, 2)],
+                    parameters=[string_parameter("Folder", str(tmp_path), 5)])
     out = tmp_path / "converted"
     write_converted(behavior(root), out)
     return out
@@ -62,19 +87,24 @@ def onInput_onStart(self):
     assert process.returncode == 0, err
 
 
-def test_sigint_stops_every_box_and_exits_cleanly(tmp_path):
-    folder = convert(tmp_path, WAITING)
+@pytest.mark.parametrize("signal_number", [signal.SIGINT, signal.SIGTERM])
+def test_a_signal_stops_every_loaded_box_unloads_and_exits_0(tmp_path, signal_number):
+    folder = convert_nested(tmp_path)
     process = run_main(folder)
     try:
-        assert wait_for(tmp_path / "started"), process.stderr.read() if process.poll() else ""
-        process.send_signal(signal.SIGINT)
+        assert wait_for(tmp_path / "l2_Inner.started"), \
+            process.stderr.read() if process.poll() is not None else ""
+        process.send_signal(signal_number)
         out, err = process.communicate(timeout=30)
     finally:
         if process.poll() is None:
             process.kill()
-    assert process.returncode == 130, err
-    assert "Traceback" not in err
-    assert (tmp_path / "stopped").exists() and (tmp_path / "unloaded").exists()
+    assert process.returncode == 0, err
+    assert "Traceback" not in err and "box error" not in err
+    marks = sorted(path.name for path in tmp_path.glob("l*.*"))
+    assert marks == ["l1_Group.started", "l1_Group.stopped", "l1_Group.unloaded",
+                     "l2_Idle.stopped", "l2_Idle.unloaded",
+                     "l2_Inner.started", "l2_Inner.stopped", "l2_Inner.unloaded"]
 
 
 def test_main_says_why_a_folder_is_not_a_behavior(tmp_path):
