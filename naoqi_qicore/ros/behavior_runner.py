@@ -40,6 +40,11 @@ from naoqi_qicore.srv import GoTo, ListBehaviors, LoadBehavior, Play
 
 STATUS_CODES = {name: getattr(BehaviorState, name) for name in
                 ("IDLE", "LOADED", "PLAYING", "PAUSED", "STOPPED", "FINISHED", "ERROR")}
+#: queued by a service that moved the frame: publish behavior/state even if nothing else
+#: changed (frames otherwise go out at state_rate)
+FRAME_MOVED = "frame moved"
+#: queued by any other service: publish behavior/state if it changed
+SERVED = "served"
 #: engine events that change what behavior/state shows (frames go out at state_rate)
 STATE_EVENTS = ("status", "state_entered", "box_loaded", "box_unloaded", "box_started",
                 "output_fired", "error")
@@ -230,8 +235,9 @@ class BehaviorRunner(Node):
             self._events.put(event)
 
     def _handle_engine_events(self) -> None:
-        """Thread publishing what the engine reports: one state for the events that came
-        together (a play starts many boxes at once)."""
+        """Thread publishing what the engine reports and what the services did: one state
+        for the events that came together (a play starts many boxes at once), built away
+        from the threads that serve requests and run the boxes' first calls."""
         while True:
             events = [self._events.get()]
             while not self._events.empty():
@@ -239,11 +245,13 @@ class BehaviorRunner(Node):
             for event in events:
                 if event is None:
                     return
+                if event in (FRAME_MOVED, SERVED):
+                    continue
                 if event.kind == "error":
                     self.get_logger().error("%s: %s" % (event.box_path, event.detail))
                 if event.kind == "status" and event.detail == "FINISHED":
                     self._release_focus()
-            self._publish_state()
+            self._publish_state(force=FRAME_MOVED in events)
 
     # -- state and focus -------------------------------------------------------------------
     def _state_message(self) -> BehaviorState:
@@ -357,13 +365,13 @@ class BehaviorRunner(Node):
             if player.status in ("ERROR", "IDLE"):
                 player.load()
             player.play()
-        self._publish_state()
         return ""
 
     def _answer(self, response: Any, action: Callable[[], str], moved: bool = False) -> Any:
         """Fill ``response`` from ``action()``: "" or a message is success, ValueError not.
 
         ``moved``: the action changes the frame, so the state goes out even when paused.
+        The state is published by the events thread, after the answer.
         """
         try:
             response.message = action()
@@ -373,7 +381,7 @@ class BehaviorRunner(Node):
         except Exception as error:  # engine or robot failure: answer, keep serving
             self.get_logger().error("%s" % error)
             response.success, response.message = False, "%s: %s" % (type(error).__name__, error)
-        self._publish_state(force=moved and response.success)
+        self._events.put(FRAME_MOVED if moved and response.success else SERVED)
         return response
 
     def _play(self, request: Play.Request, response: Play.Response) -> Play.Response:
