@@ -19,7 +19,7 @@ import contextlib
 import gc
 import re
 from pathlib import Path
-from typing import Dict, Iterator, List, Optional, Set, Tuple, Union
+from typing import Callable, Dict, Iterator, List, Optional, Set, Tuple, Union
 
 from lxml import etree
 
@@ -66,6 +66,8 @@ _KNOWN = {
     "BoxInstance": {"name", "id", "x", "y"},
 }
 _KNOWN["Output"] = _KNOWN["Input"]
+_KNOWN["FlowDiagram"] = _KNOWN["Diagram"]
+_KNOWN["BehaviorSequence"] = _KNOWN["Timeline"]
 #: attributes of the most frequent elements, in the order Choregraphe writes them
 _PORT_LAYOUT = ["name", "type", "type_size", "nature", "inner", "tooltip", "id"]
 _KEY_LAYOUT = ["frame", "value"]
@@ -74,7 +76,8 @@ _KNOWN["Animation"] = _KNOWN["Timeline"]
 _KNOWN["ChoregrapheBox"] = {"xar_version"}
 
 
-def _serialize(element) -> str:
+def serialize(element) -> str:
+    """The XML text of ``element`` alone (without its tail)."""
     return etree.tostring(element, encoding="unicode", with_tail=False)
 
 
@@ -84,10 +87,12 @@ class ElementReader:
     Knows the document's name (for errors) and collects what it noticed in ``warnings``.
     """
 
-    def __init__(self, source: str) -> None:
+    def __init__(self, source: str, sibling: Optional["SiblingReader"] = None) -> None:
         self.source = source
+        self.sibling = sibling
         self.warnings: List[str] = []
-        self.link_lines: Dict[int, int] = {}
+        #: id(link) -> (file, line) of its element, for the errors of :meth:`check_links`
+        self.link_lines: Dict[int, Tuple[str, int]] = {}
 
     # -- errors and attributes -------------------------------------------------------------
     def error(self, element, message: str) -> XarError:
@@ -150,7 +155,7 @@ class ElementReader:
             if child.tag == tag:
                 found.append(read(child))
             else:
-                extras.elements.append(_serialize(child))
+                extras.elements.append(serialize(child))
         return found
 
     # -- boxes ------------------------------------------------------------------------------
@@ -188,11 +193,11 @@ class ElementReader:
                     raise self.error(child, "box %r has a second <Timeline>" % box.name)
                 box.timeline = self.timeline(child)
             elif tag == "pluginContent":
-                box.plugin_content = _serialize(child)
+                box.plugin_content = serialize(child)
             elif tag == "dialogFile":
                 box.dialog_files.append(child.text or "")
             else:
-                extras.elements.append(_serialize(child))
+                extras.elements.append(serialize(child))
         self.check_links(box)
 
     def port(self, element) -> Port:
@@ -272,9 +277,9 @@ class ElementReader:
                     raise self.error(child, "curve outside the timeline's <ActuatorList>")
                 timeline.actuator_list.curves.append(self.curve(child))
             elif tag == "watches":
-                timeline.watches = _serialize(child)
+                timeline.watches = serialize(child)
             else:
-                extras.elements.append(_serialize(child))
+                extras.elements.append(serialize(child))
         return timeline
 
     def layer(self, element) -> BehaviorLayer:
@@ -300,7 +305,7 @@ class ElementReader:
                     raise self.error(child, "keyframe %r has a second <Diagram>" % keyframe.name)
                 keyframe.diagram = self.diagram(child)
             else:
-                extras.elements.append(_serialize(child))
+                extras.elements.append(serialize(child))
         return keyframe
 
     def diagram(self, element) -> Diagram:
@@ -325,10 +330,10 @@ class ElementReader:
                 if link is None:
                     link = Link(*(self.required_int(child, name) for name in _LINK_LAYOUT),
                                 extras=self.extras(child))
-                self.link_lines[id(link)] = child.sourceline
+                self.link_lines[id(link)] = (self.source, child.sourceline)
                 diagram.links.append(link)
             else:
-                extras.elements.append(_serialize(child))
+                extras.elements.append(serialize(child))
         return diagram
 
     #: tag of the elements of a <Diagram> that are its boxes
@@ -347,13 +352,13 @@ class ElementReader:
                 for box_id, port_id, role in ((link.outputowner, link.indexofoutput, "output"),
                                               (link.inputowner, link.indexofinput, "input")):
                     box_ports = own_ports if box_id == 0 else ports.get(box_id)
-                    line = self.link_lines.get(id(link))
+                    source, line = self.link_lines.get(id(link), (self.source, None))
                     if box_ports is None:
                         raise XarError("link %s owner %d is not a box of this diagram"
-                                       % (role, box_id), self.source, line, "Link")
+                                       % (role, box_id), source, line, "Link")
                     if port_id not in box_ports:
                         raise XarError("link %s port %d is not a port of box %d"
-                                       % (role, port_id, box_id), self.source, line, "Link")
+                                       % (role, port_id, box_id), source, line, "Link")
 
     def actuator_list(self, element) -> ActuatorList:
         extras = self.extras(element)
@@ -372,7 +377,7 @@ class ElementReader:
         keys = curve.keys
         for child in element:
             if child.tag != "Key":
-                extras.elements.append(_serialize(child))
+                extras.elements.append(serialize(child))
                 continue
             if not len(child) and child.keys() == _KEY_LAYOUT:  # the usual <Key frame value/>
                 frame, value = child.values()
@@ -439,7 +444,7 @@ class ElementReader:
             return behavior
         if len(roots) != 1:
             raise self.error(element, "expected exactly one root <Box>, found %d" % len(roots))
-        behavior.extras.elements.extend(_serialize(c) for c in element if c.tag != "Box")
+        behavior.extras.elements.extend(serialize(c) for c in element if c.tag != "Box")
         behavior.root = self.box(roots[0])
         return behavior
 
@@ -451,7 +456,8 @@ class ElementReader:
                              % (version, ", ".join(SUPPORTED_XAR_VERSIONS)))
 
     def project_v4(self, element, behavior: Behavior) -> Behavior:
-        """A ``format_version="4"`` project whose box files are absent: its root instance."""
+        """A ``format_version="4"`` project: read from its box files when they are next to
+        it (:mod:`~naoqi_qicore.xar.box_files`), else its root instance alone."""
         if behavior.format_version != "4":
             raise self.error(element, "unsupported format_version %r (supported: 4)"
                              % behavior.format_version)
@@ -461,13 +467,15 @@ class ElementReader:
             raise self.error(element, "expected exactly one <BoxInstance>, found %d"
                              % len(instances))
         instance = instances[0]
+        from naoqi_qicore.xar.box_files import read_root_instance  # it builds on this module
+        loaded = read_root_instance(self, instance)
+        if loaded is not None:
+            behavior.root, behavior.format_version, behavior.xar_version = loaded, None, "3"
+            return behavior
         root = Box(name=self.required(instance, "name"), id=self.required_int(instance, "id"),
                    x=instance.get("x"), y=instance.get("y"), extras=self.extras(instance))
-        root.extras.elements.extend(_serialize(child) for child in instance)
+        root.extras.elements.extend(serialize(child) for child in instance)
         path = instance.get("path")
-        if path and Path(self.source).parent.joinpath(path).is_file():
-            raise self.error(instance, "format_version 4 box files (%s) are not supported; "
-                             "export the behavior as xar_version 3" % path)
         self.warnings.append("%s: format_version 4 project: its box file %s is not there, "
                              "only the root instance is converted" % (self.source, path))
         behavior.root = root
@@ -488,7 +496,7 @@ class ElementReader:
         boxes = [child for child in element if child.tag == "Box"]
         if len(boxes) != 1:
             raise self.error(element, "expected exactly one <Box>, found %d" % len(boxes))
-        behavior.extras.elements.extend(_serialize(c) for c in element if c.tag != "Box")
+        behavior.extras.elements.extend(serialize(c) for c in element if c.tag != "Box")
         box = self.box(boxes[0])
         if box.id == 0:
             raise self.error(boxes[0], "box id 0 is reserved for the owner of a diagram")
@@ -580,8 +588,15 @@ def collector_paused() -> Iterator[None]:
             gc.enable()
 
 
-def parse_xar_bytes(data: bytes, source: str = "<input>") -> Behavior:
-    """Read a behavior from the bytes of a ``.xar`` document; ``source`` names it in errors."""
+#: reads a file next to the ``.xar`` by its relative path (None when it is not there)
+SiblingReader = Callable[[str], Optional[bytes]]
+
+
+def parse_document(data: bytes, source: str) -> Tuple[object, str]:
+    """The root element of an XML document of a behavior and the namespace its root declared.
+
+    Entities are refused and never expanded; namespaces are dropped from element names.
+    """
     if len(data) > MAX_DOCUMENT_BYTES:
         raise XarError("document larger than %d MB" % (MAX_DOCUMENT_BYTES >> 20), source)
     if not data or data.isspace():
@@ -603,7 +618,18 @@ def parse_xar_bytes(data: bytes, source: str = "<input>") -> Behavior:
     if isinstance(root.tag, str) and root.tag[0] == "{":
         namespace = namespace or etree.QName(root).namespace
         _strip_namespaces(root)
-    reader = ElementReader(source)
+    return root, namespace
+
+
+def parse_xar_bytes(data: bytes, source: str = "<input>",
+                    sibling: Optional[SiblingReader] = None) -> Behavior:
+    """Read a behavior from the bytes of a ``.xar`` document; ``source`` names it in errors.
+
+    ``sibling`` reads the files next to it (the box files of a ``format_version="4"``
+    project); without it, such a project converts its root instance only.
+    """
+    root, namespace = parse_document(data, source)
+    reader = ElementReader(source, sibling)
     if root.tag == "ChoregrapheProject":
         read = reader.project
     elif root.tag in WRAPPED_ROOTS:
@@ -617,15 +643,31 @@ def parse_xar_bytes(data: bytes, source: str = "<input>") -> Behavior:
     return behavior
 
 
-def parse_xar_file(path: Union[str, Path], source: Optional[str] = None) -> Behavior:
-    """Read the ``.xar`` file at ``path`` (``source`` overrides the name used in errors)."""
-    name = source or str(path)
+def _read_file(path: Path, name: str) -> bytes:
     try:
-        size = Path(path).stat().st_size
-        if size > MAX_DOCUMENT_BYTES:
+        if path.stat().st_size > MAX_DOCUMENT_BYTES:
             raise XarError("document larger than %d MB" % (MAX_DOCUMENT_BYTES >> 20), name)
-        data = Path(path).read_bytes()
+        return path.read_bytes()
     except OSError as error:
         raise XarError("cannot read: %s" % (error.strerror or error), name) from None
-    return parse_xar_bytes(data, name)
 
+
+def folder_reader(folder: Path) -> SiblingReader:
+    """Reads files by relative path inside ``folder`` (never outside it, symbolic links
+    included); None when there is no such file."""
+    base = folder.resolve()
+
+    def read(relative: str) -> Optional[bytes]:
+        path = (base / relative).resolve()
+        if not path.is_relative_to(base):
+            raise XarError("refusing the path %r: outside the behavior's folder" % relative,
+                           str(folder / relative))
+        return _read_file(path, str(folder / relative)) if path.is_file() else None
+    return read
+
+
+def parse_xar_file(path: Union[str, Path], source: Optional[str] = None) -> Behavior:
+    """Read the ``.xar`` file at ``path`` (``source`` overrides the name used in errors)."""
+    path = Path(path)
+    name = source or str(path)
+    return parse_xar_bytes(_read_file(path, name), name, folder_reader(path.parent))

@@ -19,7 +19,7 @@ import tarfile
 import zipfile
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Dict, Iterator, List, Tuple, Union
+from typing import Dict, Iterator, List, Optional, Tuple, Union
 
 from lxml import etree
 
@@ -175,9 +175,16 @@ def read_pkg(path: Path) -> Iterator[NamedBehavior]:
             manifest = parse_manifest(read("manifest.xml"), "%s!manifest.xml" % source)
             behaviors = [(folder, _safe_member(posixpath.join(folder, "behavior.xar"), source))
                          for folder in manifest]
+            def sibling_reader(folder: str):
+                def read_sibling(relative: str) -> Optional[bytes]:
+                    name = posixpath.normpath(posixpath.join(folder, relative))
+                    return read(name) if name in infos else None
+                return read_sibling
+
             for folder, member in behaviors:
                 yield NamedBehavior(folder, parse_xar_bytes(read(member),
-                                                            "%s!%s" % (source, member)))
+                                                            "%s!%s" % (source, member),
+                                                            sibling_reader(folder)))
     except (zipfile.BadZipFile, zipfile.LargeZipFile, EOFError, OSError,
             zipfile.zlib.error) as error:
         raise XarError("truncated or corrupt package: %s" % error, source) from None
