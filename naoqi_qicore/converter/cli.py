@@ -11,7 +11,7 @@ import sys
 from pathlib import Path
 from typing import Dict, List, Optional, Sequence
 
-from naoqi_qicore.converter.writer import OutputError
+from naoqi_qicore.converter.writer import OutputError, OutputExistsError
 from naoqi_qicore.xar.errors import XarError
 
 EXIT_OK, EXIT_FAILED, EXIT_USAGE = 0, 1, 2
@@ -110,6 +110,8 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
         except (XarError, OutputError, OSError) as error:
             message = str(error) if not isinstance(error, OSError) else "%s: %s" % (
                 error.filename or source, error.strerror or error)
+            if isinstance(error, OutputExistsError):
+                message += " (use --force to replace it)"
             entry = {"input": str(source), "output": str(destination), "ok": False,
                      "error": message}
         except Exception as error:  # a bug must not show the user a traceback either

@@ -64,6 +64,10 @@ class OutputError(ValueError):
     """The destination folder cannot be written (exists, unsafe name...)."""
 
 
+class OutputExistsError(OutputError):
+    """The destination folder exists and is not empty (replaced only when forced)."""
+
+
 @dataclass
 class ConversionReport:
     """What converting one behavior did."""
@@ -280,7 +284,7 @@ def install_files(files: Dict[str, str], destination: Path, force: bool = False)
     destination = Path(os.path.abspath(destination))
     if destination.exists() or destination.is_symlink():
         if not force and not _is_empty_dir(destination):
-            raise OutputError("%s: already exists (use --force to replace it)" % destination)
+            raise OutputExistsError("%s: already exists" % destination)
     for name in files:
         if not _SAFE_FILE.fullmatch(name):
             raise OutputError("%s: refusing to write the unsafe file name %r" % (destination, name))

@@ -3,14 +3,18 @@
 Each input (a .xar, .pml, .crg, .pkg or .cbl file, or a folder holding one) is converted
 into ``output_dir/<name>``; the answer lists the folders written and every warning.  An
 input that cannot be converted makes the answer fail with its error; the others are still
-converted.
+converted.  An existing, non-empty ``output_dir/<name>`` is replaced only when the
+parameter ``force`` is true (it is read at each call, so it can be changed at run time).
 """
 from pathlib import Path
 from typing import Any, List, Optional
 
+from rcl_interfaces.msg import ParameterDescriptor
 from rclpy.node import Node
 
-from naoqi_qicore.ros.behavior_cache import behavior_name, convert_behavior
+from naoqi_qicore.converter.api import convert
+from naoqi_qicore.converter.writer import OutputExistsError
+from naoqi_qicore.ros.behavior_cache import behavior_name
 from naoqi_qicore.ros.spin import run_node
 from naoqi_qicore.srv import Convert
 
@@ -20,6 +24,9 @@ class ConvertNode(Node):
 
     def __init__(self, **kwargs: Any) -> None:
         super().__init__("xar_convert", **kwargs)
+        self.declare_parameter("force", False, ParameterDescriptor(
+            description="replace output folders that already exist (else such an input "
+                        "fails with an error)"))
         self.create_service(Convert, "~/convert", self._convert)
 
     def _convert(self, request: Convert.Request, response: Convert.Response):
@@ -28,13 +35,18 @@ class ConvertNode(Node):
             errors.append("no inputs")
         if not request.output_dir:
             errors.append("output_dir is empty")
+        force = bool(self.get_parameter("force").value)
         output_dir = Path(request.output_dir).expanduser()
         for source in request.inputs if not errors else []:
             target = output_dir / behavior_name(source)
             try:
                 if not Path(source).expanduser().exists():
                     raise ValueError("%s: no such file or folder" % source)
-                response.warnings.extend(convert_behavior(Path(source).expanduser(), target))
+                response.warnings.extend(convert(Path(source).expanduser(), target,
+                                                 force=force).warnings)
+            except OutputExistsError as error:
+                errors.append("%s (set the parameter force to true to replace it)" % error)
+                continue
             except (ValueError, OSError) as error:
                 errors.append(str(error))
                 continue

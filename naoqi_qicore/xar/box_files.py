@@ -153,7 +153,8 @@ class BoxFileReader(ElementReader):
         for parameter in box.parameters:
             if parameter.id in values:
                 parameter.value = self.required(values.pop(parameter.id), "value")
-        for port_id, value in values.items():
+        if values:
+            port_id, value = next(iter(values.items()))
             raise self.error(value, "id %d is not a parameter of box %r" % (port_id, box.name))
         return box
 
