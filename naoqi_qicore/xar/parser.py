@@ -280,7 +280,19 @@ class ElementReader:
                 timeline.watches = serialize(child)
             else:
                 extras.elements.append(serialize(child))
+        if timeline.size is not None and timeline.actuator_list is not None:
+            self.check_key_frames(element, timeline.actuator_list, timeline.size)
         return timeline
+
+    def check_key_frames(self, element, actuators: ActuatorList, size: int) -> None:
+        """No key of ``actuators`` is after the last frame (``size``) of its timeline."""
+        if all(key.frame <= size for curve in actuators.curves for key in curve.keys):
+            return
+        for key in element.iter("Key"):
+            frame = self.integer(key, "frame", key.get("frame", "0"))
+            if frame > size:
+                raise self.error(key, "key at frame %d is outside its timeline (size %d)"
+                                 % (frame, size))
 
     def layer(self, element) -> BehaviorLayer:
         extras = self.extras(element)

@@ -86,6 +86,10 @@ def test_format_version_4_without_its_files_converts_the_instance():
         '</ActuatorCurve></ActuatorList>')), "<Key>: key at negative frame -4"),
     (lambda p, b: p(layers='<BehaviorLayer name="l"><BehaviorKeyframe name="k" index="-2">'
                            '<Diagram/></BehaviorKeyframe></BehaviorLayer>'), "negative frame -2"),
+    (lambda p, b: p(timeline_attributes='enable="1" fps="25" size="40"', layers=(
+        '<ActuatorList><ActuatorCurve actuator="HeadYaw"><Key frame="12" value="0" />\n'
+        '<Key frame="41" value="0" /></ActuatorCurve></ActuatorList>')),
+     ":12: <Key>: key at frame 41 is outside its timeline (size 40)"),
 ])
 def test_bad_documents_give_one_line_with_file_line_element(make, expected, project, box):
     assert expected in str(error_of(make(project, box)))
