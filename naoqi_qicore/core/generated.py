@@ -286,17 +286,21 @@ class FrameManager:
 
 def package_info(behavior_path: str) -> tuple:
     """``(package uid, behavior path relative to the package)`` from the nearest
-    ``manifest.xml`` above ``behavior_path`` (its folder name and "." without one)."""
+    ``manifest.xml`` above ``behavior_path``; without one the behavior's folder is the
+    package.  The relative path is "" when the behavior is the package's folder, so that
+    the idiom ``behaviorAbsolutePath().replace(behaviorRelativePath(), "")`` still gives
+    the package's folder."""
     folder = os.path.abspath(behavior_path)
     probe = folder
     while True:
         manifest = os.path.join(probe, "manifest.xml")
         if os.path.isfile(manifest):
             uid = _manifest_uuid(manifest) or os.path.basename(probe)
-            return uid, os.path.relpath(folder, probe)
+            relative = os.path.relpath(folder, probe)
+            return uid, "" if relative == "." else relative
         parent = os.path.dirname(probe)
         if parent == probe:
-            return os.path.basename(folder), "."
+            return os.path.basename(folder), ""
         probe = parent
 
 

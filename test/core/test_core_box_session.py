@@ -103,3 +103,4 @@ def onInput_onStart(self):
     assert harness.player.wait(10)
     assert harness.kinds("error") == []
     assert ("l1_Box", "values", 42, 42, True, True) in harness.log
+

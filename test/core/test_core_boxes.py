@@ -355,3 +355,20 @@ def onInput_onStart(self):
     harness.settle()
     # the asker could not get Speech: it ended (its onStopped went on) without running
     assert names(harness, "onStart") == ["l1_Holder", "l1_After"]
+
+
+def test_package_paths_as_box_scripts_use_them(tmp_path):
+    from naoqi_qicore.core.generated import package_info
+    package = tmp_path / ".local" / "apps"
+    behavior_folder = package / "behavior_1"
+    behavior_folder.mkdir(parents=True)
+    assert package_info(str(behavior_folder)) == ("behavior_1", "")
+    (package / "manifest.xml").write_text('<package uuid="my-app" version="1.0"/>')
+    assert package_info(str(behavior_folder)) == ("my-app", "behavior_1")
+    assert package_info(str(package)) == ("my-app", "")
+    (package / "manifest.xml").write_text("<package/>")
+    assert package_info(str(behavior_folder)) == ("apps", "behavior_1")
+    for folder in (behavior_folder, package):  # the idiom of real boxes: the package folder
+        uid, relative = package_info(str(folder))
+        assert str(folder).replace(relative, "").rstrip("/") == str(
+            package if relative else folder)
