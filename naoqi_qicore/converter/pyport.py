@@ -20,7 +20,6 @@ Results are cached by the script text: a behavior repeats the same library boxes
 """
 from __future__ import annotations
 
-import hashlib
 import re
 import warnings
 from dataclasses import dataclass
@@ -49,6 +48,7 @@ class PortResult:
     error: Optional[str]
 
 
+#: script text -> its port (the result holds that text anyway)
 _cache: Dict[str, PortResult] = {}
 _tool = None
 
@@ -304,8 +304,7 @@ def _port(source: str) -> PortResult:
 
 def port_script(source: str) -> PortResult:
     """``source`` made to compile under Python 3 (never executed); see the module doc."""
-    digest = hashlib.sha1(source.encode("utf-8", "surrogatepass")).hexdigest()
-    cached = _cache.get(digest)
+    cached = _cache.get(source)
     if cached is None:
-        cached = _cache[digest] = _port(source)
+        cached = _cache[source] = _port(source)
     return cached
