@@ -9,14 +9,15 @@ Python 2's builtins and standard library is provided here, for box code only:
 * :func:`py2_module`: modules by their Python 2 name: the renamed ones (``thread``,
   ``Queue``, ``cPickle``, ``StringIO``...), ``urllib`` with ``urlencode``, ``quote``,
   ``urlopen``..., ``urllib2`` whose ``Request`` has ``add_data`` and friends and whose
-  ``urlopen`` takes text data, ``sys`` with ``setdefaultencoding`` and ``maxint``,
-  and ``mutex``.
+  ``urlopen`` takes text data, ``string`` with ``letters``, ``join``, ``upper``...,
+  ``sys`` with ``setdefaultencoding`` and ``maxint``, and ``mutex``.
 """
 from __future__ import annotations
 
 import builtins
 import functools
 import importlib
+import string
 import sys
 import threading
 import types
@@ -203,6 +204,19 @@ _urllib.__path__ = importlib.import_module("urllib").__path__  # type: ignore[at
 _urllib.__dict__.update(parse=urllib.parse, request=urllib.request, error=urllib.error)
 _urllib2 = _merged("urllib2", ("urllib.request", "urllib.error", "urllib.parse"),
                    Request=Request, urlopen=_urlopen)
+_string = _merged(
+    "string", ("string",),
+    letters=string.ascii_letters, lowercase=string.ascii_lowercase,
+    uppercase=string.ascii_uppercase, maketrans=str.maketrans,
+    atoi=lambda text, base=10: int(text, base), atol=lambda text, base=10: int(text, base),
+    atof=float, capitalize=str.capitalize, expandtabs=str.expandtabs, find=str.find,
+    rfind=str.rfind, index=str.index, rindex=str.rindex, count=str.count, lower=str.lower,
+    upper=str.upper, swapcase=str.swapcase, split=str.split, splitfields=str.split,
+    rsplit=str.rsplit, lstrip=str.lstrip, rstrip=str.rstrip, strip=str.strip,
+    ljust=str.ljust, rjust=str.rjust, center=str.center, zfill=str.zfill,
+    replace=str.replace, translate=str.translate,
+    join=lambda words, separator=" ": separator.join(words),
+    joinfields=lambda words, separator=" ": separator.join(words))
 _sys = _Py2Sys("sys", sys.__doc__)
 _sys.__dict__.update(setdefaultencoding=lambda encoding: None, maxint=sys.maxsize,
                      maxunicode=sys.maxunicode)
@@ -211,7 +225,7 @@ _mutex.mutex = _Mutex  # type: ignore[attr-defined]
 
 #: the modules above by the name box code imports
 _OWN_MODULES: Dict[str, types.ModuleType] = {
-    "urllib": _urllib, "urllib2": _urllib2, "sys": _sys, "mutex": _mutex}
+    "urllib": _urllib, "urllib2": _urllib2, "string": _string, "sys": _sys, "mutex": _mutex}
 
 
 def py2_module(name: str) -> Optional[types.ModuleType]:

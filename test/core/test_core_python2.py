@@ -105,3 +105,16 @@ results = (queue.get(), lock.acquire(), cPickle.loads(cPickle.dumps(3)), buffer.
            calls, dict(UserDict(a=1)))
 """)
     assert names["results"] == (1, True, 3, "x", ["first", "second"], {"a": 1})
+
+
+def test_string_module_functions():
+    names = run("""
+import string
+from string import letters, join
+words = string.split('a b c')
+answer = (string.join(words, '-'), join(['x', 'y']), string.upper('ab'), string.atoi('ff', 16),
+          string.strip('  s '), letters[:3], string.lowercase[-1], string.digits,
+          string.Template('$a').substitute(a=1), 'ab'.translate(string.maketrans('a', 'b')))
+""")
+    assert names["answer"] == ("a-b-c", "x y", "AB", 255, "s", "abc", "z", "0123456789", "1",
+                               "bb")
