@@ -126,8 +126,9 @@ class _BoxFileWriter(XarWriter):
 
     def diagram(self, level: int, diagram: Diagram) -> None:
         def children(inner: int) -> None:
-            for box in diagram.boxes:
-                self.element(inner, "Object", (("Name", self.names[id(box)]),))
+            pad, names = INDENT * inner, self.names  # object names need no escaping
+            self.lines.extend('%s<Object Name="%s" />' % (pad, names[id(box)])
+                              for box in diagram.boxes)
             self.links(inner, diagram)
         self.element(level, "Diagram", (("scale", diagram.scale),), diagram.extras, children)
 
