@@ -38,6 +38,8 @@ from naoqi_qicore.ros.robot_parameters import (declare_robot_parameters, robot_a
 from naoqi_qicore.ros.spin import NodeSetupError, run_node
 from naoqi_qicore.srv import GoTo, ListBehaviors, LoadBehavior, Play
 
+#: longest wait for ALAutonomousLife.switchFocus to answer (s)
+FOCUS_TIMEOUT = 30.0
 STATUS_CODES = {name: getattr(BehaviorState, name) for name in
                 ("IDLE", "LOADED", "PLAYING", "PAUSED", "STOPPED", "FINISHED", "ERROR")}
 #: queued by a service that moved the frame: publish behavior/state even if nothing else
@@ -301,9 +303,15 @@ class BehaviorRunner(Node):
         name = self.get_parameter("activity_name").value
         return name or "naoqi_qicore/" + (self._loaded.name if self._loaded else "behavior")
 
-    def _take_focus(self, stack: bool) -> str:
-        """switchFocus to this behavior's activity; "" on success, else why not."""
+    def _take_focus(self, stack: bool, then: Callable[[], None]) -> str:
+        """switchFocus to this behavior's activity, then ``then()``; "" on success, else
+        why not (and ``then`` is not called).
+
+        ``then`` runs in the thread that receives the robot's answer, as soon as it comes
+        (one thread wake-up less before the behavior starts): it must not wait.
+        """
         if not self.get_parameter("take_focus").value:
+            then()
             return ""
         life = self._life
         if life is None:
@@ -312,12 +320,39 @@ class BehaviorRunner(Node):
         flags = STOP_AND_STACK_CURRENT if stack else STOP_CURRENT
         # what the robot's focus signals said last: one robot round trip less than asking
         previous = self._focus.focused
-        try:
-            if previous != activity:
-                life.switchFocus(activity, flags)
-                self._focus.switched(activity, flags, previous)
-        except RuntimeError as error:
-            return "ALAutonomousLife.switchFocus(%r): %s" % (activity, error)
+        if previous == activity:
+            then()
+        else:
+            answer: List[Any] = []  # the refusal, or what then() raised
+            answered = threading.Condition()
+
+            def on_answer(future: Any) -> None:
+                with answered:
+                    if answer:  # given up on (timeout)
+                        return
+                    try:
+                        if future.hasError():
+                            answer.append("ALAutonomousLife.switchFocus(%r): %s"
+                                          % (activity, future.error()))
+                        else:
+                            then()
+                            answer.append(None)
+                    except Exception as error:  # handed to the waiting thread below
+                        answer.append(error)
+                    answered.notify_all()
+            try:
+                life.switchFocus(activity, flags, _async=True).addCallback(on_answer)
+            except RuntimeError as error:
+                return "ALAutonomousLife.switchFocus(%r): %s" % (activity, error)
+            with answered:
+                if not answered.wait_for(lambda: answer, FOCUS_TIMEOUT):
+                    answer.append("ALAutonomousLife.switchFocus(%r): no answer within %.0f s"
+                                  % (activity, FOCUS_TIMEOUT))
+            if isinstance(answer[0], Exception):
+                raise answer[0]
+            if answer[0] is not None:
+                return answer[0]
+            self._focus.switched(activity, flags, previous)
         self._has_focus = True
         self._publish_focus()
         return ""
@@ -359,13 +394,9 @@ class BehaviorRunner(Node):
                 return "%s is already playing" % self._loaded.name
             if player.status == "PAUSED":
                 return "%s is paused: call behavior/resume" % self._loaded.name
-            refused = self._take_focus(stack)
-            if refused:
-                return refused
             if player.status in ("ERROR", "IDLE"):
                 player.load()
-            player.play()
-        return ""
+            return self._take_focus(stack, then=player.play)
 
     def _answer(self, response: Any, action: Callable[[], str], moved: bool = False) -> Any:
         """Fill ``response`` from ``action()``: "" or a message is success, ValueError not.

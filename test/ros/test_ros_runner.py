@@ -3,6 +3,7 @@
 The behavior is examples/wave_hello (labels Hello 1, Wave 30, Skip 70, Bow 90 at 25 fps;
 a goto box at Skip jumps to Bow).  Motion reaches the robot through the bridge.
 """
+import time
 from pathlib import Path
 from typing import Any, Callable, List
 
@@ -14,7 +15,7 @@ from std_srvs.srv import Trigger  # noqa: E402
 
 from naoqi_qicore.msg import ActivityFocus, BehaviorState, RobotConnection  # noqa: E402
 from naoqi_qicore.srv import (GoTo, ListBehaviors, LoadBehavior, Play,  # noqa: E402
-                              SwitchFocus)
+                              SetLifeState, SwitchFocus)
 
 FPS = 25.0
 LABELS = {"Hello": 1, "Wave": 30, "Skip": 70, "Bow": 90}
@@ -185,6 +186,20 @@ def test_wrong_requests_are_refused_and_the_node_keeps_serving(stack: Stack) -> 
     assert stack.play().success
     assert not stack.play().success  # already playing
     assert stack.runner.alive() and stack.bridge.alive()
+
+
+def test_play_refused_when_the_robot_refuses_the_focus(stack: Stack) -> None:
+    disabled = stack.probe.call(SetLifeState, "life/set_state", SetLifeState.Request(state="disabled"))
+    assert disabled.success, disabled.message
+    refused = stack.play()
+    assert refused.success is False and "switchFocus" in refused.message
+    time.sleep(0.5)  # time enough for a behavior started by mistake to show it
+    assert stack.state().status == BehaviorState.LOADED
+    assert stack.robot.calls("ALTextToSpeech") == [] and stack.motion_calls() == []
+    assert stack.probe.call(SetLifeState, "life/set_state",
+                            SetLifeState.Request(state="solitary")).success
+    assert stack.play().success
+    stack.wait_state(lambda s: s.status == BehaviorState.PLAYING, 5, "PLAYING")
 
 
 def test_broken_file_keeps_the_loaded_behavior(stack: Stack, tmp_path) -> None:
