@@ -80,6 +80,30 @@ class Extras:
     elements: List[str] = field(default_factory=list)
 
 
+def _refuse_change(*_: object) -> None:
+    raise TypeError("NO_EXTRAS is shared: give the object an Extras() of its own")
+
+
+class _EmptyDict(dict):
+    """An empty dict that refuses changes."""
+
+    __setitem__ = __delitem__ = update = setdefault = pop = popitem = clear = __ior__ = (
+        _refuse_change)
+
+
+class _EmptyList(list):
+    """An empty list that refuses changes."""
+
+    __setitem__ = __delitem__ = append = extend = insert = remove = pop = clear = sort = (
+        _refuse_change)
+    reverse = __iadd__ = __imul__ = _refuse_change
+
+
+#: the extras of the many objects read without any (motion keys, ports, links), shared
+#: instead of one empty Extras each; equal to ``Extras()``, it refuses to be changed
+NO_EXTRAS = Extras(_EmptyDict(), _EmptyList())
+
+
 @dataclass
 class Port:
     """An input or an output of a box."""

@@ -24,10 +24,10 @@ from typing import Callable, Dict, Iterator, List, Optional, Set, Tuple, Union
 from lxml import etree
 
 from naoqi_qicore.xar.errors import XarError
-from naoqi_qicore.xar.model import (ActuatorCurve, ActuatorList, Behavior, BehaviorKeyframe,
-                                    BehaviorLayer, Box, Diagram, Extras, InputNature, IOType,
-                                    Key, Link, OutputNature, Parameter, Port, Resource, Script,
-                                    Tangent, Timeline)
+from naoqi_qicore.xar.model import (NO_EXTRAS, ActuatorCurve, ActuatorList, Behavior,
+                                    BehaviorKeyframe, BehaviorLayer, Box, Diagram, Extras,
+                                    InputNature, IOType, Key, Link, OutputNature, Parameter, Port,
+                                    Resource, Script, Tangent, Timeline)
 
 #: the only xar_version this reader understands
 SUPPORTED_XAR_VERSIONS = ("3",)
@@ -205,7 +205,7 @@ class ElementReader:
             name, kind, size, nature, inner, tooltip, port_id = element.values()
             try:
                 return Port(name, int(kind), int(size), int(nature), int(port_id), int(inner),
-                            tooltip)
+                            tooltip, None, NO_EXTRAS)
             except ValueError:
                 pass  # the general path says which attribute
         extras = self.extras(element)
@@ -336,7 +336,7 @@ class ElementReader:
                 link = None
                 if child.keys() == _LINK_LAYOUT:
                     try:
-                        link = Link(*map(int, child.values()))
+                        link = Link(*map(int, child.values()), NO_EXTRAS)
                     except ValueError:
                         pass  # the general path says which attribute
                 if link is None:
@@ -394,7 +394,7 @@ class ElementReader:
             if not len(child) and child.keys() == _KEY_LAYOUT:  # the usual <Key frame value/>
                 frame, value = child.values()
                 try:
-                    key = Key(int(frame), float(value))
+                    key = Key(int(frame), float(value), None, None, [], NO_EXTRAS)
                 except ValueError:
                     key = None
                 if key is not None and key.frame >= 0:
