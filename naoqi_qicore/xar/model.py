@@ -81,7 +81,8 @@ class Extras:
 
 
 def _refuse_change(*_: object) -> None:
-    raise TypeError("NO_EXTRAS is shared: give the object an Extras() of its own")
+    raise TypeError("this empty value is shared (NO_EXTRAS, NO_TANGENTS): give the object "
+                    "one of its own before changing it")
 
 
 class _EmptyDict(dict):
@@ -102,6 +103,8 @@ class _EmptyList(list):
 #: the extras of the many objects read without any (motion keys, ports, links), shared
 #: instead of one empty Extras each; equal to ``Extras()``, it refuses to be changed
 NO_EXTRAS = Extras(_EmptyDict(), _EmptyList())
+#: the tangents of the many motion keys read without any, shared the same way
+NO_TANGENTS: List["Tangent"] = _EmptyList()
 
 
 @dataclass

@@ -24,10 +24,10 @@ from typing import Callable, Dict, Iterator, List, Optional, Set, Tuple, Union
 from lxml import etree
 
 from naoqi_qicore.xar.errors import XarError
-from naoqi_qicore.xar.model import (NO_EXTRAS, ActuatorCurve, ActuatorList, Behavior,
-                                    BehaviorKeyframe, BehaviorLayer, Box, Diagram, Extras,
-                                    InputNature, IOType, Key, Link, OutputNature, Parameter, Port,
-                                    Resource, Script, Tangent, Timeline)
+from naoqi_qicore.xar.model import (NO_EXTRAS, NO_TANGENTS, ActuatorCurve, ActuatorList,
+                                    Behavior, BehaviorKeyframe, BehaviorLayer, Box, Diagram,
+                                    Extras, InputNature, IOType, Key, Link, OutputNature,
+                                    Parameter, Port, Resource, Script, Tangent, Timeline)
 
 #: the only xar_version this reader understands
 SUPPORTED_XAR_VERSIONS = ("3",)
@@ -394,7 +394,7 @@ class ElementReader:
             if not len(child) and child.keys() == _KEY_LAYOUT:  # the usual <Key frame value/>
                 frame, value = child.values()
                 try:
-                    key = Key(int(frame), float(value), None, None, [], NO_EXTRAS)
+                    key = Key(int(frame), float(value), None, None, NO_TANGENTS, NO_EXTRAS)
                 except ValueError:
                     key = None
                 if key is not None and key.frame >= 0:
