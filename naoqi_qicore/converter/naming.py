@@ -71,10 +71,11 @@ class _NameSet:
             suffix += 1
             candidate = "%s_%d" % (name, suffix)
         used.update(taken)
-        floor = self._floor.get(name, 1)
-        while ("%s_%d" % (name, floor)).casefold() in used:
-            floor += 1
-        self._floor[name] = floor
+        if candidate is not name:  # a collision: skip past the suffixes now in use
+            floor = self._floor.get(name, 1)
+            while ("%s_%d" % (name, floor)).casefold() in used:
+                floor += 1
+            self._floor[name] = floor
         return candidate
 
 

@@ -264,9 +264,10 @@ def _write_files(files: Dict[str, str], folder: Path) -> None:
                 made.add(sub_folder)
             descriptor = os.open(name, flags, 0o644, dir_fd=folder_fd)
             try:
-                view = memoryview(text.encode("utf-8"))
-                while view:
-                    view = view[os.write(descriptor, view):]
+                data = text.encode("utf-8")
+                written = os.write(descriptor, data)
+                while written < len(data):  # a short write (not seen on local file systems)
+                    written += os.write(descriptor, data[written:])
             finally:
                 os.close(descriptor)
     finally:
