@@ -15,8 +15,9 @@ import re
 from pathlib import Path
 from typing import Iterable, List, Optional, Tuple, Union
 
-from naoqi_qicore.xar.model import (ActuatorCurve, ActuatorList, Behavior, Box, Diagram, Extras,
-                                    Key, Parameter, Port, Resource, Script, Timeline)
+from naoqi_qicore.xar.model import (NO_EXTRAS, NO_TANGENTS, ActuatorCurve, ActuatorList,
+                                    Behavior, Box, Diagram, Extras, Key, Parameter, Port,
+                                    Resource, Script, Timeline)
 
 INDENT = "    "
 _XML_NAMESPACE = "http://www.w3.org/XML/1998/namespace"
@@ -261,6 +262,10 @@ class XarWriter:
     def keys(self, level: int, keys: List[Key]) -> None:
         """The keys of a curve; the usual ``<Key frame value />`` written directly."""
         head = INDENT * level + '<Key frame="%d" value="%s" />'
+        if all(key.extras is NO_EXTRAS and key.tangents is NO_TANGENTS and key.smooth is None
+               and key.symmetrical is None for key in keys):  # as the reader makes them
+            self.lines.extend([head % (key.frame, format_number(key.value)) for key in keys])
+            return
         append = self.lines.append
         for key in keys:
             if (key.smooth is None and key.symmetrical is None and not key.tangents
