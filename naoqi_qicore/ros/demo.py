@@ -29,6 +29,8 @@ from naoqi_qicore.ros.launcher import Plan, ProcessGroup, free_tcp_port, wait_fo
 from naoqi_qicore.ros.qos import LATCHED
 from naoqi_qicore.srv import GoTo, Play
 
+#: the demo calls behavior/goto once the behavior has played this far
+GOTO_AFTER_FRAME = 45
 #: time step of the plotted joint angles (s)
 PLOT_STEP = 0.02
 STATUS_NAMES = {getattr(BehaviorState, name): name for name in
@@ -207,10 +209,13 @@ def run_demo(behavior: Path, out: Path, goto_label: str) -> int:
         print("play: %s" % answer.message, flush=True)
         if not answer.success:
             return 1
-        watcher.wait_for(lambda s: s.frame >= 45 or s.status != BehaviorState.PLAYING, 30)
+        watcher.wait_for(lambda s: s.status == BehaviorState.PLAYING, 10)
+        before = watcher.wait_for(lambda s: s.frame >= GOTO_AFTER_FRAME
+                                  or s.status != BehaviorState.PLAYING, 30)
         goto_time = time.time()
         answer = call(node, GoTo, "behavior/goto", GoTo.Request(label=goto_label))
-        print("goto %s: %s" % (goto_label, answer.message), flush=True)
+        print("goto %s (called at frame %d): %s" % (goto_label, before.frame, answer.message),
+              flush=True)
         final = watcher.wait_for(lambda s: s.status in (BehaviorState.FINISHED,
                                                         BehaviorState.ERROR), 60)
         time.sleep(0.5)  # let the last focus change arrive

@@ -28,7 +28,9 @@ def test_demo_plays_goes_to_a_label_and_plots(example_behavior, repo_root, tmp_p
     # printed as they happened: focus taken, playing, the goto, finished, focus released
     taken = first("focus  'naoqi_qicore/wave_hello'")
     playing = first("state  PLAYING")
-    goto = first("goto Wave: wave_hello at frame 30")
+    goto = first("goto Wave (called at frame ")
+    called_at = int(lines[goto].split("called at frame ")[1].split(")")[0])
+    assert called_at >= 45 and lines[goto].endswith("wave_hello at frame 30")
     finished = first("state  FINISHED")
     released = first("focus  '' (previous 'naoqi_qicore/wave_hello'")
     assert max(taken, playing) < goto < finished and taken < released
