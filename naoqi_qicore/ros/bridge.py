@@ -361,4 +361,4 @@ def main(args: Optional[List[str]] = None) -> int:
     """Console entry point of ``naoqi_bridge``."""
     # One thread: a segment is started the moment its message is taken (measured: a
     # multi-threaded executor adds tens of ms of jitter); life services wait their turn.
-    return run_node(lambda: NaoqiBridge(), args, threads=1)
+    return run_node(lambda: NaoqiBridge(), args)

@@ -61,4 +61,4 @@ class ConvertNode(Node):
 
 def main(args: Optional[List[str]] = None) -> int:
     """Console entry point of ``xar_convert_node``."""
-    return run_node(lambda: ConvertNode(), args, threads=1)
+    return run_node(lambda: ConvertNode(), args)

@@ -4,8 +4,7 @@ import sys
 from typing import Any, Callable, List, Optional
 
 import rclpy
-from rclpy.executors import (Executor, ExternalShutdownException, MultiThreadedExecutor,
-                              SingleThreadedExecutor)
+from rclpy.executors import Executor, ExternalShutdownException, SingleThreadedExecutor
 from rclpy.node import Node
 from rclpy.signals import SignalHandlerOptions
 
@@ -34,11 +33,10 @@ def one_at_a_time_executor() -> Executor:
     return EventsExecutor() if EventsExecutor is not None else SingleThreadedExecutor()
 
 
-def run_node(make_node: Callable[[], Node], args: Optional[List[str]] = None,
-             threads: int = 1) -> int:
-    """Create the node with ``make_node`` and spin it until Ctrl-C or SIGTERM.
+def run_node(make_node: Callable[[], Node], args: Optional[List[str]] = None) -> int:
+    """Create the node with ``make_node`` and spin it with :func:`one_at_a_time_executor`
+    until Ctrl-C or SIGTERM.
 
-    ``threads`` callbacks may run at once (1: :func:`one_at_a_time_executor`).
     The node's ``close()`` method, if any, runs while ROS is still up (so that it can
     still publish, e.g. a last motion stop), then the node is destroyed.  Returns the
     exit code.
@@ -49,8 +47,7 @@ def run_node(make_node: Callable[[], Node], args: Optional[List[str]] = None,
     node = None
     try:
         node = make_node()
-        executor = (one_at_a_time_executor() if threads == 1
-                    else MultiThreadedExecutor(num_threads=threads))
+        executor = one_at_a_time_executor()
         executor.add_node(node)
         while executor.context.ok():
             # A bounded wait lets Python run the signal handlers (Ctrl-C, SIGTERM).
