@@ -1,4 +1,4 @@
-"""Every behavior of the shared corpus, prepared, loaded and played on a simulated robot.
+"""Every behavior of the shared corpus converted, loaded back and played on a simulated robot.
 
 A behavior counts as running when the engine raised nothing and no box failed for a
 reason of ours: an error inside the engine or the compatibility modules, a module or a
@@ -13,19 +13,23 @@ import concurrent.futures
 import logging
 import re
 import sys
+import tempfile
 from pathlib import Path
 
 import pytest
 
-from naoqi_qicore.converter.loader import prepare
+from naoqi_qicore.converter.loader import load_converted
+from naoqi_qicore.converter.pyport import port_script
+from naoqi_qicore.converter.writer import has_python, write_converted
 from naoqi_qicore.core import BehaviorPlayer
 from naoqi_qicore.core.py2 import PY2_BUILTINS
 from naoqi_qicore.xar.errors import XarError
 from naoqi_qicore.xar.parser import parse_xar_file
 
-PLAY_SECONDS = 1.5
-#: behaviors played at once
-WORKERS = 6
+#: how long a behavior plays at the most (no human input is given)
+PLAY_SECONDS = 10.0
+#: behaviors played at once (most of them wait for a human most of the time)
+WORKERS = 12
 TARGET_RATE = 0.90
 
 ENGINE, SIMULATOR, PYTHON2 = "engine", "simulator", "engine: Python 2 semantics"
@@ -63,7 +67,7 @@ _GIVEN_NAMES = re.compile(r"NameError: name '(AL\w+|GeneratedClass|qi|naoqi|alma
 _SIMULATOR_MESSAGES = re.compile(r"'qi\.qi_python\.Object' object has no attribute|"
                                  r"Cannot find service|is neither an LED|does not exist in|"
                                  r"naoqi_qicore/robot/sim/")
-_EXCEPTION = re.compile(r"\b([A-Z]\w*(?:Error|Exception|Exit|Interrupt))\b")
+_EXCEPTION = re.compile(r"\b(\w*(?:Error|Exception|Exit|Interrupt))\b")
 
 
 def at_stop(kind: str, stopping: bool) -> str:
@@ -135,8 +139,17 @@ def box_paths(root):
         stack.extend((path + "/" + child.name, child) for child in box.children())
 
 
+def invalid_scripts(behavior) -> frozenset:
+    """Paths of the boxes whose script neither compiles nor ports, and is not Python 2."""
+    return frozenset(
+        box_path for box_path, box in box_paths(behavior.root)
+        if has_python(box.script) and port_script(box.script.content).error is not None
+        and not valid_python2(box.script.content))
+
+
 def play_one(path: Path) -> dict:
-    """Parse, prepare, load and play one behavior on a simulated robot of its own."""
+    """Parse, convert, load back and play one behavior on a simulated robot of its own,
+    for :data:`PLAY_SECONDS` at the most."""
     import qi
     from naoqi_qicore.robot.naoqi_compat import box_environment
     from naoqi_qicore.robot.sim import SimulatedRobot
@@ -149,32 +162,36 @@ def play_one(path: Path) -> dict:
         behavior = parse_xar_file(path)
     except XarError as error:
         return {"file": path.name, "status": "not a behavior", "error": str(error), "errors": []}
-    robot = SimulatedRobot(robot=robot_of(path), listen="tcp://127.0.0.1:0").start()
-    session = qi.Session()
-    session.connect(robot.url)
-    loaded = prepare(behavior)
-    player = BehaviorPlayer(loaded, session, listener=listen, environment=box_environment)
     outcome = {"file": path.name, "errors": errors, "error": "", "stopping_from": None,
-               "invalid_scripts": frozenset(
-                   box_path for box_path, box in box_paths(behavior.root)
-                   if loaded.names[id(box)] in loaded.port_errors
-                   and not valid_python2(box.script.content))}
-    try:
-        player.load()
-        player.play()
-        player.wait(PLAY_SECONDS)
-        outcome["status"] = player.status
-        outcome["stopping_from"] = len(errors)
-        player.stop()
-    except Exception as error:  # the engine's own failure
-        outcome["status"] = "engine exception"
-        outcome["error"] = "%s: %s" % (type(error).__name__, error)
-    finally:
-        player.unload()
-        # what boxes still running report once the robot is gone is not the behavior's
-        outcome["errors"] = list(errors)
-        session.close()
-        robot.stop()
+               "invalid_scripts": invalid_scripts(behavior)}
+    with tempfile.TemporaryDirectory() as scratch:
+        try:
+            write_converted(behavior, Path(scratch) / "converted")
+            loaded = load_converted(Path(scratch) / "converted")
+        except Exception as error:  # the converter's own failure
+            outcome["status"] = "engine exception"
+            outcome["error"] = "conversion: %s: %s" % (type(error).__name__, error)
+            return outcome
+        robot = SimulatedRobot(robot=robot_of(path), listen="tcp://127.0.0.1:0").start()
+        session = qi.Session()
+        session.connect(robot.url)
+        player = BehaviorPlayer(loaded, session, listener=listen, environment=box_environment)
+        try:
+            player.load()
+            player.play()
+            player.wait(PLAY_SECONDS)
+            outcome["status"] = player.status
+            outcome["stopping_from"] = len(errors)
+            player.stop()
+        except Exception as error:  # the engine's own failure
+            outcome["status"] = "engine exception"
+            outcome["error"] = "%s: %s" % (type(error).__name__, error)
+        finally:
+            player.unload()
+            # what boxes still running report once the robot is gone is not the behavior's
+            outcome["errors"] = list(errors)
+            session.close()
+            robot.stop()
     return outcome
 
 
@@ -205,6 +222,8 @@ def test_failure_classes():
         == ENGINE
     assert failure_class("b: onStart failed: FileNotFoundError: [Errno 2] No such file") \
         == "behavior: FileNotFoundError"
+    assert failure_class("b: onStart failed: Exception: the language is not supported") \
+        == "behavior: Exception"
 
 
 @pytest.mark.slow
@@ -240,6 +259,10 @@ def test_corpus_behaviors_run(corpus_dir, capsys):
     rate = running / judged
     with capsys.disabled():
         print("\ncorpus: %d/%d behaviors run (%.1f%%)" % (running, judged, 100 * rate))
+        statuses = collections.Counter(outcome["status"] for outcome in outcomes
+                                       if outcome["status"] != "not a behavior")
+        print("  status after at most %.0f s: %s" % (PLAY_SECONDS, ", ".join(
+            "%s %d" % item for item in sorted(statuses.items()))))
         for kind, count in classes.most_common():
             print("  %4d box failures: %s" % (count, kind))
         for name, ours, first in failing:
