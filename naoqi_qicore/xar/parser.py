@@ -68,12 +68,29 @@ _KNOWN = {
 _KNOWN["Output"] = _KNOWN["Input"]
 _KNOWN["FlowDiagram"] = _KNOWN["Diagram"]
 _KNOWN["BehaviorSequence"] = _KNOWN["Timeline"]
+_PARAMETER_ATTRIBUTES = frozenset(_KNOWN["Parameter"])
 #: attributes of the most frequent elements, in the order Choregraphe writes them
 _PORT_LAYOUT = ["name", "type", "type_size", "nature", "inner", "tooltip", "id"]
 _KEY_LAYOUT = ["frame", "value"]
+_CHOICE_LAYOUT = ["value"]
 _LINK_LAYOUT = ["inputowner", "indexofinput", "outputowner", "indexofoutput"]
 _KNOWN["Animation"] = _KNOWN["Timeline"]
 _KNOWN["ChoregrapheBox"] = {"xar_version"}
+
+
+def _optional_int(text: Optional[str]) -> Optional[int]:
+    """``text`` as an int, None when absent (ValueError when it is not an integer)."""
+    return None if text is None else int(text)
+
+
+def _plain_choices(element) -> Optional[List[str]]:
+    """The values of the children of ``element`` when all are ``<Choice value/>``, else None."""
+    choices = []
+    for child in element:
+        if child.tag != "Choice" or child.keys() != _CHOICE_LAYOUT or len(child):
+            return None
+        choices.append(child.get("value"))
+    return choices
 
 
 def serialize(element) -> str:
@@ -216,6 +233,20 @@ class ElementReader:
                     stm_value_name=element.get("stm_value_name"), extras=extras)
 
     def parameter(self, element) -> Parameter:
+        names = element.keys()
+        choices = _plain_choices(element) if _PARAMETER_ATTRIBUTES.issuperset(names) else None
+        if choices is not None:  # nothing to keep aside
+            values = dict(zip(names, element.values()))
+            get = values.get
+            try:
+                return Parameter(
+                    values["name"], int(values["content_type"]), values["value"],
+                    get("default_value"), int(values["id"]),
+                    _optional_int(get("inherits_from_parent")), get("min"), get("max"),
+                    get("tooltip"), _optional_int(get("custom_choice")),
+                    _optional_int(get("password")), choices, NO_EXTRAS)
+            except (KeyError, ValueError):
+                pass  # the general path says which attribute
         extras = self.extras(element)
         get = element.get
         parameter = Parameter(
