@@ -179,11 +179,12 @@ def _state_file(owner: Box, name: str, state: StateSpec, names: Dict[int, str]) 
         for link in diagram.links:
             target = owner if link.inputowner == 0 else boxes[link.inputowner]
             source = owner if link.outputowner == 0 else boxes[link.outputowner]
-            lines.append('%s<Link%s />' % (INDENT, attributes((
-                ("InputObject", names[id(target)]),
-                ("InputName", link_port_name(target, link.indexofinput)),
-                ("OutputObject", names[id(source)]),
-                ("OutputName", link_port_name(source, link.indexofoutput))))))
+            lines.append('%s<Link InputObject="%s" InputName="%s" OutputObject="%s" '
+                         'OutputName="%s" />' % (
+                             INDENT, names[id(target)],
+                             escape_attribute(link_port_name(target, link.indexofinput)),
+                             names[id(source)],
+                             escape_attribute(link_port_name(source, link.indexofoutput))))
     lines.append("</State>")
     return "\n".join(lines) + "\n"
 
