@@ -16,6 +16,10 @@ skips strings and comments; fissix (whose parser is slow on long scripts) only r
 that is not enough.  Renamed modules (``thread``, ``urllib2``...) are then left to the
 engine, which provides them.
 
+Python 2's dictionary methods (``d.iteritems()``, ``d.has_key(k)``...) compile under
+Python 3 but fail when they run, and no module can bring them back: a script that calls
+them (ported or not) goes through fissix's ``dict`` and ``has_key`` fixers as well.
+
 Results are cached by the script text: a behavior repeats the same library boxes.
 """
 from __future__ import annotations
@@ -51,6 +55,10 @@ class PortResult:
 #: script text -> its port (the result holds that text anyway)
 _cache: Dict[str, PortResult] = {}
 _tool = None
+_dict_tool = None
+
+#: calls of dictionary methods Python 3 no longer has
+_PY2_DICT_METHOD = re.compile(r"\.(?:has_key|(?:iter|view)(?:items|keys|values))\s*\(")
 
 
 def _compile_error(source: str) -> Optional[SyntaxError]:
@@ -76,6 +84,28 @@ def _refactoring_tool():
         from fissix.refactor import RefactoringTool
         _tool = RefactoringTool(["fissix.fixes.fix_" + name for name in FIXERS])
     return _tool
+
+
+def _dict_methods_ported(code: str) -> str:
+    """``code`` (which compiles under Python 3) with Python 2's dictionary methods rewritten;
+    unchanged when it has none or fissix cannot parse it (then those calls fail at run time,
+    reported with the box)."""
+    global _dict_tool
+    if _PY2_DICT_METHOD.search(code) is None:
+        return code
+    from fissix.pgen2.parse import ParseError
+    from fissix.pgen2.tokenize import TokenError
+    from fissix.refactor import RefactoringTool
+    if _dict_tool is None:
+        _dict_tool = RefactoringTool(["fissix.fixes.fix_dict", "fissix.fixes.fix_has_key"],
+                                     {"print_function": True})
+    text = code if code.endswith("\n") else code + "\n"
+    try:
+        ported = str(_dict_tool.refactor_string(text, "<box script>"))
+    except (ParseError, TokenError, IndentationError, SyntaxError):
+        return code
+    ported = ported if code.endswith("\n") else ported[:-1]
+    return ported if _compile_error(ported) is None else code
 
 
 def _rename_async(tree) -> None:
@@ -283,6 +313,14 @@ def _only_fissix_fixes(code: str, error: SyntaxError) -> bool:
 
 
 def _port(source: str) -> PortResult:
+    result = _port_syntax(source)
+    if result.error is not None:
+        return result
+    code = _dict_methods_ported(result.code)
+    return PortResult(code, code != source, None)
+
+
+def _port_syntax(source: str) -> PortResult:
     error = _compile_error(source)
     if error is None:
         return PortResult(source, False, None)

@@ -93,3 +93,22 @@ def test_fissix_still_ports_what_the_quick_scan_leaves():
     result = port_script(source)
     assert result.ported and compiles(result.code)
     assert "repr(a)" in result.code and "exec('x = 1', {})" in result.code
+
+
+def test_python2_dictionary_methods_are_ported_even_when_the_script_compiles():
+    source = ("def totals(d):\n    out = []\n    for k, v in d.iteritems():\n"
+              "        out.append((k, v))\n    if d.has_key('x'):\n        out.append(d.keys())\n"
+              "    return out\n")
+    assert compiles(source)  # Python 3 compiles it, but iteritems/has_key would fail at run time
+    result = port_script(source)
+    assert result.ported and result.error is None
+    scope = {}
+    exec(compile(result.code, "<test>", "exec"), scope)  # a test of our own code only
+    assert scope["totals"]({"x": 1}) == [("x", 1), ["x"]]
+
+
+def test_python2_dictionary_methods_are_ported_with_print_statements():
+    source = "def show(d):\n    for k in d.iterkeys():\n        print k\n"
+    result = port_script(source)
+    assert result.ported and result.error is None
+    assert "d.keys()" in result.code and "print(k)" in result.code
