@@ -20,6 +20,7 @@ import argparse
 import json
 import os
 import random
+import shutil
 import sys
 import tempfile
 import threading
@@ -206,6 +207,7 @@ def main() -> int:
         node.destroy_node()
         rclpy.try_shutdown()
         group.stop_all()
+        shutil.rmtree(work, ignore_errors=True)
 
 
 if __name__ == "__main__":
