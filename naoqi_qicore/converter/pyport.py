@@ -93,6 +93,9 @@ def _dict_methods_ported(code: str) -> str:
     global _dict_tool
     if _PY2_DICT_METHOD.search(code) is None:
         return code
+    quick = _quick_dict_loops(code)
+    if quick is not None:
+        return quick
     from fissix.pgen2.parse import ParseError
     from fissix.pgen2.tokenize import TokenError
     from fissix.refactor import RefactoringTool
@@ -271,6 +274,36 @@ def _quick_fixes(source: str) -> Optional[str]:
         position = end
     parts.append(source[position:])
     return "".join(parts)
+
+
+#: what fissix's dict fixer looks at: a dictionary method name after a dot (strings and
+#: comments are matched to be skipped)
+_DICT_SCAN = re.compile(r"%s|#[^\n]*|(?P<method>\.[\s\\]*"
+                        r"(?:has_key|(?:iter|view)?(?:items|keys|values))\b)" % _STRING, re.S)
+#: ``for <targets> in <dotted name>``: the line up to an ``.iter*()`` call ending the header
+_FOR_HEADER = re.compile(r"[ \t]*for[ \t]+(?:(?!\bin\b)[^\n#'\"])*?[ \t]in[ \t]+"
+                         r"[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)*")
+_ITER_CALL = re.compile(r"\.iter(?:items|keys|values)\(\)[ \t]*:")
+
+
+def _quick_dict_loops(code: str) -> Optional[str]:
+    """``code`` with ``for ... in d.iteritems():`` (``iterkeys``, ``itervalues``) loops made
+    ``d.items()``, what fissix's dict fixer writes there; None when ``code`` calls another
+    dictionary method fissix would rewrite (``has_key``, ``keys()``, ``iteritems`` elsewhere...).
+    """
+    kept, position = [], 0
+    for match in _DICT_SCAN.finditer(code):
+        start = match.start("method")
+        if start < 0:
+            continue  # a string or a comment
+        line_start = code.rfind("\n", 0, start) + 1
+        if (_ITER_CALL.match(code, start) is None
+                or _FOR_HEADER.fullmatch(code, line_start, start) is None):
+            return None
+        kept.append(code[position:start + 1])
+        position = start + 5  # the dot kept, "iter" dropped
+    kept.append(code[position:])
+    return "".join(kept)
 
 
 def _fissix_port(source: str) -> str:

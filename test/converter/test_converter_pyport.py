@@ -112,3 +112,32 @@ def test_python2_dictionary_methods_are_ported_with_print_statements():
     result = port_script(source)
     assert result.ported and result.error is None
     assert "d.keys()" in result.code and "print(k)" in result.code
+
+
+def _fissix_dict_port(source):
+    from fissix.refactor import RefactoringTool
+    tool = RefactoringTool(["fissix.fixes.fix_dict", "fissix.fixes.fix_has_key"],
+                           {"print_function": True})
+    return str(tool.refactor_string(source, "<test>"))
+
+
+def test_loops_over_iter_methods_are_ported_as_fissix_ports_them():
+    loops = ("class A:\n    def f(self, d):\n"
+             "        for k, v in self.data.iteritems():  # '.keys()'\n            print(k)\n"
+             "        for k in d.iterkeys() :\n            pass\n"
+             "        s = '''\nfor x in d.iteritems():\n'''\n")
+    result = port_script(loops)
+    assert result.ported and result.code == _fissix_dict_port(loops)
+    assert "self.data.items()" in result.code and "d.keys()" in result.code
+    assert "for x in d.iteritems():" in result.code  # inside a string: kept
+
+
+def test_other_dictionary_methods_go_through_fissix():
+    for source in ("for k in d.iteritems():\n    pass\nx = d.keys()\n",
+                   "x = d.iteritems()\n",
+                   "for k in x in d.iteritems():\n    pass\n",
+                   "y = [k\n     for k in d.iteritems()]\n",
+                   "for k in sorted(d.iteritems()):\n    pass\n",
+                   "for k in d.iteritems():\n    pass\nif d.has_key(1):\n    pass\n"):
+        result = port_script(source)
+        assert result.ported and result.code == _fissix_dict_port(source), source
