@@ -24,3 +24,16 @@ def make_harness():
         harness.player.unload()
 
 
+
+
+@pytest.fixture
+def robot():
+    """A simulated NAO on a free loopback port and a qi session connected to it."""
+    qi = pytest.importorskip("qi")
+    from naoqi_qicore.robot.sim import SimulatedRobot
+    simulated = SimulatedRobot(robot="nao", listen="tcp://127.0.0.1:0").start()
+    session = qi.Session()
+    session.connect(simulated.url)
+    yield simulated, session
+    session.close()
+    simulated.stop()

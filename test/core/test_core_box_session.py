@@ -13,17 +13,6 @@ from core_builders import flow_box, link, script_box
 qi = pytest.importorskip("qi")
 
 
-@pytest.fixture
-def robot():
-    from naoqi_qicore.robot.sim import SimulatedRobot
-    simulated = SimulatedRobot(robot="nao", listen="tcp://127.0.0.1:0").start()
-    session = qi.Session()
-    session.connect(simulated.url)
-    yield simulated, session
-    session.close()
-    simulated.stop()
-
-
 def one_box(code: str):
     box = script_box("Box", 1, code)
     return flow_box("root", -1, [box], [link(0, 2, 1, 2), link(1, 4, 0, 4)])

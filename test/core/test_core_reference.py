@@ -59,21 +59,9 @@ def test_four_states_mixed_time_out(make_harness):
     assert harness.player.state_names == ["s4"]
 
 
-@pytest.fixture
-def robot():
-    qi = pytest.importorskip("qi")
+def play_fixture(make_harness, robot, name):
     if not FIXTURES.is_dir():
         pytest.skip("reference fixtures not available at %s" % FIXTURES)
-    from naoqi_qicore.robot.sim import SimulatedRobot
-    simulated = SimulatedRobot(robot="nao", listen="tcp://127.0.0.1:0").start()
-    session = qi.Session()
-    session.connect(simulated.url)
-    yield simulated, session
-    session.close()
-    simulated.stop()
-
-
-def play_fixture(make_harness, robot, name):
     simulated, session = robot
     root = parse_xar_file(FIXTURES / name / "input.xar").root
     harness = make_harness(root, session=session, naoqi=True)
