@@ -69,10 +69,12 @@ _KNOWN["Output"] = _KNOWN["Input"]
 _KNOWN["FlowDiagram"] = _KNOWN["Diagram"]
 _KNOWN["BehaviorSequence"] = _KNOWN["Timeline"]
 _PARAMETER_ATTRIBUTES = frozenset(_KNOWN["Parameter"])
+_CURVE_ATTRIBUTES = frozenset(_KNOWN["ActuatorCurve"])
 #: attributes of the most frequent elements, in the order Choregraphe writes them
 _PORT_LAYOUT = ["name", "type", "type_size", "nature", "inner", "tooltip", "id"]
 _KEY_LAYOUT = ["frame", "value"]
 _CHOICE_LAYOUT = ["value"]
+_SCRIPT_LAYOUT = ["language"]
 _LINK_LAYOUT = ["inputowner", "indexofinput", "outputowner", "indexofoutput"]
 _KNOWN["Animation"] = _KNOWN["Timeline"]
 _KNOWN["ChoregrapheBox"] = {"xar_version"}
@@ -263,6 +265,11 @@ class ElementReader:
         return parameter
 
     def script(self, element) -> Script:
+        if element.keys() == _SCRIPT_LAYOUT and len(element) == 1 and element[0].tag == "content":
+            try:  # the usual <script language><content>: no check to do
+                return Script(int(element.get("language")), self.script_text(element[0]), Extras())
+            except ValueError:
+                pass  # the general path says which attribute
         extras = self.extras(element)
         script = Script(language=self.required_int(element, "language"), extras=extras)
         contents = self.gather(element, "content", self.script_text, extras)
@@ -388,20 +395,29 @@ class ElementReader:
 
     def check_links(self, owner: Box) -> None:
         """Every link of ``owner``'s diagrams joins existing boxes and ports."""
-        own_ports = _port_ids(owner)
         for diagram in owner.diagrams():
-            ports = {box.id: _port_ids(box) for box in diagram.boxes}
+            if not diagram.links:
+                continue
+            boxes = {box.id: box for box in diagram.boxes}
+            ports: Dict[int, Set[int]] = {}  # box id -> its port ids, for the boxes linked
             for link in diagram.links:
                 for box_id, port_id, role in ((link.outputowner, link.indexofoutput, "output"),
                                               (link.inputowner, link.indexofinput, "input")):
-                    box_ports = own_ports if box_id == 0 else ports.get(box_id)
-                    source, line = self.link_lines.get(id(link), (self.source, None))
+                    box_ports = ports.get(box_id)
                     if box_ports is None:
-                        raise XarError("link %s owner %d is not a box of this diagram"
-                                       % (role, box_id), source, line, "Link")
+                        box = owner if box_id == 0 else boxes.get(box_id)
+                        if box is None:
+                            raise self.link_error(link, "link %s owner %d is not a box of this "
+                                                  "diagram" % (role, box_id))
+                        box_ports = ports[box_id] = _port_ids(box)
                     if port_id not in box_ports:
-                        raise XarError("link %s port %d is not a port of box %d"
-                                       % (role, port_id, box_id), source, line, "Link")
+                        raise self.link_error(link, "link %s port %d is not a port of box %d"
+                                              % (role, port_id, box_id))
+
+    def link_error(self, link: Link, message: str) -> XarError:
+        """The error about ``link``, located at its element."""
+        source, line = self.link_lines.get(id(link), (self.source, None))
+        return XarError(message, source, line, "Link")
 
     def actuator_list(self, element) -> ActuatorList:
         extras = self.extras(element)
@@ -410,14 +426,29 @@ class ElementReader:
         return actuators
 
     def curve(self, element) -> ActuatorCurve:
-        extras = self.extras(element)
-        opt = self.optional_int
-        curve = ActuatorCurve(actuator=self.required(element, "actuator"),
-                              name=element.get("name", "value"), mute=opt(element, "mute", extras),
-                              unit=opt(element, "unit", extras),
-                              recordable=opt(element, "recordable", extras),
-                              always_visible=opt(element, "alwaysVisible", extras), extras=extras)
-        keys = curve.keys
+        names = element.keys()
+        curve = None
+        if _CURVE_ATTRIBUTES.issuperset(names):  # nothing to keep aside: no check to do
+            values = dict(zip(names, element.values()))
+            get = values.get
+            try:
+                curve = ActuatorCurve(values["actuator"], get("name", "value"),
+                                      _optional_int(get("mute")), _optional_int(get("unit")),
+                                      _optional_int(get("recordable")),
+                                      _optional_int(get("alwaysVisible")), [], Extras())
+            except (KeyError, ValueError):
+                pass  # the general path says which attribute
+        if curve is None:
+            extras = self.extras(element)
+            opt = self.optional_int
+            curve = ActuatorCurve(actuator=self.required(element, "actuator"),
+                                  name=element.get("name", "value"),
+                                  mute=opt(element, "mute", extras),
+                                  unit=opt(element, "unit", extras),
+                                  recordable=opt(element, "recordable", extras),
+                                  always_visible=opt(element, "alwaysVisible", extras),
+                                  extras=extras)
+        extras, keys = curve.extras, curve.keys
         for child in element:
             if child.tag != "Key":
                 extras.elements.append(serialize(child))
@@ -556,8 +587,7 @@ class ElementReader:
 
 
 def _port_ids(box: Box) -> Set[int]:
-    return ({p.id for p in box.inputs} | {p.id for p in box.outputs}
-            | {p.id for p in box.parameters})
+    return {port.id for ports in (box.inputs, box.outputs, box.parameters) for port in ports}
 
 
 def wrapper_root() -> Box:

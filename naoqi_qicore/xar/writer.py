@@ -154,6 +154,16 @@ class XarWriter:
 
     def script(self, level: int, box: Box, script: Script) -> None:
         content = self.script_content(box, script)
+        extras = script.extras
+        if script.language.__class__ is int and not extras.attributes and not extras.elements:
+            pad = INDENT * level  # the usual layout, written directly
+            if content is None:
+                self.lines.append('%s<script language="%d" />' % (pad, script.language))
+            else:
+                self.lines += ('%s<script language="%d">' % (pad, script.language),
+                               pad + INDENT + "<content>", pad + INDENT * 2 + cdata(content),
+                               "</content>", pad + "</script>")
+            return
 
         def children(inner: int) -> None:
             if content is not None:
@@ -185,12 +195,16 @@ class XarWriter:
                  ("max", parameter.max), ("tooltip", parameter.tooltip), ("id", parameter.id),
                  ("custom_choice", parameter.custom_choice), ("password", parameter.password))
 
+        extras = parameter.extras
+        if not parameter.choices and not extras.elements:
+            self.lines.append(INDENT * level + "<Parameter" + attributes(pairs, extras) + " />")
+            return
+
         def choices(inner: int) -> None:
             pad = INDENT * inner
-            self.lines.extend('%s<Choice value="%s" />' % (pad, escape_attribute(choice))
-                              for choice in parameter.choices)
-        self.element(level, "Parameter", pairs, parameter.extras,
-                     choices if parameter.choices else None)
+            self.lines.extend(['%s<Choice value="%s" />' % (pad, escape_attribute(choice))
+                               for choice in parameter.choices])
+        self.element(level, "Parameter", pairs, extras, choices if parameter.choices else None)
 
     def resource(self, level: int, resource: Resource) -> None:
         self.element(level, "Resource", (("name", resource.name), ("type", resource.type),
@@ -256,15 +270,20 @@ class XarWriter:
         pairs = (("name", curve.name), ("actuator", curve.actuator),
                  ("recordable", curve.recordable), ("mute", curve.mute), ("unit", curve.unit),
                  ("alwaysVisible", curve.always_visible))
-        self.element(level, "ActuatorCurve", pairs, curve.extras,
-                     lambda inner: self.keys(inner, curve.keys))
+        pad = INDENT * level
+        self.lines.append(pad + "<ActuatorCurve" + attributes(pairs, curve.extras) + ">")
+        self.keys(level + 1, curve.keys)
+        self.raw(level + 1, curve.extras.elements)
+        self.lines.append(pad + "</ActuatorCurve>")
 
     def keys(self, level: int, keys: List[Key]) -> None:
         """The keys of a curve; the usual ``<Key frame value />`` written directly."""
         head = INDENT * level + '<Key frame="%d" value="%s" />'
         if all(key.extras is NO_EXTRAS and key.tangents is NO_TANGENTS and key.smooth is None
                and key.symmetrical is None for key in keys):  # as the reader makes them
-            self.lines.extend([head % (key.frame, format_number(key.value)) for key in keys])
+            # format_number inlined: the largest timelines have thousands of keys
+            self.lines += [head % (key.frame, text[:-2] if (text := repr(key.value)).endswith(".0")
+                                   else text) for key in keys]
             return
         append = self.lines.append
         for key in keys:
