@@ -57,8 +57,18 @@ class _NameSet:
     def take(self, name: str, box: Optional[Box] = None, state_count: int = 0) -> str:
         """``name``, or the first free ``name_<k>``; reserved with the box's file bases."""
         used = self._used
+        folded = name.casefold()
+        if folded not in used:  # the usual case: free, and so are its file bases
+            if box is None or box.timeline is None:
+                used.add(folded)
+                return name
+            derived = [base.casefold() for base in _derived_names(name, box, state_count)]
+            if used.isdisjoint(derived):
+                used.add(folded)
+                used.update(derived)
+                return name
         candidate, suffix = name, 1
-        if name.casefold() in used:
+        if folded in used:
             suffix = self._floor.get(name, 1)
             candidate = "%s_%d" % (name, suffix)
         while True:

@@ -31,7 +31,8 @@ from naoqi_qicore.converter.pyport import port_script
 from naoqi_qicore.converter.states import StateSpec, state_timeout_ms
 from naoqi_qicore.xar.errors import XarError
 from naoqi_qicore.xar.model import Behavior, Box, Diagram, Script, ScriptLanguage, Timeline
-from naoqi_qicore.xar.writer import INDENT, Attributes, XarWriter, attributes, escape_attribute
+from naoqi_qicore.xar.writer import (INDENT, AttributeTuple, XarWriter, attributes,
+                                     escape_attribute)
 
 #: version marker written on the root element of every file
 FORMAT = "naoqi_qicore/1"
@@ -110,27 +111,26 @@ class _BoxFileWriter(XarWriter):
         self.names = names
         self.codes = codes
 
-    def box_attributes(self, box: Box) -> Attributes:
+    def box_attributes(self, box: Box) -> AttributeTuple:
         name = self.names[id(box)]
-        taken = [attribute for attribute in BOX_FILE_ATTRIBUTES if attribute in box.extras.attributes]
-        if taken:
-            raise OutputError("box %r has an attribute %r that the converted format reserves"
-                              % (box.name, taken[0]))
+        if box.extras.attributes:
+            taken = [key for key in BOX_FILE_ATTRIBUTES if key in box.extras.attributes]
+            if taken:
+                raise OutputError("box %r has an attribute %r that the converted format reserves"
+                                  % (box.name, taken[0]))
         code = name + ".py" if name in self.codes else None
-        return (("format", FORMAT), ("object", name), ("code", code)) + tuple(
-            super().box_attributes(box))
+        return (("format", FORMAT), ("object", name), ("code", code)) + super().box_attributes(box)
 
     def script_content(self, box: Box, script: Script) -> Optional[str]:
         code = self.codes.get(self.names[id(box)])
         return None if code == script.content else script.content
 
     def diagram(self, level: int, diagram: Diagram) -> None:
-        def children(inner: int) -> None:
-            pad, names = INDENT * inner, self.names  # object names need no escaping
-            self.lines.extend('%s<Object Name="%s" />' % (pad, names[id(box)])
-                              for box in diagram.boxes)
-            self.links(inner, diagram)
-        self.element(level, "Diagram", (("scale", diagram.scale),), diagram.extras, children)
+        self.start(level, "Diagram", (("scale", diagram.scale),), diagram.extras)
+        pad, names = INDENT * (level + 1), self.names  # object names need no escaping
+        self.lines += ['%s<Object Name="%s" />' % (pad, names[id(box)]) for box in diagram.boxes]
+        self.links(level + 1, diagram)
+        self.end(level, "Diagram", diagram.extras)
 
     def actuator_list(self, level: int, actuators) -> None:
         """Motion goes to ``<name>_timeline.xml``."""

@@ -28,6 +28,7 @@ _ATTRIBUTE_SPECIAL = re.compile('[&<>"\n\r\t]')
 _TEXT_ESCAPES = str.maketrans({"&": "&amp;", "<": "&lt;", ">": "&gt;", "\r": "&#x0D;"})
 
 Attributes = Iterable[Tuple[str, object]]
+AttributeTuple = Tuple[Tuple[str, object], ...]
 
 
 def escape_attribute(value: str) -> str:
@@ -108,13 +109,23 @@ class XarWriter:
         self.raw(level + 1, extras.elements if extras is not None else [])
         self.lines.append(INDENT * level + "</" + tag + ">")
 
+    def start(self, level: int, tag: str, pairs: Attributes, extras: Optional[Extras] = None) -> None:
+        """``<tag ...>`` of an element whose children follow (closed by :meth:`end`)."""
+        self.lines.append(INDENT * level + "<" + tag + attributes(pairs, extras) + ">")
+
+    def end(self, level: int, tag: str, extras: Optional[Extras] = None) -> None:
+        """The extra elements of an element opened by :meth:`start`, then ``</tag>``."""
+        if extras is not None and extras.elements:
+            self.raw(level + 1, extras.elements)
+        self.lines.append(INDENT * level + "</" + tag + ">")
+
     def raw(self, level: int, fragments: Iterable[str]) -> None:
         """Serialized XML kept verbatim (extras, pluginContent, watches)."""
         for fragment in fragments:
             self.lines.append(INDENT * level + fragment)
 
     # -- boxes ------------------------------------------------------------------------------
-    def box_attributes(self, box: Box) -> Attributes:
+    def box_attributes(self, box: Box) -> AttributeTuple:
         """The attributes of ``<Box>`` (overridden by the converter's writer)."""
         return (("name", box.name), ("robot", box.robot), ("id", box.id),
                 ("localization", box.localization), ("tooltip", box.tooltip),
@@ -123,8 +134,9 @@ class XarWriter:
 
     def box(self, level: int, box: Box, tag: str = "Box") -> None:
         """A whole box with its diagrams and motion."""
-        self.element(level, tag, self.box_attributes(box), box.extras,
-                     lambda inner: self.box_content(inner, box))
+        self.start(level, tag, self.box_attributes(box), box.extras)
+        self.box_content(level + 1, box)
+        self.end(level, tag, box.extras)
 
     def box_content(self, level: int, box: Box) -> None:
         """The children of ``<Box>`` in Choregraphe's order."""
@@ -135,10 +147,10 @@ class XarWriter:
             self.script(level, box, box.script)
         if box.plugin_content is not None:
             self.raw(level, [box.plugin_content])
-        for port in box.inputs:
-            self.port(level, "Input", port)
-        for port in box.outputs:
-            self.port(level, "Output", port)
+        if box.inputs:
+            self.ports(level, "Input", box.inputs)
+        if box.outputs:
+            self.ports(level, "Output", box.outputs)
         for parameter in box.parameters:
             self.parameter(level, parameter)
         if box.timeline is not None:
@@ -173,16 +185,24 @@ class XarWriter:
         self.element(level, "script", (("language", script.language),), script.extras,
                      children if content is not None else None)
 
+    def ports(self, level: int, tag: str, ports: List[Port]) -> None:
+        """Inputs or outputs; those of the usual layout written directly."""
+        usual = INDENT * level + "<" + tag + (' name="%s" type="%d" type_size="%d" nature="%d" '
+                                              'inner="%d" tooltip="%s" id="%d" />')
+        append, special = self.lines.append, _ATTRIBUTE_SPECIAL.search
+        for port in ports:
+            extras, name, tooltip = port.extras, port.name, port.tooltip
+            if (port.stm_value_name is None and port.inner is not None and tooltip is not None
+                    and not extras.attributes and not extras.elements):
+                append(usual % (escape_attribute(name) if special(name) else name, port.type,
+                                port.type_size, port.nature, port.inner,
+                                escape_attribute(tooltip) if special(tooltip) else tooltip,
+                                port.id))
+            else:
+                self.port(level, tag, port)
+
     def port(self, level: int, tag: str, port: Port) -> None:
-        extras = port.extras
-        if (port.stm_value_name is None and port.inner is not None and port.tooltip is not None
-                and not extras.attributes and not extras.elements):  # the usual layout
-            self.lines.append('%s<%s name="%s" type="%d" type_size="%d" nature="%d" inner="%d" '
-                              'tooltip="%s" id="%d" />' % (
-                                  INDENT * level, tag, escape_attribute(port.name), port.type,
-                                  port.type_size, port.nature, port.inner,
-                                  escape_attribute(port.tooltip), port.id))
-            return
+        """One input or output, whatever its attributes."""
         self.element(level, tag, (("name", port.name), ("type", port.type),
                                   ("type_size", port.type_size), ("nature", port.nature),
                                   ("stm_value_name", port.stm_value_name), ("inner", port.inner),
@@ -219,31 +239,33 @@ class XarWriter:
                 ("end_frame", timeline.end_frame), ("scale", timeline.scale))
 
     def timeline(self, level: int, timeline: Timeline, tag: str = "Timeline") -> None:
-        self.element(level, tag, self.timeline_attributes(timeline), timeline.extras,
-                     lambda inner: self.timeline_content(inner, timeline))
+        self.start(level, tag, self.timeline_attributes(timeline), timeline.extras)
+        self.timeline_content(level + 1, timeline)
+        self.end(level, tag, timeline.extras)
 
     def timeline_content(self, level: int, timeline: Timeline) -> None:
         if timeline.watches is not None:
             self.raw(level, [timeline.watches])
         for layer in timeline.layers:
-            def keyframes(inner: int, layer=layer) -> None:
-                for keyframe in layer.keyframes:
-                    self.element(inner, "BehaviorKeyframe",
-                                 (("name", keyframe.name), ("index", keyframe.index),
-                                  ("bitmap", keyframe.bitmap)), keyframe.extras,
-                                 lambda deeper, k=keyframe: self.diagram(deeper, k.diagram))
-            self.element(level, "BehaviorLayer", (("name", layer.name), ("mute", layer.mute)),
-                         layer.extras, keyframes)
+            self.start(level, "BehaviorLayer", (("name", layer.name), ("mute", layer.mute)),
+                       layer.extras)
+            for keyframe in layer.keyframes:
+                self.start(level + 1, "BehaviorKeyframe",
+                           (("name", keyframe.name), ("index", keyframe.index),
+                            ("bitmap", keyframe.bitmap)), keyframe.extras)
+                self.diagram(level + 2, keyframe.diagram)
+                self.end(level + 1, "BehaviorKeyframe", keyframe.extras)
+            self.end(level, "BehaviorLayer", layer.extras)
         if timeline.actuator_list is not None:
             self.actuator_list(level, timeline.actuator_list)
 
     def diagram(self, level: int, diagram: Diagram) -> None:
         """A diagram with its boxes (overridden by the converter: boxes by name)."""
-        def children(inner: int) -> None:
-            for box in diagram.boxes:
-                self.box(inner, box)
-            self.links(inner, diagram)
-        self.element(level, "Diagram", (("scale", diagram.scale),), diagram.extras, children)
+        self.start(level, "Diagram", (("scale", diagram.scale),), diagram.extras)
+        for box in diagram.boxes:
+            self.box(level + 1, box)
+        self.links(level + 1, diagram)
+        self.end(level, "Diagram", diagram.extras)
 
     def links(self, level: int, diagram: Diagram) -> None:
         plain = INDENT * level + ('<Link inputowner="%d" indexofinput="%d" outputowner="%d" '
@@ -270,11 +292,9 @@ class XarWriter:
         pairs = (("name", curve.name), ("actuator", curve.actuator),
                  ("recordable", curve.recordable), ("mute", curve.mute), ("unit", curve.unit),
                  ("alwaysVisible", curve.always_visible))
-        pad = INDENT * level
-        self.lines.append(pad + "<ActuatorCurve" + attributes(pairs, curve.extras) + ">")
+        self.start(level, "ActuatorCurve", pairs, curve.extras)
         self.keys(level + 1, curve.keys)
-        self.raw(level + 1, curve.extras.elements)
-        self.lines.append(pad + "</ActuatorCurve>")
+        self.end(level, "ActuatorCurve", curve.extras)
 
     def keys(self, level: int, keys: List[Key]) -> None:
         """The keys of a curve; the usual ``<Key frame value />`` written directly."""
