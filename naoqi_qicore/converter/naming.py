@@ -13,6 +13,7 @@ so they are safe file names everywhere; on top of the 2012 rule:
 """
 from __future__ import annotations
 
+import functools
 import re
 import string
 from typing import Dict, List, Optional, Set
@@ -27,6 +28,7 @@ _PRINTABLE = frozenset(string.printable)
 _NOT_WORD = re.compile(r"[\W_]+", re.ASCII)
 
 
+@functools.lru_cache(maxsize=4096)  # boxes of a library share their names
 def format_name(name: Optional[str]) -> str:
     """The 2012 ``format_name``: printable ASCII only, runs of non-word characters -> ``_``."""
     if not name:

@@ -86,7 +86,7 @@ class ConversionReport:
 def has_python(script: Optional[Script]) -> bool:
     """True when ``script`` is Python code with something in it."""
     return (script is not None and script.language == ScriptLanguage.PYTHON
-            and bool(script.content.strip()))
+            and script.content != "" and not script.content.isspace())
 
 
 def link_port_name(box: Box, port_id: int) -> str:
