@@ -91,12 +91,13 @@ class _NameSet:
         return candidate
 
 
-def assign_names(behavior: Behavior,
-                 states: Optional[Dict[int, List[StateSpec]]] = None) -> Dict[int, str]:
+def assign_names(behavior: Behavior, states: Optional[Dict[int, List[StateSpec]]] = None,
+                 order: Optional[List[Box]] = None) -> Dict[int, str]:
     """``id(box) -> object name`` for every box of ``behavior`` (root: ``l0_root``).
 
     ``states``, when given, is filled with ``id(box) -> compute_states(box.timeline)`` for
-    every box having a timeline, so that callers do not compute them again.
+    every box having a timeline, and ``order`` with the boxes in the order of
+    :meth:`Box.walk`, so that callers do not compute them again.
     """
     names: Dict[int, str] = {}
     used = _NameSet()
@@ -111,6 +112,8 @@ def assign_names(behavior: Behavior,
             count = len(box_states)
         name = used.take("l%d_%s" % (depth, format_name(box.name)), box, count)
         names[id(box)] = name
+        if order is not None:
+            order.append(box)
         for diagram in box.diagrams():
             for child in diagram.boxes:
                 visit(child, depth + 1)

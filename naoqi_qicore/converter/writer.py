@@ -212,10 +212,10 @@ def _manifest(behavior: Behavior, root_name: str, report: ConversionReport) -> s
 def render(behavior: Behavior) -> Tuple[Dict[str, str], ConversionReport]:
     """Every file of the converted folder (name -> text) and the report, in memory."""
     states_of: Dict[int, List[StateSpec]] = {}
-    names = assign_names(behavior, states_of)
+    boxes: List[Box] = []
+    names = assign_names(behavior, states_of, boxes)
     report = ConversionReport(output=None, warnings=list(behavior.warnings))
     codes: Dict[str, str] = {}
-    boxes: List[Box] = [box for _, box in behavior.root.walk()]
     for box in boxes:
         if has_python(box.script):
             name = names[id(box)]

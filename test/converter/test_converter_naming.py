@@ -50,3 +50,15 @@ def test_a_box_name_never_takes_another_box_file():
     names = assign_names(Behavior(root))
     assert names[id(timed)] == "l1_A"
     assert names[id(clash)] == "l1_A_state_0_1"
+
+
+def test_assign_names_gives_the_boxes_in_walk_order():
+    inner = Box("Inner", 2)
+    outer = Box("Outer", 1, timeline=Timeline(layers=[BehaviorLayer("l", [BehaviorKeyframe(
+        "k", 1, Diagram(boxes=[inner]))])]))
+    root = Box("root", -1, timeline=Timeline(layers=[BehaviorLayer("l", [BehaviorKeyframe(
+        "k", 1, Diagram(boxes=[outer, Box("Other", 3)]))])]))
+    order = []
+    assign_names(Behavior(root), order=order)
+    assert [id(box) for box in order] == [id(box) for _, box in root.walk()]
+    assert [box.name for box in order] == ["root", "Outer", "Inner", "Other"]
