@@ -69,7 +69,6 @@ _KNOWN["Output"] = _KNOWN["Input"]
 _KNOWN["FlowDiagram"] = _KNOWN["Diagram"]
 _KNOWN["BehaviorSequence"] = _KNOWN["Timeline"]
 _PARAMETER_ATTRIBUTES = frozenset(_KNOWN["Parameter"])
-_CURVE_ATTRIBUTES = frozenset(_KNOWN["ActuatorCurve"])
 #: attributes of the most frequent elements, in the order Choregraphe writes them
 _PORT_LAYOUT = ["name", "type", "type_size", "nature", "inner", "tooltip", "id"]
 _KEY_LAYOUT = ["frame", "value"]
@@ -426,29 +425,14 @@ class ElementReader:
         return actuators
 
     def curve(self, element) -> ActuatorCurve:
-        names = element.keys()
-        curve = None
-        if _CURVE_ATTRIBUTES.issuperset(names):  # nothing to keep aside: no check to do
-            values = dict(zip(names, element.values()))
-            get = values.get
-            try:
-                curve = ActuatorCurve(values["actuator"], get("name", "value"),
-                                      _optional_int(get("mute")), _optional_int(get("unit")),
-                                      _optional_int(get("recordable")),
-                                      _optional_int(get("alwaysVisible")), [], Extras())
-            except (KeyError, ValueError):
-                pass  # the general path says which attribute
-        if curve is None:
-            extras = self.extras(element)
-            opt = self.optional_int
-            curve = ActuatorCurve(actuator=self.required(element, "actuator"),
-                                  name=element.get("name", "value"),
-                                  mute=opt(element, "mute", extras),
-                                  unit=opt(element, "unit", extras),
-                                  recordable=opt(element, "recordable", extras),
-                                  always_visible=opt(element, "alwaysVisible", extras),
-                                  extras=extras)
-        extras, keys = curve.extras, curve.keys
+        extras = self.extras(element)
+        opt = self.optional_int
+        curve = ActuatorCurve(actuator=self.required(element, "actuator"),
+                              name=element.get("name", "value"), mute=opt(element, "mute", extras),
+                              unit=opt(element, "unit", extras),
+                              recordable=opt(element, "recordable", extras),
+                              always_visible=opt(element, "alwaysVisible", extras), extras=extras)
+        keys = curve.keys
         for child in element:
             if child.tag != "Key":
                 extras.elements.append(serialize(child))
