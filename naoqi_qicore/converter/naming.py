@@ -100,24 +100,24 @@ def assign_names(behavior: Behavior, states: Optional[Dict[int, List[StateSpec]]
     :meth:`Box.walk`, so that callers do not compute them again.
     """
     names: Dict[int, str] = {}
-    used = _NameSet()
-    if states is None:
-        states = {}
-
-    def visit(box: Box, depth: int) -> None:
-        timeline = box.timeline
-        count = 0
-        if timeline is not None:
-            box_states = states[id(box)] = compute_states(timeline) if timeline.layers else []
-            count = len(box_states)
-        name = used.take("l%d_%s" % (depth, format_name(box.name)), box, count)
-        names[id(box)] = name
-        if order is not None:
-            order.append(box)
-        for diagram in box.diagrams():
-            for child in diagram.boxes:
-                visit(child, depth + 1)
-            used.take(name + "_diagram")
-
-    visit(behavior.root, 0)  # recursion depth is bounded by lxml's XML depth limit
+    _name_boxes(behavior.root, 0, names, _NameSet(), {} if states is None else states, order)
     return names
+
+
+def _name_boxes(box: Box, depth: int, names: Dict[int, str], used: _NameSet,
+                states: Dict[int, List[StateSpec]], order: Optional[List[Box]]) -> None:
+    """Name ``box`` and the boxes inside it (a plain function: a closure calling itself
+    would be a reference cycle, keeping what it holds until the collector runs)."""
+    timeline = box.timeline
+    count = 0
+    if timeline is not None:
+        box_states = states[id(box)] = compute_states(timeline) if timeline.layers else []
+        count = len(box_states)
+    name = used.take("l%d_%s" % (depth, format_name(box.name)), box, count)
+    names[id(box)] = name
+    if order is not None:
+        order.append(box)
+    for diagram in box.diagrams():
+        for child in diagram.boxes:  # recursion depth is bounded by lxml's XML depth limit
+            _name_boxes(child, depth + 1, names, used, states, order)
+        used.take(name + "_diagram")
