@@ -173,7 +173,14 @@ class BehaviorPlayer:
         self._set_status("LOADED")
 
     def play(self) -> None:
-        """Start the behavior (root onStart); resumes when paused; no-op when playing."""
+        """Start the behavior (root onStart); resumes when paused; no-op when playing.
+
+        When the root's script has no method for its onStart input (the usual root, a
+        container), the root starts in the calling thread: its first state is entered and
+        the onLoad methods of that state's boxes run before play returns (the inputs they
+        stimulate run in threads of their own).  A root with such a method starts in a box
+        thread, like any input.
+        """
         with self.lock:
             if self._status == "PLAYING":
                 return
@@ -184,7 +191,10 @@ class BehaviorPlayer:
                 raise RuntimeError("cannot play a behavior whose status is %s (load it first)"
                                    % self._status)
             self._set_status("PLAYING")
-        self.run_task(self._start_root)
+        if self._root_start_runs_user_code():
+            self.run_task(self._start_root)
+        else:
+            self._start_root()
 
     def stop(self) -> None:
         """Run the onStop methods of every loaded box (in parallel, for at most
@@ -406,12 +416,24 @@ class BehaviorPlayer:
             return
         box.instance = instance
 
+    def _root_on_start(self) -> Optional[Any]:
+        """The root's onStart input (None when it has none)."""
+        if self.root is None:
+            return None
+        return next((port for port in self.root.model.inputs
+                     if port.nature == InputNature.ON_START), None)
+
+    def _root_start_runs_user_code(self) -> bool:
+        """Whether starting the root calls a method of its script (which may block)."""
+        on_start = self._root_on_start()
+        return (on_start is not None and self.root is not None
+                and getattr(self.root.instance, "onInput_" + on_start.name, None) is not None)
+
     def _start_root(self) -> None:
         root = self.root
         if root is None:
             return
-        on_start = next((port for port in root.model.inputs
-                         if port.nature == InputNature.ON_START), None)
+        on_start = self._root_on_start()
         if on_start is not None:
             root.receive(on_start, None)
         elif root.content is not None:

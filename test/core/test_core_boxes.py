@@ -1,5 +1,7 @@
 """Boxes: links across nesting levels and through the parent, parameters, failures,
 ALMemory inputs, the onLoad rule, resources, stop, the script API."""
+import threading
+
 import pytest
 
 from naoqi_qicore.xar.model import BehaviorKeyframe, BehaviorLayer, Diagram, Parameter, Port, Resource
@@ -83,6 +85,39 @@ def test_inner_boxes_load_when_their_parent_starts(make_harness):
     harness.player.play()
     harness.settle()
     assert names(harness, "onLoad") == ["l2_A", "l2_B"]
+
+
+THREAD_RECORD = """
+def onLoad(self):
+    record(self.getName(), "onLoad", __import__("threading").current_thread().name)
+def onInput_onStart(self):
+    record(self.getName(), "onStart", __import__("threading").current_thread().name)
+"""
+
+
+def test_a_container_root_starts_in_the_thread_calling_play(make_harness):
+    """No onStart method on the root: its first state is entered and its boxes' onLoad
+    run before play returns, in the caller's thread; the input onLoad stimulates runs in a
+    box thread."""
+    child = script_box("Child", 1, THREAD_RECORD)
+    harness = make_harness(flow_box("root", -1, [child], [link(0, 1, 1, 2)]))
+    harness.player.load()
+    harness.player.play()
+    caller = threading.current_thread().name
+    assert ("l1_Child", "onLoad", caller) in harness.log
+    harness.settle()
+    started = [entry for entry in harness.log if entry[1] == "onStart"]
+    assert len(started) == 1 and started[0][2] != caller
+
+
+def test_a_root_with_an_onstart_method_starts_in_a_box_thread(make_harness):
+    root = flow_box("root", -1, [], [], code=THREAD_RECORD)
+    harness = make_harness(root)
+    harness.player.load()
+    harness.player.play()
+    harness.settle()
+    started = [entry for entry in harness.log if entry[1] == "onStart"]
+    assert len(started) == 1 and started[0][2] != threading.current_thread().name
 
 
 def test_parameters_are_typed_and_inherit_from_ancestors(make_harness):
