@@ -67,7 +67,9 @@ def _compile_error(source: str) -> Optional[SyntaxError]:
         try:
             compile(source, "<box script>", "exec", dont_inherit=True)
         except SyntaxError as error:
-            return error
+            # without its traceback: kept by the caller, its frames would make a reference
+            # cycle holding the whole behavior being converted until a full collection
+            return error.with_traceback(None)
         except ValueError as error:  # e.g. NUL bytes
             return SyntaxError(str(error))
     return None

@@ -141,3 +141,24 @@ def test_other_dictionary_methods_go_through_fissix():
                    "for k in d.iteritems():\n    pass\nif d.has_key(1):\n    pass\n"):
         result = port_script(source)
         assert result.ported and result.code == _fissix_dict_port(source), source
+
+
+def test_converting_scripts_that_do_not_compile_leaves_no_reference_cycle(tmp_path, project, box):
+    # the collector is paused while converting: a cycle would keep the whole behavior alive
+    import gc
+    from naoqi_qicore.converter.api import convert
+    scripts = ["print 'leaves no cycle'\n", "def broken(:\n    pass  # leaves no cycle\n"]
+    source = tmp_path / "behavior.xar"
+    source.write_bytes(project("".join(box("Box%d" % index, index + 1, script)
+                                       for index, script in enumerate(scripts))))
+    gc.collect()
+    enabled = gc.isenabled()
+    gc.disable()
+    try:
+        result = convert(source, tmp_path / "out")
+        assert result.behaviors[0].ported and result.behaviors[0].failed
+        del result
+        assert gc.collect() == 0
+    finally:
+        if enabled:
+            gc.enable()
