@@ -109,7 +109,8 @@ class XarWriter:
         self.raw(level + 1, extras.elements if extras is not None else [])
         self.lines.append(INDENT * level + "</" + tag + ">")
 
-    def start(self, level: int, tag: str, pairs: Attributes, extras: Optional[Extras] = None) -> None:
+    def start(self, level: int, tag: str, pairs: Attributes,
+              extras: Optional[Extras] = None) -> None:
         """``<tag ...>`` of an element whose children follow (closed by :meth:`end`)."""
         self.lines.append(INDENT * level + "<" + tag + attributes(pairs, extras) + ">")
 
