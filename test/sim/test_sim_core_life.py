@@ -295,3 +295,22 @@ def test_permissions_safeguards_abilities_launchpad(life, robot):
     life.life.setLaunchpadPluginEnabled(basic[0], True)
     with pytest.raises(RuntimeError, match="unknown launchpad group"):
         life.life.getLaunchpadPluginsForGroup("nope")
+
+
+def test_focus_calls_wait_for_the_announcements_of_earlier_changes():
+    """switchFocus answers before its signal is sent; the next focus call starts after it."""
+    from naoqi_qicore.robot.sim import SimulatedRobot
+    with SimulatedRobot(robot="nao", listen="tcp://127.0.0.1:0") as robot:
+        life = robot.service("ALAutonomousLife")
+        sent = []
+
+        def slow_client(info):
+            time.sleep(0.05)
+            sent.append(info["FocusedActivityName"])
+        life.activityTransition = slow_client  # the module emits what this attribute holds
+        life.switchFocus("app-a/behavior_1")
+        assert life.focusedActivity() == "app-a/behavior_1"
+        assert sent == ["app-a/behavior_1"]
+        life.stopFocus()
+        assert life.getState() == "solitary"
+        assert sent == ["app-a/behavior_1", ""]

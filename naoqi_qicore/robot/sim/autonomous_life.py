@@ -18,13 +18,21 @@ Transitions
     "FocusedActivityStartReason"}``.  When the focused activity ends for any reason but
     stopAll and the disabled/safeguard states, the top of the stack gets the focus back
     ("unstacked").
+
+    The change itself (focus, stack, state, history) is done when the call returns; its
+    events and signal are sent right after, by one thread, in the order of the changes
+    (as on a robot, a client may see the answer before or after them).  The focus and
+    state methods (switchFocus, stopFocus, stopAll, focusedActivity, setState, getState)
+    start only once the signals of earlier changes are sent and their events handed to
+    ALMemory: a client asking after a change gets its signal before the answer.
 """
 from __future__ import annotations
 
+import queue
 import threading
 import time
 from dataclasses import dataclass, field
-from typing import Any, Dict, List, Optional, Tuple
+from typing import Any, Callable, Dict, List, Optional, Tuple
 
 import qi
 
@@ -102,11 +110,55 @@ class ALAutonomousLife(SimModule):
         self._plugins = {p for plugins in LAUNCHPAD_PLUGINS.values() for p in plugins}
         self._monitoring = True
         self._offset_from_floor = 0.0
-        self._transition_lock = threading.RLock()  # one transition (and its events) at a time
+        self._transition_lock = threading.RLock()  # one transition at a time
         self._last_transition_ns = 0
         memory = self._memory()
         memory.insertData("AutonomousLife/State", self._state)
         memory.insertData("AutonomousLife/FocusedActivity", "")
+        # what the changes announce (events, signal), sent in order after the calls return
+        self._announcements: "queue.Queue[Optional[Callable[[], None]]]" = queue.Queue()
+        self._closed = False  # nothing more is announced
+        self._announcer = threading.Thread(target=self._announce, name="sim-life-events",
+                                           daemon=True)
+        self._announcer.start()
+
+    def close(self) -> None:
+        """Send what is still to announce, then stop the announcing thread."""
+        super().close()
+        self._closed = True
+        self._announcements.put(None)
+        if self._announcer is not threading.current_thread():
+            self._announcer.join(2.0)
+
+    def _announce(self) -> None:
+        while True:
+            announcement = self._announcements.get()
+            try:
+                if announcement is None:
+                    return
+                announcement()
+            except Exception as error:  # a client gone mid-signal: the next ones still go out
+                self._sim.log.warning("ALAutonomousLife: announcing a change failed: %s", error)
+            finally:
+                self._announcements.task_done()
+
+    def _wait_announced(self) -> None:
+        """Wait until the changes made so far are announced (not in the announcing thread
+        itself: a signal handler run there may call the focus methods)."""
+        if threading.current_thread() is not self._announcer:
+            self._announcements.join()
+
+    def _raise_events(self, events: List[Tuple[str, Any]],
+                      transition: Optional[Dict[str, Any]] = None) -> None:
+        """Queue ALMemory ``events`` (key, value), then the ``activityTransition`` signal."""
+        def send() -> None:
+            memory = self._memory()
+            for key, value in events:
+                memory.raiseEvent(key, value)
+            if transition is not None:
+                self.activityTransition(transition)
+        if not self._closed:
+            self._announcements.put(send)
 
     # -- activities known to the robot ------------------------------------------------------
     def _register_activity(self, name: str, nature: str = "interactive", duration_s: float = 0.0,
@@ -200,16 +252,16 @@ class ALAutonomousLife(SimModule):
                     self._state_history.append([self._state, now])
             if previous is not None and previous.timer:
                 self._sim.tasks.stop(previous.timer, join=False)
-            memory = self._memory()
+            events: List[Tuple[str, Any]] = []
             if previous is not None:
-                memory.raiseEvent("AutonomousLife/CompletedActivity", previous.activity.name)
+                events.append(("AutonomousLife/CompletedActivity", previous.activity.name))
             if activity is not None:
-                memory.raiseEvent("AutonomousLife/NextActivity", activity.name)
-            memory.raiseEvent("AutonomousLife/FocusedActivity",
-                              activity.name if activity is not None else "")
+                events.append(("AutonomousLife/NextActivity", activity.name))
+            events.append(("AutonomousLife/FocusedActivity",
+                           activity.name if activity is not None else ""))
             if state_changed:
-                memory.raiseEvent("AutonomousLife/State", self._state)
-            self.activityTransition({
+                events.append(("AutonomousLife/State", self._state))
+            self._raise_events(events, {
                 "TransitionTime": stamp,
                 "PreviousActivityName": previous.activity.name if previous is not None else "",
                 "PreviousActivityStopReason": stop_reason if previous is not None else "",
@@ -290,18 +342,22 @@ class ALAutonomousLife(SimModule):
                     parameters: Optional[Dict[str, Any]] = None) -> None:
         """Give the focus to an activity; flags STOP_CURRENT (0) or STOP_AND_STACK_CURRENT (1)
         (the current one restarts when this one ends)."""
+        self._wait_announced()
         self._switch("switchFocus", activity_name, flags, parameters or {}, API_CALLER)
 
     def stopFocus(self) -> None:
         """Stop the focused activity; the stacked one, if any, gets the focus back."""
+        self._wait_announced()
         self._end_focus(API_CALLER, unstack=True)
 
     def stopAll(self) -> None:
         """Stop the focused activity and empty the stack."""
+        self._wait_announced()
         self._end_focus(API_CALLER, unstack=False)
 
     def focusedActivity(self) -> str:
         """Name of the focused activity ("" if none)."""
+        self._wait_announced()
         with self._lock:
             return self._focus.activity.name if self._focus is not None else ""
 
@@ -323,6 +379,7 @@ class ALAutonomousLife(SimModule):
 
         interactive is entered by focusing an interactive activity; solitary cannot be set
         while an interactive activity runs (stop it first)."""
+        self._wait_announced()
         if state not in STATES:
             raise self._error("setState", "unknown state '%s' (solitary, interactive, "
                               "safeguard, disabled)" % state)
@@ -345,10 +402,11 @@ class ALAutonomousLife(SimModule):
             with self._lock:
                 self._state = state
                 self._state_history.append([state, time.time()])
-            self._memory().raiseEvent("AutonomousLife/State", state)
+            self._raise_events([("AutonomousLife/State", state)])
 
     def getState(self) -> str:
         """solitary, interactive, safeguard or disabled."""
+        self._wait_announced()
         with self._lock:
             return self._state
 
