@@ -47,6 +47,9 @@ STATUS_CODES = {name: getattr(BehaviorState, name) for name in
 FRAME_MOVED = "frame moved"
 #: queued by any other service: publish behavior/state if it changed
 SERVED = "served"
+#: queued when the focus changed: publish behavior/focus (once for the changes that came
+#: together: a switchFocus answer, its activityTransition and its state event)
+FOCUS_CHANGED = "focus changed"
 #: engine events that change what behavior/state shows (frames go out at state_rate)
 STATE_EVENTS = ("status", "state_entered", "box_loaded", "box_unloaded", "box_started",
                 "output_fired", "error")
@@ -84,7 +87,7 @@ class BehaviorRunner(Node):
         self._state_pub = self.create_publisher(BehaviorState, "behavior/state", LATCHED)
         self._focus_pub = self.create_publisher(ActivityFocus, "behavior/focus", LATCHED)
         self._focus = FocusTracker()
-        self._life_observer = LifeObserver(self._focus, lambda state: None, self._publish_focus)
+        self._life_observer = LifeObserver(self._focus, lambda state: None, self._focus_changed)
 
         self._events: "queue.Queue[Any]" = queue.Queue()
         self._event_thread = threading.Thread(target=self._handle_engine_events, daemon=True,
@@ -237,9 +240,10 @@ class BehaviorRunner(Node):
             self._events.put(event)
 
     def _handle_engine_events(self) -> None:
-        """Thread publishing what the engine reports and what the services did: one state
-        for the events that came together (a play starts many boxes at once), built away
-        from the threads that serve requests and run the boxes' first calls."""
+        """Thread publishing what the engine reports, what the services did and the focus:
+        one state and one focus for the events that came together (a play starts many boxes
+        at once), built away from the threads that serve requests and run the boxes' first
+        calls."""
         while True:
             events = [self._events.get()]
             while not self._events.empty():
@@ -247,13 +251,15 @@ class BehaviorRunner(Node):
             for event in events:
                 if event is None:
                     return
-                if event in (FRAME_MOVED, SERVED):
+                if event in (FRAME_MOVED, SERVED, FOCUS_CHANGED):
                     continue
                 if event.kind == "error":
                     self.get_logger().error("%s: %s" % (event.box_path, event.detail))
                 if event.kind == "status" and event.detail == "FINISHED":
                     self._release_focus()
             self._publish_state(force=FRAME_MOVED in events)
+            if FOCUS_CHANGED in events:
+                self._publish_focus()
 
     # -- state and focus -------------------------------------------------------------------
     def _state_message(self) -> BehaviorState:
@@ -295,6 +301,10 @@ class BehaviorRunner(Node):
         if playing:
             self._publish_state(force=True)
 
+    def _focus_changed(self) -> None:
+        """Have the events thread publish behavior/focus (never waits: libqi threads call it)."""
+        self._events.put(FOCUS_CHANGED)
+
     def _publish_focus(self) -> None:
         if not self._closed:
             self._focus_pub.publish(self._focus.message(self.get_clock().now().to_msg()))
@@ -318,8 +328,13 @@ class BehaviorRunner(Node):
             return "the robot has no ALAutonomousLife (set take_focus:=false to play anyway)"
         activity = self._activity_name()
         flags = STOP_AND_STACK_CURRENT if stack else STOP_CURRENT
-        # what the robot's focus signals said last: one robot round trip less than asking
-        previous = self._focus.focused
+        try:
+            # stacking needs what the robot has focused now (its signal about the last change
+            # may still be on its way); otherwise what its focus signals said last will do,
+            # one robot round trip less
+            previous = str(life.focusedActivity() or "") if stack else self._focus.focused
+        except RuntimeError as error:
+            return "ALAutonomousLife.focusedActivity: %s" % error
         if previous == activity:
             then()
         else:
@@ -354,7 +369,7 @@ class BehaviorRunner(Node):
                 return answer[0]
             self._focus.switched(activity, flags, previous)
         self._has_focus = True
-        self._publish_focus()
+        self._focus_changed()
         return ""
 
     def _release_focus(self) -> None:
@@ -371,7 +386,7 @@ class BehaviorRunner(Node):
                 self._focus.focus_stopped(activity, str(life.focusedActivity() or ""))
         except RuntimeError as error:
             self.get_logger().error("ALAutonomousLife.stopFocus: %s" % error)
-        self._publish_focus()
+        self._focus_changed()
 
     # -- services --------------------------------------------------------------------------
     def _player(self) -> BehaviorPlayer:
