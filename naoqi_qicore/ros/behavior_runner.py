@@ -318,7 +318,9 @@ class BehaviorRunner(Node):
         why not (and ``then`` is not called).
 
         ``then`` runs in the thread that receives the robot's answer, as soon as it comes
-        (one thread wake-up less before the behavior starts): it must not wait.
+        (one thread wake-up less before the behavior starts): it must not wait.  For a
+        play it is ``BehaviorPlayer.play``, which enters the first state there (the onLoad
+        methods of its boxes run before the service answers).
         """
         if not self.get_parameter("take_focus").value:
             then()
