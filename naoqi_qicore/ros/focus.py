@@ -3,7 +3,9 @@
 ALAutonomousLife has no getter for its focus stack, so :class:`FocusTracker` follows it
 from the calls that go through this node (``switchFocus`` with
 STOP_AND_STACK_CURRENT pushes, ``stopAll`` and the disabled/safeguard states clear) and
-from the robot's transitions (an ``unstacked`` start pops).
+from the robot's transitions (an ``unstacked`` start pops).  libqi may deliver two
+transitions out of order: one older (by its ``TransitionTime``) than the newest seen is
+stale and ignored.
 """
 import threading
 from typing import Any, Callable, List, Mapping, Optional
@@ -32,6 +34,8 @@ class FocusTracker:
         self.start_reason = ""
         self.stop_reason = ""
         self._stack: List[str] = []
+        #: TransitionTime of the newest activityTransition applied
+        self._newest_transition: Optional[float] = None
 
     @property
     def stack(self) -> List[str]:
@@ -49,7 +53,8 @@ class FocusTracker:
             if (flags == STOP_AND_STACK_CURRENT and previous and previous != activity
                     and self._stack[:1] != [previous]):
                 self._stack.insert(0, previous)
-            self._set(activity, API_CALLER, "switchfocus-api-interrupt", previous)
+            self._set(activity, API_CALLER, "switchfocus-api-interrupt", previous,
+                      unstacked=self._stack[:1] == [activity])
 
     def focus_stopped(self, stopped: str, focused: str) -> None:
         """``stopFocus()`` stopped ``stopped``; ``focused`` has the focus now ("" if none)."""
@@ -58,7 +63,7 @@ class FocusTracker:
                 self.stop_reason = API_CALLER  # the robot reported the change already
                 return
             reason = UNSTACKED if focused and self._stack[:1] == [focused] else ""
-            self._set(focused, reason, API_CALLER, stopped)
+            self._set(focused, reason, API_CALLER, stopped, unstacked=reason == UNSTACKED)
 
     def stopped_all(self) -> None:
         """``stopAll()`` succeeded: nothing focused, empty stack."""
@@ -68,11 +73,17 @@ class FocusTracker:
 
     def transition(self, info: Mapping[str, Any]) -> None:
         """An ``activityTransition`` of the robot (ActivityTransitionInfo fields)."""
+        stamp = info.get("TransitionTime")
         with self._lock:
-            self._set(str(info.get("FocusedActivityName", "")),
-                      str(info.get("FocusedActivityStartReason", "")),
+            if isinstance(stamp, (int, float)):
+                if self._newest_transition is not None and stamp < self._newest_transition:
+                    return  # delivered after a newer one
+                self._newest_transition = stamp
+            start_reason = str(info.get("FocusedActivityStartReason", ""))
+            self._set(str(info.get("FocusedActivityName", "")), start_reason,
                       str(info.get("PreviousActivityStopReason", "")),
-                      str(info.get("PreviousActivityName", self.focused)))
+                      str(info.get("PreviousActivityName", self.focused)),
+                      unstacked=start_reason == UNSTACKED)
 
     def observed(self, focused: str) -> None:
         """The robot says ``focused`` has the focus (focusedActivity() or its ALMemory event)."""
@@ -80,7 +91,7 @@ class FocusTracker:
             if focused == self.focused:
                 return
             reason = UNSTACKED if self._stack and self._stack[0] == focused else ""
-            self._set(focused, reason, "")
+            self._set(focused, reason, "", unstacked=reason == UNSTACKED)
 
     def state_changed(self, state: str) -> None:
         """ALAutonomousLife entered ``state``; disabled and safeguard clear everything."""
@@ -91,11 +102,12 @@ class FocusTracker:
                     self._set("", "", state + "-state")
 
     def _set(self, focused: str, start_reason: str, stop_reason: str,
-             previous: Optional[str] = None) -> None:
+             previous: Optional[str] = None, unstacked: bool = False) -> None:
+        """Record a focus change; ``unstacked``: ``focused`` came back from the stack's top."""
         self.previous = self.focused if previous is None else previous
         self.focused, self.start_reason, self.stop_reason = focused, start_reason, stop_reason
-        if focused and self._stack and self._stack[0] == focused:
-            self._stack.pop(0)  # it came back from the stack
+        if unstacked and focused and self._stack[:1] == [focused]:
+            self._stack.pop(0)
 
     def message(self, stamp: Time) -> ActivityFocus:
         """The current focus as a message."""

@@ -67,6 +67,29 @@ def test_focus_stack_follows_switches_and_unstacking() -> None:
     assert focus.start_reason == "unstacked"
 
 
+def test_focus_ignores_transitions_delivered_out_of_order() -> None:
+    def transition(time_ns, focused, reason, previous):
+        return {"TransitionTime": time_ns, "FocusedActivityName": focused,
+                "FocusedActivityStartReason": reason, "PreviousActivityName": previous,
+                "PreviousActivityStopReason": "switchfocus-api-interrupt"}
+    focus = FocusTracker()
+    focus.transition(transition(100, "pkg/idle", "unknown-api-caller", ""))
+    focus.switched("pkg/dance", 1, "pkg/idle")
+    focus.transition(transition(300, "pkg/dance", "unknown-api-caller", "pkg/idle"))
+    # an older transition reaching us late changes nothing, and never pops the stack
+    focus.transition(transition(200, "pkg/idle", "unknown-api-caller", "pkg/x"))
+    assert (focus.focused, focus.previous, focus.stack) == ("pkg/dance", "pkg/idle", ["pkg/idle"])
+
+
+def test_only_an_unstacked_start_pops_the_stack() -> None:
+    focus = FocusTracker()
+    focus.observed("pkg/idle")
+    focus.switched("pkg/dance", 1, "pkg/idle")
+    focus.transition({"FocusedActivityName": "pkg/idle", "FocusedActivityStartReason": "user",
+                      "PreviousActivityName": "pkg/dance"})
+    assert (focus.focused, focus.stack) == ("pkg/idle", ["pkg/idle"])
+
+
 def test_focus_without_stacking_and_idle_states() -> None:
     focus = FocusTracker()
     focus.observed("pkg/a")
