@@ -19,13 +19,14 @@ import tarfile
 import zipfile
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Dict, Iterator, List, Optional, Tuple, Union
+from typing import Callable, Dict, Iterator, List, Optional, Union
 
 from lxml import etree
 
 from naoqi_qicore.xar.errors import XarError
 from naoqi_qicore.xar.model import Behavior
-from naoqi_qicore.xar.parser import MAX_DOCUMENT_BYTES, parse_xar_bytes, parse_xar_file, safe_xml_parser
+from naoqi_qicore.xar.parser import (MAX_DOCUMENT_BYTES, SiblingReader, parse_xar_bytes,
+                                     parse_xar_file, safe_xml_parser)
 
 #: file suffixes this module reads
 SUFFIXES = (".xar", ".pml", ".crg", ".cbl", ".pkg")
@@ -79,9 +80,9 @@ def ar_members(data: bytes, source: str) -> Dict[str, bytes]:
     return members
 
 
-def tar_xar_members(data: bytes, source: str) -> List[Tuple[str, bytes]]:
-    """The ``.xar`` files of a gzip-compressed tar (path -> bytes), in archive order."""
-    found: List[Tuple[str, bytes]] = []
+def tar_members(data: bytes, source: str) -> Dict[str, bytes]:
+    """The regular files of a gzip-compressed tar (path -> bytes), in archive order."""
+    found: Dict[str, bytes] = {}
     total = 0
     try:
         with tarfile.open(fileobj=io.BytesIO(data), mode="r:gz") as archive:
@@ -92,17 +93,24 @@ def tar_xar_members(data: bytes, source: str) -> List[Tuple[str, bytes]]:
                 if total > MAX_ARCHIVE_BYTES:
                     raise XarError("archive larger than %d MB uncompressed"
                                    % (MAX_ARCHIVE_BYTES >> 20), source)
-                if not member.isfile() or not member.name.lower().endswith(".xar"):
+                if not member.isfile():
                     continue
                 path = _safe_member(member.name, source)
                 if member.size > MAX_DOCUMENT_BYTES:
                     raise XarError("%s is larger than %d MB" % (path, MAX_DOCUMENT_BYTES >> 20),
                                    source)
                 stream = archive.extractfile(member)
-                found.append((path, stream.read() if stream is not None else b""))
+                found[path] = stream.read() if stream is not None else b""
     except (tarfile.TarError, EOFError, OSError, zipfile.zlib.error) as error:
         raise XarError("truncated or corrupt data.tar.gz: %s" % error, source) from None
     return found
+
+
+def _member_reader(folder: str, read: Callable[[str], Optional[bytes]]) -> SiblingReader:
+    """Reads the archive members next to a behavior in ``folder`` by relative path."""
+    def read_sibling(relative: str) -> Optional[bytes]:
+        return read(posixpath.normpath(posixpath.join(folder, relative)))
+    return read_sibling
 
 
 def _read_limited(path: Path) -> bytes:
@@ -127,11 +135,14 @@ def read_ar_container(path: Path) -> Iterator[NamedBehavior]:
     members = ar_members(_read_limited(path), source)
     if "data.tar.gz" not in members:
         raise XarError("no data.tar.gz in the archive", source)
-    xars = tar_xar_members(members["data.tar.gz"], source)
+    files = tar_members(members["data.tar.gz"], source)
+    xars = [member for member in files if member.lower().endswith(".xar")]
     if not xars:
         raise XarError("no .xar file in data.tar.gz", source)
-    for member, data in xars:
-        yield NamedBehavior(_stem(member), parse_xar_bytes(data, "%s!%s" % (source, member)))
+    for member in xars:
+        yield NamedBehavior(_stem(member), parse_xar_bytes(
+            files[member], "%s!%s" % (source, member),
+            _member_reader(posixpath.dirname(member), files.get)))
 
 
 def read_pml(path: Path) -> Iterator[NamedBehavior]:
@@ -175,16 +186,13 @@ def read_pkg(path: Path) -> Iterator[NamedBehavior]:
             manifest = parse_manifest(read("manifest.xml"), "%s!manifest.xml" % source)
             behaviors = [(folder, _safe_member(posixpath.join(folder, "behavior.xar"), source))
                          for folder in manifest]
-            def sibling_reader(folder: str):
-                def read_sibling(relative: str) -> Optional[bytes]:
-                    name = posixpath.normpath(posixpath.join(folder, relative))
-                    return read(name) if name in infos else None
-                return read_sibling
+            def read_present(name: str) -> Optional[bytes]:
+                return read(name) if name in infos else None
 
             for folder, member in behaviors:
                 yield NamedBehavior(folder, parse_xar_bytes(read(member),
                                                             "%s!%s" % (source, member),
-                                                            sibling_reader(folder)))
+                                                            _member_reader(folder, read_present)))
     except (zipfile.BadZipFile, zipfile.LargeZipFile, EOFError, OSError,
             zipfile.zlib.error) as error:
         raise XarError("truncated or corrupt package: %s" % error, source) from None

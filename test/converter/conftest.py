@@ -1,7 +1,10 @@
 """Fixtures of the converter tests: the 2012 reference outputs and small behaviors."""
+import sys
 from pathlib import Path
 
 import pytest
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))  # converter_archives
 
 REFERENCE_DIR = Path(__file__).resolve().parents[2].parent / "shared" / "reference" / \
     "reference-converter-2012"

@@ -10,6 +10,8 @@ from naoqi_qicore.xar.errors import XarError
 from naoqi_qicore.xar.model import IOType, ParameterType, ScriptLanguage
 from naoqi_qicore.xar.parser import parse_xar_file
 
+from converter_archives import ar_archive, tar_gz
+
 PORTS = """
     <Input name="onLoad" signature="()" nature="0" inner="1" tooltip="" id="1" />
     <Input name="onStart" signature="()" nature="2" inner="0" tooltip="" id="2" />
@@ -164,3 +166,12 @@ def test_project_inside_a_package(project, tmp_path):
             archive.write(path, "behavior_1/" + path.name)
     result = convert(package, tmp_path / "out")
     assert [b.name for b in result.models[0].root.children()] == ["Say", "Dance"]
+
+
+def test_project_inside_a_crg_archive(project, tmp_path):
+    crg = tmp_path / "app.crg"
+    crg.write_bytes(ar_archive([("debian-binary", b"2.0\n"), ("data.tar.gz", tar_gz(
+        [("behavior_1/" + path.name, path.read_bytes()) for path in sorted(project.iterdir())]))]))
+    result = convert(crg, tmp_path / "out")
+    assert [b.name for b in result.models[0].root.children()] == ["Say", "Dance"]
+    assert not result.warnings
