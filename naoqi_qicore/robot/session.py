@@ -15,8 +15,9 @@ from __future__ import annotations
 import enum
 import logging
 import threading
+import time
 from dataclasses import dataclass, field
-from typing import Any, Callable, Dict, List, Optional
+from typing import Any, Callable, Dict, List, Optional, Sequence
 from urllib.parse import urlsplit
 
 import qi
@@ -106,13 +107,19 @@ class RobotSession:
     """A ``qi.Session`` that connects with back-off and reconnects after a disconnection.
 
     ``on_connected(session)`` callbacks run after every (re)connection: fetch services and
-    connect signals there.  ``on_state(state, message)`` callbacks run on every change of
+    connect signals there.  A robot (or simulator) that has just started registers its
+    services one after the other: the callbacks run once ``required_services`` are all
+    registered, or after ``service_timeout`` s without them (then a warning is logged and
+    the callbacks see the robot as it is).  ``on_state(state, message)`` callbacks run on every change of
     :attr:`state`; ``message`` tells why the connection is down.
     """
 
     def __init__(self, address: RobotAddress, *, first_retry_delay: float = 0.05,
-                 max_retry_delay: float = 2.0, connect_timeout: float = 5.0) -> None:
+                 max_retry_delay: float = 2.0, connect_timeout: float = 5.0,
+                 required_services: Sequence[str] = (), service_timeout: float = 10.0) -> None:
         self.address = address
+        self.required_services = tuple(required_services)
+        self._service_timeout = service_timeout
         self.session = qi.Session()
         if address.password:
             self.session.setClientAuthenticatorFactory(
@@ -236,6 +243,17 @@ class RobotSession:
             return "connection to %s timed out" % self.url
         return None
 
+    def _wait_for_services(self) -> None:
+        """Wait until :attr:`required_services` are registered (at most service_timeout s)."""
+        deadline = time.monotonic() + self._service_timeout
+        for name in self.required_services:
+            remaining_ms = max(0, int((deadline - time.monotonic()) * 1000))
+            try:
+                self.session.waitForService(name, _async=True).value(remaining_ms)
+            except RuntimeError as error:  # timeout, or the connection went away
+                _LOG.warning("robot %s: service %s not available (%s)", self.url, name, error)
+                return
+
     def _run(self) -> None:
         delay = self._first_retry_delay
         # CONNECTING until the first connection, DISCONNECTED while retrying after a loss.
@@ -254,6 +272,7 @@ class RobotSession:
                 continue
             delay = self._first_retry_delay
             self._services.clear()
+            self._wait_for_services()
             with self._lock:
                 callbacks = list(self._on_connected)
             for callback in callbacks:

@@ -33,8 +33,8 @@ from naoqi_qicore.ros.behavior_cache import behavior_name, default_cache_dir, lo
 from naoqi_qicore.ros.focus import STOP_AND_STACK_CURRENT, STOP_CURRENT, FocusTracker, LifeObserver
 from naoqi_qicore.ros.motion_sink import MOTION_OUTPUTS, BridgeMotionSink
 from naoqi_qicore.ros.qos import LATCHED
-from naoqi_qicore.ros.robot_parameters import (declare_robot_parameters, robot_address,
-                                               robot_parameters_given)
+from naoqi_qicore.ros.robot_parameters import (ROBOT_SERVICES, declare_robot_parameters,
+                                               robot_address, robot_parameters_given)
 from naoqi_qicore.ros.spin import NodeSetupError, run_node
 from naoqi_qicore.srv import GoTo, ListBehaviors, LoadBehavior, Play
 
@@ -93,7 +93,7 @@ class BehaviorRunner(Node):
         self._event_thread = threading.Thread(target=self._handle_engine_events, daemon=True,
                                               name="behavior_runner events")
         self._event_thread.start()
-        self._robot = RobotSession(self._address())
+        self._robot = RobotSession(self._address(), required_services=ROBOT_SERVICES)
         try:
             self._motion = BridgeMotionSink(self, ALMotionSink(self._robot.session),
                                             self.get_parameter("motion_output").value)

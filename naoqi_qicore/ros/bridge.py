@@ -36,7 +36,8 @@ from naoqi_qicore.ros.focus import (STOP_AND_STACK_CURRENT, STOP_CURRENT, FocusT
                                     LifeObserver)
 from naoqi_qicore.ros.motion_messages import bezier_arguments
 from naoqi_qicore.ros.qos import COMMANDS, LATCHED
-from naoqi_qicore.ros.robot_parameters import declare_robot_parameters, robot_address
+from naoqi_qicore.ros.robot_parameters import (ROBOT_SERVICES, declare_robot_parameters,
+                                               robot_address)
 from naoqi_qicore.ros.spin import NodeSetupError, run_node
 from naoqi_qicore.srv import GetFocusHistory, SetAutonomousAbility, SetLifeState, SwitchFocus
 
@@ -100,7 +101,7 @@ class NaoqiBridge(Node):
             self.create_service(service_type, name, handler)
 
         self._robot = RobotSession(address, max_retry_delay=self.get_parameter(
-            "max_retry_delay").value)
+            "max_retry_delay").value, required_services=ROBOT_SERVICES)
         self._robot.add_connected_callback(self._bind)
         self._robot.add_state_callback(self._on_connection_state)
         self._publish_connection(self._robot.state, self._robot.message)

@@ -4,6 +4,9 @@ from rclpy.node import Node
 
 from naoqi_qicore.robot.session import NAOQI_PORT, RobotAddress
 
+#: services both nodes bind at each connection (waited for while a robot is starting)
+ROBOT_SERVICES = ("ALMemory", "ALMotion", "ALAutonomousLife")
+
 
 def declare_robot_parameters(node: Node) -> None:
     """Declare ``robot_url``, ``nao_ip``, ``nao_port``, ``user`` and ``password``."""

@@ -18,14 +18,16 @@ class Echo:
         return text
 session = qi.Session()
 session.listenStandalone(sys.argv[1])
+time.sleep(float(sys.argv[2]))  # a robot registers its services some time after listening
 session.registerService("Echo", Echo())
 while True:
     time.sleep(1)
 """
 
 
-def start_server(port: int) -> subprocess.Popen:
-    server = subprocess.Popen([sys.executable, "-c", SERVER, "tcp://127.0.0.1:%d" % port],
+def start_server(port: int, register_after: float = 0.0) -> subprocess.Popen:
+    server = subprocess.Popen([sys.executable, "-c", SERVER, "tcp://127.0.0.1:%d" % port,
+                               str(register_after)],
                               stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     wait_for_port("127.0.0.1", port, 20.0, server)
     return server
@@ -70,6 +72,22 @@ def test_connects_late_reconnects_and_rebinds() -> None:
     assert any("lost" in message for message in lost)
     assert [state for state, _ in states].count(ConnectionState.CONNECTED) == 2
     assert states[-1] == (ConnectionState.DISCONNECTED, "closed")
+
+
+def test_callbacks_wait_for_the_required_services() -> None:
+    port = free_tcp_port()
+    robot = RobotSession(RobotAddress("tcp://127.0.0.1:%d" % port), required_services=["Echo"])
+    bound: List[str] = []
+    robot.add_connected_callback(lambda session: bound.append(session.service("Echo").echo("ok")))
+    server = start_server(port, register_after=1.0)
+    try:
+        robot.start()
+        assert robot.wait_connected(10)
+        assert bound == ["ok"]
+    finally:
+        robot.close()
+        server.kill()
+        server.wait()
 
 
 def test_service_fails_clearly_when_not_connected() -> None:
