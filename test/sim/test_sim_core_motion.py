@@ -67,20 +67,26 @@ def test_angle_interpolation_through_several_angles_and_relative(motion):
     assert head_yaw(motion) == pytest.approx(0.5)
 
 
-def test_bezier_keys_are_followed(motion):
+def test_bezier_keys_are_followed(nao, motion):
     keys = [[0.8, [3, -0.1, 0.0], [3, 0.1, 0.0]], [-0.4, [3, -0.1, 0.0], [3, 0.1, 0.0]]]
     curve = BezierCurve([0.3, 0.6], keys, start_angle=0.0)
-    started = time.monotonic()
+    recorder = nao.service("NaoqiSimRecorder")
+    first = recorder.count()
     future = motion.angleInterpolationBezier(["HeadYaw"], [[0.3, 0.6]], [keys], _async=True)
     time.sleep(0.3)
     sample = head_yaw(motion)
-    elapsed = time.monotonic() - started
-    # the sample lies on the curve at a time a little before ``elapsed`` (call latencies)
-    window = [curve.angle_at(t / 100) for t in range(int((elapsed - 0.25) * 100),
-                                                     int(elapsed * 100) + 2)]
-    assert min(window) - 1e-6 <= sample <= max(window) + 1e-6
     future.value()
     assert head_yaw(motion) == pytest.approx(-0.4)
+    # the sample lies on the curve at the time the robot received getAngles, counted from
+    # the time it received angleInterpolationBezier (the robot's own call record)
+    calls = recorder.calls(first)
+    move = next(c for c in calls if c["method"] == "angleInterpolationBezier")
+    read = next(c for c in calls if c["method"] == "getAngles")
+    since = read["time"] - move["time"]
+    assert 0.0 < since < 0.6
+    window = [curve.angle_at(max(0.0, since + dt / 1000)) for dt in range(-5, 6 + int(
+        read["duration"] * 1000))]
+    assert min(window) - 1e-6 <= sample <= max(window) + 1e-6
 
 
 def test_angles_are_clamped_to_the_limits(motion):
