@@ -24,6 +24,7 @@ Results are cached by the script text: a behavior repeats the same library boxes
 """
 from __future__ import annotations
 
+import functools
 import re
 import warnings
 from dataclasses import dataclass
@@ -54,8 +55,6 @@ class PortResult:
 
 #: script text -> its port (the result holds that text anyway)
 _cache: Dict[str, PortResult] = {}
-_tool = None
-_dict_tool = None
 
 #: calls of dictionary methods Python 3 no longer has
 _PY2_DICT_METHOD = re.compile(r"\.(?:has_key|(?:iter|view)(?:items|keys|values))\s*\(")
@@ -80,36 +79,43 @@ def _describe(error: SyntaxError) -> str:
     return "%s: %s%s" % (type(error).__name__, error.msg or error, where)
 
 
-def _refactoring_tool():
-    global _tool
-    if _tool is None:
-        from fissix.refactor import RefactoringTool
-        _tool = RefactoringTool(["fissix.fixes.fix_" + name for name in FIXERS])
-    return _tool
+@functools.lru_cache(maxsize=None)
+def _refactoring_tool(fixers: Tuple[str, ...], print_function: bool = False):
+    from fissix.refactor import RefactoringTool
+    return RefactoringTool(["fissix.fixes.fix_" + name for name in fixers],
+                           {"print_function": print_function})
+
+
+def _refactored(source: str, fixers: Tuple[str, ...], print_function: bool = False,
+                rename_async: bool = False) -> str:
+    """``source`` through fissix's ``fixers`` (line ending kept as it was); raises
+    SyntaxError when fissix cannot parse it."""
+    from fissix.pgen2.parse import ParseError
+    from fissix.pgen2.tokenize import TokenError
+    text = source if source.endswith("\n") else source + "\n"
+    try:
+        tree = _refactoring_tool(fixers, print_function).refactor_string(text, "<box script>")
+    except (ParseError, TokenError, IndentationError, SyntaxError) as error:
+        raise SyntaxError("cannot be parsed as Python 2: %s" % str(error).split("\n")[0]) from None
+    if rename_async:
+        _rename_async(tree)
+    code = str(tree)
+    return code if source.endswith("\n") else code[:-1]
 
 
 def _dict_methods_ported(code: str) -> str:
     """``code`` (which compiles under Python 3) with Python 2's dictionary methods rewritten;
     unchanged when it has none or fissix cannot parse it (then those calls fail at run time,
     reported with the box)."""
-    global _dict_tool
     if _PY2_DICT_METHOD.search(code) is None:
         return code
     quick = _quick_dict_loops(code)
     if quick is not None:
         return quick
-    from fissix.pgen2.parse import ParseError
-    from fissix.pgen2.tokenize import TokenError
-    from fissix.refactor import RefactoringTool
-    if _dict_tool is None:
-        _dict_tool = RefactoringTool(["fissix.fixes.fix_dict", "fissix.fixes.fix_has_key"],
-                                     {"print_function": True})
-    text = code if code.endswith("\n") else code + "\n"
     try:
-        ported = str(_dict_tool.refactor_string(text, "<box script>"))
-    except (ParseError, TokenError, IndentationError, SyntaxError):
+        ported = _refactored(code, ("dict", "has_key"), print_function=True)
+    except SyntaxError:
         return code
-    ported = ported if code.endswith("\n") else ported[:-1]
     return ported if _compile_error(ported) is None else code
 
 
@@ -308,19 +314,6 @@ def _quick_dict_loops(code: str) -> Optional[str]:
     return "".join(kept)
 
 
-def _fissix_port(source: str) -> str:
-    from fissix.pgen2.parse import ParseError
-    from fissix.pgen2.tokenize import TokenError
-    text = source if source.endswith("\n") else source + "\n"
-    try:
-        tree = _refactoring_tool().refactor_string(text, "<box script>")
-    except (ParseError, TokenError, IndentationError, SyntaxError) as error:
-        raise SyntaxError("cannot be parsed as Python 2: %s" % str(error).split("\n")[0]) from None
-    _rename_async(tree)
-    code = str(tree)
-    return code if source.endswith("\n") else code[:-1]
-
-
 def _replace_star_imports(code: str) -> Tuple[str, Optional[SyntaxError]]:
     """``code`` with the ``import *`` Python 3 refuses where they stand rewritten (one line
     each), and the compile error left (None when it compiles)."""
@@ -367,7 +360,7 @@ def _port_syntax(source: str) -> PortResult:
         if not _only_fissix_fixes(code, remaining):
             return PortResult(source, False, _describe(remaining))
     try:
-        code, remaining = _replace_star_imports(_fissix_port(source))
+        code, remaining = _replace_star_imports(_refactored(source, FIXERS, rename_async=True))
     except SyntaxError as failure:
         return PortResult(source, False, "%s; %s" % (_describe(error), failure.msg))
     if remaining is None:
