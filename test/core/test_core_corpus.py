@@ -15,6 +15,7 @@ import re
 import sys
 import tempfile
 from pathlib import Path
+from typing import Any, List
 
 import pytest
 
@@ -68,6 +69,10 @@ _SIMULATOR_MESSAGES = re.compile(r"'qi\.qi_python\.Object' object has no attribu
                                  r"Cannot find service|is neither an LED|does not exist in|"
                                  r"naoqi_qicore/robot/sim/")
 _EXCEPTION = re.compile(r"\b(\w*(?:Error|Exception|Exit|Interrupt))\b")
+
+
+#: client sessions of the behaviors played, kept open for the threads boxes left behind
+OPEN_SESSIONS: List[Any] = []
 
 
 def at_stop(kind: str, stopping: bool) -> str:
@@ -190,7 +195,10 @@ def play_one(path: Path) -> dict:
             player.unload()
             # what boxes still running report once the robot is gone is not the behavior's
             outcome["errors"] = list(errors)
-            session.close()
+            # not session.close(): a box stuck past its stop may still call through the
+            # session's proxies, and libqi crashes on a proxy of a closed session; once the
+            # robot stops, those calls fail with an error instead
+            OPEN_SESSIONS.append(session)
             robot.stop()
     return outcome
 
