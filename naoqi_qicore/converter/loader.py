@@ -13,7 +13,7 @@ from typing import Dict, List, Optional, Set
 from lxml import etree
 
 from naoqi_qicore.converter.naming import assign_names
-from naoqi_qicore.converter.pyport import port_script
+from naoqi_qicore.converter.pyport import port_scripts
 from naoqi_qicore.converter.writer import (BOX_FILE_ATTRIBUTES, FORMAT, MANIFEST, has_python)
 from naoqi_qicore.xar.errors import XarError
 from naoqi_qicore.xar.model import Behavior, Box, Extras, Script
@@ -42,14 +42,13 @@ def prepare(behavior: Behavior) -> LoadedBehavior:
     """Name the boxes of ``behavior`` and port their scripts, in memory."""
     names = assign_names(behavior)
     loaded = LoadedBehavior(behavior, names, {}, None, warnings=list(behavior.warnings))
-    for _, box in behavior.root.walk():
-        name = names[id(box)]
-        loaded.code[name] = ""
-        if has_python(box.script):
-            result = port_script(box.script.content)
-            loaded.code[name] = result.code
-            if result.error:
-                loaded.port_errors[name] = result.error
+    boxes = [box for _, box in behavior.root.walk()]
+    loaded.code.update((names[id(box)], "") for box in boxes)
+    scripted = [box for box in boxes if has_python(box.script)]
+    for box, result in zip(scripted, port_scripts(box.script.content for box in scripted)):
+        loaded.code[names[id(box)]] = result.code
+        if result.error:
+            loaded.port_errors[names[id(box)]] = result.error
     return loaded
 
 

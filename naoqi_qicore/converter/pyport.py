@@ -28,7 +28,7 @@ import functools
 import re
 import warnings
 from dataclasses import dataclass
-from typing import Dict, List, Optional, Tuple
+from typing import Dict, Iterable, List, Optional, Tuple
 
 #: fissix fixers applied to scripts that do not compile: the Python 2 syntax, plus the
 #: renamed modules and ``has_key`` (builtins such as ``unicode`` are the engine's business)
@@ -61,16 +61,16 @@ _PY2_DICT_METHOD = re.compile(r"\.(?:has_key|(?:iter|view)(?:items|keys|values))
 
 
 def _compile_error(source: str) -> Optional[SyntaxError]:
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        try:
-            compile(source, "<box script>", "exec", dont_inherit=True)
-        except SyntaxError as error:
-            # without its traceback: kept by the caller, its frames would make a reference
-            # cycle holding the whole behavior being converted until a full collection
-            return error.with_traceback(None)
-        except ValueError as error:  # e.g. NUL bytes
-            return SyntaxError(str(error))
+    """Why ``source`` does not compile (None when it does); the caller silences warnings
+    (else a warning filter set to "error" would make invalid escapes syntax errors)."""
+    try:
+        compile(source, "<box script>", "exec", dont_inherit=True)
+    except SyntaxError as error:
+        # without its traceback: kept by the caller, its frames would make a reference
+        # cycle holding the whole behavior being converted until a full collection
+        return error.with_traceback(None)
+    except ValueError as error:  # e.g. NUL bytes
+        return SyntaxError(str(error))
     return None
 
 
@@ -371,6 +371,16 @@ def _port_syntax(source: str) -> PortResult:
 def port_script(source: str) -> PortResult:
     """``source`` made to compile under Python 3 (never executed); see the module doc."""
     cached = _cache.get(source)
-    if cached is None:
-        cached = _cache[source] = _port(source)
-    return cached
+    return cached if cached is not None else port_scripts((source,))[0]
+
+
+def port_scripts(sources: Iterable[str]) -> List[PortResult]:
+    """:func:`port_script` of each of ``sources`` (compiler warnings silenced once for all)."""
+    sources = list(sources)
+    missing = [source for source in dict.fromkeys(sources) if source not in _cache]
+    if missing:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            for source in missing:
+                _cache[source] = _port(source)
+    return [_cache[source] for source in sources]

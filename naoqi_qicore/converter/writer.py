@@ -27,7 +27,7 @@ from pathlib import Path
 from typing import Dict, List, Optional, Set, Tuple
 
 from naoqi_qicore.converter.naming import assign_names
-from naoqi_qicore.converter.pyport import port_script
+from naoqi_qicore.converter.pyport import port_scripts
 from naoqi_qicore.converter.states import StateSpec, state_timeout_ms
 from naoqi_qicore.xar.errors import XarError
 from naoqi_qicore.xar.model import Behavior, Box, Diagram, Script, ScriptLanguage, Timeline
@@ -216,15 +216,14 @@ def render(behavior: Behavior) -> Tuple[Dict[str, str], ConversionReport]:
     names = assign_names(behavior, states_of, boxes)
     report = ConversionReport(output=None, warnings=list(behavior.warnings))
     codes: Dict[str, str] = {}
-    for box in boxes:
-        if has_python(box.script):
-            name = names[id(box)]
-            result = port_script(box.script.content)
-            codes[name] = result.code
-            if result.ported:
-                report.ported.append(name)
-            elif result.error:
-                report.failed[name] = result.error
+    scripted = [box for box in boxes if has_python(box.script)]
+    for box, result in zip(scripted, port_scripts(box.script.content for box in scripted)):
+        name = names[id(box)]
+        codes[name] = result.code
+        if result.ported:
+            report.ported.append(name)
+        elif result.error:
+            report.failed[name] = result.error
     files: Dict[str, str] = {}
     box_writer = _BoxFileWriter(names, codes)
     for box in boxes:

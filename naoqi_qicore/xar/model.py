@@ -70,7 +70,7 @@ class ScriptLanguage(enum.IntEnum):
     NONE = 6
 
 
-@dataclass
+@dataclass(slots=True)
 class Extras:
     """What a file carries beyond the modelled fields, kept verbatim."""
 
@@ -107,7 +107,7 @@ NO_EXTRAS = Extras(_EmptyDict(), _EmptyList())
 NO_TANGENTS: List["Tangent"] = _EmptyList()
 
 
-@dataclass
+@dataclass(slots=True)
 class Port:
     """An input or an output of a box."""
 
@@ -123,7 +123,7 @@ class Port:
     extras: Extras = field(default_factory=Extras)
 
 
-@dataclass
+@dataclass(slots=True)
 class Parameter:
     """A box parameter (``<Parameter>``) with its allowed choices."""
 
@@ -142,7 +142,7 @@ class Parameter:
     extras: Extras = field(default_factory=Extras)
 
 
-@dataclass
+@dataclass(slots=True)
 class Resource:
     """A robot resource a box acquires (``type`` is e.g. "Lock", "Stop on demand")."""
 
@@ -152,7 +152,7 @@ class Resource:
     extras: Extras = field(default_factory=Extras)
 
 
-@dataclass
+@dataclass(slots=True)
 class Script:
     """The code of a box: the CDATA payload of ``<content>`` only."""
 
@@ -161,7 +161,7 @@ class Script:
     extras: Extras = field(default_factory=Extras)
 
 
-@dataclass
+@dataclass(slots=True)
 class Tangent:
     """A Bezier handle of a motion key (abscissa in frames, ordinate in curve unit)."""
 
@@ -172,7 +172,7 @@ class Tangent:
     extras: Extras = field(default_factory=Extras)
 
 
-@dataclass
+@dataclass(slots=True)
 class Key:
     """A motion key: ``value`` of the actuator at ``frame`` (curve unit)."""
 
@@ -184,7 +184,7 @@ class Key:
     extras: Extras = field(default_factory=Extras)
 
 
-@dataclass
+@dataclass(slots=True)
 class ActuatorCurve:
     """The keys of one actuator (joint). ``unit``: -1/None legacy, 0 degree, 1 percent."""
 
@@ -198,7 +198,7 @@ class ActuatorCurve:
     extras: Extras = field(default_factory=Extras)
 
 
-@dataclass
+@dataclass(slots=True)
 class ActuatorList:
     """The motion curves of a timeline."""
 
@@ -209,7 +209,7 @@ class ActuatorList:
     implicit: bool = False
 
 
-@dataclass
+@dataclass(slots=True)
 class Link:
     """A signal link from (outputowner, indexofoutput) to (inputowner, indexofinput).
 
@@ -223,7 +223,7 @@ class Link:
     extras: Extras = field(default_factory=Extras)
 
 
-@dataclass
+@dataclass(slots=True)
 class Diagram:
     """A flow diagram: boxes and the links between them."""
 
@@ -233,7 +233,7 @@ class Diagram:
     extras: Extras = field(default_factory=Extras)
 
 
-@dataclass
+@dataclass(slots=True)
 class BehaviorKeyframe:
     """A keyframe of a behavior layer: its diagram starts at frame ``index``."""
 
@@ -244,7 +244,7 @@ class BehaviorKeyframe:
     extras: Extras = field(default_factory=Extras)
 
 
-@dataclass
+@dataclass(slots=True)
 class BehaviorLayer:
     """A layer of keyframes in a timeline."""
 
@@ -254,7 +254,7 @@ class BehaviorLayer:
     extras: Extras = field(default_factory=Extras)
 
 
-@dataclass
+@dataclass(slots=True)
 class Timeline:
     """A box timeline: ``enable=0`` means a plain flow diagram box."""
 
@@ -272,7 +272,7 @@ class Timeline:
     extras: Extras = field(default_factory=Extras)
 
 
-@dataclass
+@dataclass(slots=True)
 class Box:
     """A Choregraphe box."""
 
@@ -319,7 +319,7 @@ class Box:
             stack.extend((level + 1, child) for child in reversed(list(box.children())))
 
 
-@dataclass
+@dataclass(slots=True)
 class Behavior:
     """A whole behavior: a ``ChoregrapheProject`` with its root box."""
 

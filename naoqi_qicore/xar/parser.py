@@ -69,6 +69,8 @@ _KNOWN["Output"] = _KNOWN["Input"]
 _KNOWN["FlowDiagram"] = _KNOWN["Diagram"]
 _KNOWN["BehaviorSequence"] = _KNOWN["Timeline"]
 _PARAMETER_ATTRIBUTES = frozenset(_KNOWN["Parameter"])
+_CURVE_ATTRIBUTES = frozenset(_KNOWN["ActuatorCurve"])
+_BOX_ATTRIBUTES = frozenset(_KNOWN["Box"])
 #: attributes of the most frequent elements, in the order Choregraphe writes them
 _PORT_LAYOUT = ["name", "type", "type_size", "nature", "inner", "tooltip", "id"]
 _KEY_LAYOUT = ["frame", "value"]
@@ -178,12 +180,23 @@ class ElementReader:
 
     # -- boxes ------------------------------------------------------------------------------
     def box(self, element) -> Box:
-        extras = self.extras(element, "Box")
-        get = element.get
-        box = Box(name=self.required(element, "name"), id=self.required_int(element, "id"),
-                  tooltip=get("tooltip"), x=get("x"), y=get("y"), localization=get("localization"),
-                  plugin=get("plugin"), robot=get("robot"), bitmap_expanded=get("bitmap_expanded"),
-                  extras=extras)
+        names = element.keys()
+        box = None
+        if _BOX_ATTRIBUTES.issuperset(names):  # nothing to keep aside
+            values = dict(zip(names, element.values()))
+            get = values.get
+            try:
+                box = Box(values["name"], int(values["id"]), tooltip=get("tooltip"), x=get("x"),
+                          y=get("y"), localization=get("localization"), plugin=get("plugin"),
+                          robot=get("robot"), bitmap_expanded=get("bitmap_expanded"))
+            except (KeyError, ValueError):
+                pass  # the general path says which attribute
+        if box is None:
+            get = element.get
+            box = Box(name=self.required(element, "name"), id=self.required_int(element, "id"),
+                      tooltip=get("tooltip"), x=get("x"), y=get("y"),
+                      localization=get("localization"), plugin=get("plugin"), robot=get("robot"),
+                      bitmap_expanded=get("bitmap_expanded"), extras=self.extras(element, "Box"))
         self.box_content(box, element)
         return box
 
@@ -425,28 +438,42 @@ class ElementReader:
         return actuators
 
     def curve(self, element) -> ActuatorCurve:
-        extras = self.extras(element)
-        opt = self.optional_int
-        curve = ActuatorCurve(actuator=self.required(element, "actuator"),
-                              name=element.get("name", "value"), mute=opt(element, "mute", extras),
-                              unit=opt(element, "unit", extras),
-                              recordable=opt(element, "recordable", extras),
-                              always_visible=opt(element, "alwaysVisible", extras), extras=extras)
-        keys = curve.keys
+        names = element.keys()
+        curve = None
+        if _CURVE_ATTRIBUTES.issuperset(names):  # nothing to keep aside
+            values = dict(zip(names, element.values()))
+            get = values.get
+            try:
+                curve = ActuatorCurve(values["actuator"], get("name", "value"),
+                                      _optional_int(get("mute")), _optional_int(get("unit")),
+                                      _optional_int(get("recordable")),
+                                      _optional_int(get("alwaysVisible")), [], NO_EXTRAS)
+            except (KeyError, ValueError):
+                pass  # the general path says which attribute
+        if curve is None:
+            extras = self.extras(element)
+            opt = self.optional_int
+            curve = ActuatorCurve(actuator=self.required(element, "actuator"),
+                                  name=element.get("name", "value"),
+                                  mute=opt(element, "mute", extras), unit=opt(element, "unit", extras),
+                                  recordable=opt(element, "recordable", extras),
+                                  always_visible=opt(element, "alwaysVisible", extras),
+                                  extras=extras)
+        append = curve.keys.append
         for child in element:
             if child.tag != "Key":
-                extras.elements.append(serialize(child))
-                continue
-            if not len(child) and child.keys() == _KEY_LAYOUT:  # the usual <Key frame value/>
+                if curve.extras is NO_EXTRAS:
+                    curve.extras = Extras()
+                curve.extras.elements.append(serialize(child))
+            elif child.keys() == _KEY_LAYOUT and not len(child):  # the usual <Key frame value/>
                 frame, value = child.values()
                 try:
                     key = Key(int(frame), float(value), None, None, NO_TANGENTS, NO_EXTRAS)
                 except ValueError:
                     key = None
-                if key is not None and key.frame >= 0:
-                    keys.append(key)
-                    continue
-            keys.append(self.key(child))
+                append(key if key is not None and key.frame >= 0 else self.key(child))
+            else:
+                append(self.key(child))
         return curve
 
     def key(self, element) -> Key:
@@ -589,7 +616,7 @@ def safe_xml_parser() -> etree.XMLParser:
     """An lxml parser that expands no entity, loads no DTD, touches no network, keeps CDATA."""
     return etree.XMLParser(resolve_entities=False, no_network=True, load_dtd=False,
                            dtd_validation=False, huge_tree=False, strip_cdata=False,
-                           remove_comments=False)
+                           remove_comments=False, remove_blank_text=True)
 
 
 def _refuse_entities(tree, source: str) -> None:

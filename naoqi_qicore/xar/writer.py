@@ -76,10 +76,13 @@ def _extra_attributes(extras: Extras) -> List[str]:
 
 def attributes(pairs: Attributes, extras: Optional[Extras] = None) -> str:
     """`` name="value"`` for each pair whose value is not None, then the extra attributes."""
-    special = _ATTRIBUTE_SPECIAL.search
-    text = "".join([' %s="%s"' % (name, escape_attribute(value)
-                                  if value.__class__ is str and special(value) else value)
-                    for name, value in pairs if value is not None])
+    special, parts = _ATTRIBUTE_SPECIAL.search, []
+    for name, value in pairs:
+        if value is not None:
+            if value.__class__ is str and special(value):
+                value = escape_attribute(value)
+            parts.append(f' {name}="{value}"')
+    text = "".join(parts)
     if extras is not None and extras.attributes:
         text += "".join(" " + part for part in _extra_attributes(extras))
     return text
@@ -195,10 +198,10 @@ class XarWriter:
             extras, name, tooltip = port.extras, port.name, port.tooltip
             if (port.stm_value_name is None and port.inner is not None and tooltip is not None
                     and not extras.attributes and not extras.elements):
-                append(usual % (escape_attribute(name) if special(name) else name, port.type,
-                                port.type_size, port.nature, port.inner,
-                                escape_attribute(tooltip) if special(tooltip) else tooltip,
-                                port.id))
+                if special(name + tooltip):  # rare: one search for both texts
+                    name, tooltip = escape_attribute(name), escape_attribute(tooltip)
+                append(usual % (name, port.type, port.type_size, port.nature, port.inner,
+                                tooltip, port.id))
             else:
                 self.port(level, tag, port)
 
