@@ -6,8 +6,8 @@ states, port the scripts, render every file and write the folder (temporary fold
 renamed into place).  The conversion time is the sum of those calls, nothing left out.
 Prints files/s and MB/s, the total conversion time (wall and CPU), the slowest file and
 the peak RSS.  The clock runs for each ``convert()`` call; the result it returns (the
-models read, kept for the caller) is released after the clock stops.  Targets: the corpus converted in <= 1 s, the slowest file <= 0.3 s, peak
-RSS <= 300 MB.
+models read, kept for the caller) is released after the clock stops.  Targets: the
+corpus converted in <= 1 s, the slowest file <= 0.3 s, peak RSS <= 300 MB.
 
 The folders are written under ``--output-dir`` (default: a temporary folder in
 /dev/shm when it exists, so that the numbers measure the converter rather than the disk;

@@ -455,7 +455,8 @@ class ElementReader:
             opt = self.optional_int
             curve = ActuatorCurve(actuator=self.required(element, "actuator"),
                                   name=element.get("name", "value"),
-                                  mute=opt(element, "mute", extras), unit=opt(element, "unit", extras),
+                                  mute=opt(element, "mute", extras),
+                                  unit=opt(element, "unit", extras),
                                   recordable=opt(element, "recordable", extras),
                                   always_visible=opt(element, "alwaysVisible", extras),
                                   extras=extras)
