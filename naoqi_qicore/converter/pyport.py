@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import functools
 import re
+import symtable
 import warnings
 from dataclasses import dataclass
 from typing import Dict, Iterable, List, Optional, Tuple
@@ -62,9 +63,17 @@ _PY2_DICT_METHOD = re.compile(r"\.(?:has_key|(?:iter|view)(?:items|keys|values))
 
 def _compile_error(source: str) -> Optional[SyntaxError]:
     """Why ``source`` does not compile (None when it does); the caller silences warnings
-    (else a warning filter set to "error" would make invalid escapes syntax errors)."""
+    (else a warning filter set to "error" would make invalid escapes syntax errors).
+
+    Python's parser and symbol table decide, without generating code: what only the code
+    generator refuses (``break`` outside a loop, ``return`` outside a function...) Python
+    2 refused as well, but for ``await``, a plain name in Python 2, which gets a whole
+    compilation.
+    """
     try:
-        compile(source, "<box script>", "exec", dont_inherit=True)
+        symtable.symtable(source, "<box script>", "exec")
+        if "await" in source:
+            compile(source, "<box script>", "exec", dont_inherit=True)
     except SyntaxError as error:
         # without its traceback: kept by the caller, its frames would make a reference
         # cycle holding the whole behavior being converted until a full collection

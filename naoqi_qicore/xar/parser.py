@@ -614,7 +614,8 @@ def wrapper_root() -> Box:
 
 
 def safe_xml_parser() -> etree.XMLParser:
-    """An lxml parser that expands no entity, loads no DTD, touches no network, keeps CDATA."""
+    """An lxml parser that expands no entity, loads no DTD, touches no network, keeps CDATA
+    (whitespace-only text between elements, the indentation, is dropped)."""
     return etree.XMLParser(resolve_entities=False, no_network=True, load_dtd=False,
                            dtd_validation=False, huge_tree=False, strip_cdata=False,
                            remove_comments=False, remove_blank_text=True)
