@@ -86,6 +86,12 @@ def _optional_int(text: Optional[str]) -> Optional[int]:
     return None if text is None else int(text)
 
 
+def _plain_attributes(element, known: frozenset) -> Optional[Dict[str, str]]:
+    """The attributes of ``element`` (name -> value) when all are ``known``, else None."""
+    names = element.keys()
+    return dict(zip(names, element.values())) if known.issuperset(names) else None
+
+
 def _plain_choices(element) -> Optional[List[str]]:
     """The values of the children of ``element`` when all are ``<Choice value/>``, else None."""
     choices = []
@@ -180,10 +186,8 @@ class ElementReader:
 
     # -- boxes ------------------------------------------------------------------------------
     def box(self, element) -> Box:
-        names = element.keys()
-        box = None
-        if _BOX_ATTRIBUTES.issuperset(names):  # nothing to keep aside
-            values = dict(zip(names, element.values()))
+        values, box = _plain_attributes(element, _BOX_ATTRIBUTES), None
+        if values is not None:  # nothing to keep aside
             get = values.get
             try:
                 box = Box(values["name"], int(values["id"]), tooltip=get("tooltip"), x=get("x"),
@@ -247,10 +251,9 @@ class ElementReader:
                     stm_value_name=element.get("stm_value_name"), extras=extras)
 
     def parameter(self, element) -> Parameter:
-        names = element.keys()
-        choices = _plain_choices(element) if _PARAMETER_ATTRIBUTES.issuperset(names) else None
-        if choices is not None:  # nothing to keep aside
-            values = dict(zip(names, element.values()))
+        values = _plain_attributes(element, _PARAMETER_ATTRIBUTES)
+        choices = _plain_choices(element) if values is not None else None
+        if values is not None and choices is not None:  # nothing to keep aside
             get = values.get
             try:
                 return Parameter(
@@ -438,10 +441,8 @@ class ElementReader:
         return actuators
 
     def curve(self, element) -> ActuatorCurve:
-        names = element.keys()
-        curve = None
-        if _CURVE_ATTRIBUTES.issuperset(names):  # nothing to keep aside
-            values = dict(zip(names, element.values()))
+        values, curve = _plain_attributes(element, _CURVE_ATTRIBUTES), None
+        if values is not None:  # nothing to keep aside
             get = values.get
             try:
                 curve = ActuatorCurve(values["actuator"], get("name", "value"),
