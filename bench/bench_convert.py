@@ -10,8 +10,9 @@ for the caller) is released after the clock stops.
 The corpus is converted ``--runs`` times (default 5), each time by a new Python process,
 so that no run profits from another's caches; shared machines are noisy, so every run is
 printed, then the best and the median.  Per run: files/s and MB/s, the conversion time
-(wall and CPU), the slowest file and the peak RSS.  Targets: the corpus converted in
-<= 1 s, the slowest file <= 0.3 s, peak RSS <= 300 MB.
+(wall and CPU), the slowest file, the peak RSS and the time a fixed pure-Python loop took
+in that process (how fast the host ran at that moment).  Targets: the corpus converted
+in <= 1 s, the slowest file <= 0.3 s, peak RSS <= 300 MB.
 
 The folders are written under ``--output-dir`` (default: a temporary folder in
 /dev/shm when it exists, so that the numbers measure the converter rather than the disk;
@@ -65,6 +66,15 @@ def _file_creation_time(folder: Path, count: int) -> float:
     return elapsed
 
 
+def _host_speed() -> float:
+    """Seconds this process takes for a fixed pure-Python loop: on a shared machine, how
+    fast the host ran the interpreter at the time of the run."""
+    start, total = time.perf_counter(), 0
+    for number in range(1_000_000):
+        total += number
+    return time.perf_counter() - start
+
+
 def convert_corpus(files: List[Path], output_dir: Optional[Path]) -> Dict[str, object]:
     """Convert every file of ``files`` once, in this process; the numbers of the run."""
     shm = Path("/dev/shm")
@@ -91,7 +101,7 @@ def convert_corpus(files: List[Path], output_dir: Optional[Path]) -> Dict[str, o
         creation = _file_creation_time(scratch, written) if output_dir else None
     finally:
         shutil.rmtree(scratch, ignore_errors=True)
-    return {"wall": wall, "cpu": cpu, "slowest": slowest[0], "slowest_file": slowest[1],
+    return {"host_loop": _host_speed(), "wall": wall, "cpu": cpu, "slowest": slowest[0], "slowest_file": slowest[1],
             "failures": failures, "written": written, "folder": str(scratch.parent),
             "filesystem": _filesystem(scratch), "creation": creation,
             "peak_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024}
@@ -126,9 +136,10 @@ def main() -> int:
         run = _run_in_child(options)
         runs.append(run)
         print("run %d: conversion %.3f s wall, %.3f s CPU; %.0f files/s, %.1f MB/s; slowest file "
-              "%.3f s (%s); peak RSS %.0f MB" % (
+              "%.3f s (%s); peak RSS %.0f MB; host loop %.0f ms" % (
                   number, run["wall"], run["cpu"], len(files) / run["wall"],
-                  megabytes / run["wall"], run["slowest"], run["slowest_file"], run["peak_mb"]))
+                  megabytes / run["wall"], run["slowest"], run["slowest_file"], run["peak_mb"],
+                  run["host_loop"] * 1000))
         if run["creation"] is not None:
             print("       of which the file system's own cost (creating %d empty files "
                   "there): %.3f s" % (run["written"], run["creation"]))
