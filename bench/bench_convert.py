@@ -102,8 +102,8 @@ def convert_corpus(files: List[Path], output_dir: Optional[Path]) -> Dict[str, o
     finally:
         shutil.rmtree(scratch, ignore_errors=True)
     return {"host_loop": _host_speed(), "wall": wall, "cpu": cpu, "slowest": slowest[0],
-            "slowest_file": slowest[1], "failures": failures, "written": written, "folder": str(scratch.parent),
-            "filesystem": _filesystem(scratch), "creation": creation,
+            "slowest_file": slowest[1], "failures": failures, "written": written,
+            "folder": str(scratch.parent), "filesystem": _filesystem(scratch), "creation": creation,
             "peak_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024}
 
 
