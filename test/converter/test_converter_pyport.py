@@ -1,5 +1,7 @@
 """Porting box scripts to Python 3 without running them."""
-from naoqi_qicore.converter.pyport import port_script
+import warnings
+
+from naoqi_qicore.converter.pyport import port_script, port_scripts
 
 
 def compiles(code):
@@ -162,3 +164,24 @@ def test_converting_scripts_that_do_not_compile_leaves_no_reference_cycle(tmp_pa
     finally:
         if enabled:
             gc.enable()
+
+
+def test_await_named_as_in_python2_is_found_although_it_parses():
+    # Python 3 parses it; only its code generator refuses it
+    result = port_script("def wait(f):\n    return await(f)\n")
+    assert not result.ported and "await" in result.error
+
+
+def test_port_scripts_answers_in_order_from_one_cache():
+    sources = ["print 'one'\n", "x = 1\n", "print 'one'\n"]
+    results = port_scripts(sources)
+    assert [result.ported for result in results] == [True, False, True]
+    assert results[0] is results[2] is port_script(sources[0])
+
+
+def test_warnings_made_errors_do_not_change_a_verdict():
+    source = "import re\npattern = re.compile('\\d+')\n"  # an invalid escape: a warning
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        result = port_script(source)
+    assert result.code == source and not result.ported and result.error is None
