@@ -19,7 +19,7 @@ import contextlib
 import gc
 import re
 from pathlib import Path
-from typing import Callable, Dict, Iterator, List, Optional, Set, Tuple, Union
+from typing import Callable, Dict, Iterator, List, Optional, Set, Tuple, TypeVar, Union
 
 from lxml import etree
 
@@ -70,6 +70,8 @@ _KNOWN["FlowDiagram"] = _KNOWN["Diagram"]
 _KNOWN["BehaviorSequence"] = _KNOWN["Timeline"]
 _PARAMETER_ATTRIBUTES = frozenset(_KNOWN["Parameter"])
 _CURVE_ATTRIBUTES = frozenset(_KNOWN["ActuatorCurve"])
+#: what :func:`_read_plain` reads
+_Read = TypeVar("_Read")
 _BOX_ATTRIBUTES = frozenset(_KNOWN["Box"])
 #: attributes of the most frequent elements, in the order Choregraphe writes them
 _PORT_LAYOUT = ["name", "type", "type_size", "nature", "inner", "tooltip", "id"]
@@ -86,10 +88,40 @@ def _optional_int(text: Optional[str]) -> Optional[int]:
     return None if text is None else int(text)
 
 
-def _plain_attributes(element, known: frozenset) -> Optional[Dict[str, str]]:
-    """The attributes of ``element`` (name -> value) when all are ``known``, else None."""
+def _read_plain(element, known: frozenset, build: Callable[[Dict[str, str]], _Read]
+                ) -> Optional[_Read]:
+    """``build(attributes)`` when the attributes of ``element`` are all ``known`` and read
+    well; else None, and the general path keeps the unknown ones or says which is wrong."""
     names = element.keys()
-    return dict(zip(names, element.values())) if known.issuperset(names) else None
+    if not known.issuperset(names):
+        return None
+    try:
+        return build(dict(zip(names, element.values())))
+    except (KeyError, ValueError):
+        return None
+
+
+def _plain_box(values: Dict[str, str]) -> Box:
+    get = values.get
+    return Box(values["name"], int(values["id"]), tooltip=get("tooltip"), x=get("x"),
+               y=get("y"), localization=get("localization"), plugin=get("plugin"),
+               robot=get("robot"), bitmap_expanded=get("bitmap_expanded"))
+
+
+def _plain_parameter(values: Dict[str, str], choices: List[str]) -> Parameter:
+    get = values.get
+    return Parameter(values["name"], int(values["content_type"]), values["value"],
+                     get("default_value"), int(values["id"]),
+                     _optional_int(get("inherits_from_parent")), get("min"), get("max"),
+                     get("tooltip"), _optional_int(get("custom_choice")),
+                     _optional_int(get("password")), choices, NO_EXTRAS)
+
+
+def _plain_curve(values: Dict[str, str]) -> ActuatorCurve:
+    get = values.get
+    return ActuatorCurve(values["actuator"], get("name", "value"), _optional_int(get("mute")),
+                         _optional_int(get("unit")), _optional_int(get("recordable")),
+                         _optional_int(get("alwaysVisible")), [], NO_EXTRAS)
 
 
 def _plain_choices(element) -> Optional[List[str]]:
@@ -186,15 +218,7 @@ class ElementReader:
 
     # -- boxes ------------------------------------------------------------------------------
     def box(self, element) -> Box:
-        values, box = _plain_attributes(element, _BOX_ATTRIBUTES), None
-        if values is not None:  # nothing to keep aside
-            get = values.get
-            try:
-                box = Box(values["name"], int(values["id"]), tooltip=get("tooltip"), x=get("x"),
-                          y=get("y"), localization=get("localization"), plugin=get("plugin"),
-                          robot=get("robot"), bitmap_expanded=get("bitmap_expanded"))
-            except (KeyError, ValueError):
-                pass  # the general path says which attribute
+        box = _read_plain(element, _BOX_ATTRIBUTES, _plain_box)
         if box is None:
             get = element.get
             box = Box(name=self.required(element, "name"), id=self.required_int(element, "id"),
@@ -246,24 +270,19 @@ class ElementReader:
         extras = self.extras(element)
         return Port(name=self.required(element, "name"), type=self.required_int(element, "type"),
                     type_size=self.required_int(element, "type_size"),
-                    nature=self.required_int(element, "nature"), id=self.required_int(element, "id"),
-                    inner=self.optional_int(element, "inner", extras), tooltip=element.get("tooltip"),
+                    nature=self.required_int(element, "nature"),
+                    id=self.required_int(element, "id"),
+                    inner=self.optional_int(element, "inner", extras),
+                    tooltip=element.get("tooltip"),
                     stm_value_name=element.get("stm_value_name"), extras=extras)
 
     def parameter(self, element) -> Parameter:
-        values = _plain_attributes(element, _PARAMETER_ATTRIBUTES)
-        choices = _plain_choices(element) if values is not None else None
-        if values is not None and choices is not None:  # nothing to keep aside
-            get = values.get
-            try:
-                return Parameter(
-                    values["name"], int(values["content_type"]), values["value"],
-                    get("default_value"), int(values["id"]),
-                    _optional_int(get("inherits_from_parent")), get("min"), get("max"),
-                    get("tooltip"), _optional_int(get("custom_choice")),
-                    _optional_int(get("password")), choices, NO_EXTRAS)
-            except (KeyError, ValueError):
-                pass  # the general path says which attribute
+        choices = _plain_choices(element)
+        if choices is not None:
+            parameter = _read_plain(element, _PARAMETER_ATTRIBUTES,
+                                    lambda values: _plain_parameter(values, choices))
+            if parameter is not None:
+                return parameter
         extras = self.extras(element)
         get = element.get
         parameter = Parameter(
@@ -441,16 +460,7 @@ class ElementReader:
         return actuators
 
     def curve(self, element) -> ActuatorCurve:
-        values, curve = _plain_attributes(element, _CURVE_ATTRIBUTES), None
-        if values is not None:  # nothing to keep aside
-            get = values.get
-            try:
-                curve = ActuatorCurve(values["actuator"], get("name", "value"),
-                                      _optional_int(get("mute")), _optional_int(get("unit")),
-                                      _optional_int(get("recordable")),
-                                      _optional_int(get("alwaysVisible")), [], NO_EXTRAS)
-            except (KeyError, ValueError):
-                pass  # the general path says which attribute
+        curve = _read_plain(element, _CURVE_ATTRIBUTES, _plain_curve)
         if curve is None:
             extras = self.extras(element)
             opt = self.optional_int
