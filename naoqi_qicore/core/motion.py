@@ -166,7 +166,10 @@ class ALMotionSink:
     ``session`` is anything with ``service(name)``; calls are made with ``_async=True`` so
     that a slow robot never holds the timeline's frame clock; a segment stopped before
     its task id arrived is stopped as soon as it does.  The ALMotion proxy is fetched
-    again after a failure (e.g. after a reconnection).
+    again after a failure (e.g. after a reconnection).  While a session that tells
+    (``isConnected()``) is not connected, calls fail with RuntimeError without touching
+    the proxy: libqi crashes the process when a proxy of a closed session is called, and
+    a box stuck past its stop may keep a timeline running after its owner closed it.
     """
 
     def __init__(self, session: Any) -> None:
@@ -176,8 +179,15 @@ class ALMotionSink:
         #: segment id -> qi future of its task id
         self._tasks: Dict[int, Any] = {}
 
+    def _connected(self) -> bool:
+        connected = getattr(self._session, "isConnected", None)
+        return connected is None or bool(connected())
+
     def _service(self) -> Any:
         with self._lock:
+            if not self._connected():
+                self._motion = None
+                raise RuntimeError("the robot session is not connected")
             if self._motion is None:
                 self._motion = self._session.service("ALMotion")
             return self._motion
@@ -211,6 +221,8 @@ class ALMotionSink:
         def stop_task(done: Any) -> None:
             if done.hasValue():
                 try:
+                    if not self._connected():
+                        raise RuntimeError("the robot session is not connected")
                     motion.stop(int(done.value()), _async=True)
                 except Exception as error:  # the robot may be gone: nothing to stop
                     _LOG.warning("ALMotion.stop (segment %d): %s", segment_id, error)

@@ -7,7 +7,7 @@ import time
 import pytest
 
 from naoqi_qicore.core import FakeClock, GotoError
-from naoqi_qicore.core.motion import CurveSet
+from naoqi_qicore.core.motion import ALMotionSink, CurveSet, MotionSegment
 from naoqi_qicore.core.timeline import Timeline
 from naoqi_qicore.xar.model import ActuatorCurve, BehaviorKeyframe, BehaviorLayer, Diagram, Key
 
@@ -267,3 +267,40 @@ def test_pause_resume_keeps_the_frame(make_harness):
     assert harness.sink.sent[1].times[0][0] == pytest.approx((50 - 11) / 25)
     harness.advance(89 / 25)
     assert player.status == "FINISHED"  # end of motion: the root's onStopped fires
+
+
+class _ClosedSession:
+    """A session its owner closed: a proxy of it must never be called."""
+
+    def __init__(self):
+        self.connected = True
+        self.calls = []
+
+    def isConnected(self):  # noqa: N802 (qi's name)
+        return self.connected
+
+    def service(self, name):
+        session = self
+
+        class Future:
+            def addCallback(self, callback):  # noqa: N802 (qi's name)
+                """The task never ends in this test."""
+
+        class Proxy:
+            def pCall(self, *args, **kwargs):  # noqa: N802 (qi's name)
+                if not session.connected:
+                    raise AssertionError("a proxy of a closed session was called")
+                session.calls.append(args[0])
+                return Future()
+        return Proxy()
+
+
+def test_motion_sink_never_calls_a_proxy_of_a_closed_session():
+    session = _ClosedSession()
+    sink = ALMotionSink(session)
+    segment = MotionSegment(1, ["HeadYaw"], [[0.5]], [[[0.1, [3, -0.1, 0.0], [3, 0.1, 0.0]]]])
+    sink.send(segment)  # connected: the proxy is fetched, called and kept
+    session.connected = False
+    with pytest.raises(RuntimeError, match="not connected"):
+        sink.send(segment)
+    assert session.calls == ["angleInterpolationBezier"]
