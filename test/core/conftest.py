@@ -24,11 +24,13 @@ def make_harness():
         harness.player.unload()
 
 
-
-
 @pytest.fixture
 def robot():
-    """A simulated NAO on a free loopback port and a qi session connected to it."""
+    """A simulated NAO on a free loopback port and a qi session connected to it.
+
+    Request it before ``make_harness`` (``def test_x(robot, make_harness)``): fixtures end
+    in reverse order, and the behaviors must be unloaded before the session closes (libqi
+    crashes when a proxy of a closed session is called)."""
     qi = pytest.importorskip("qi")
     from naoqi_qicore.robot.sim import SimulatedRobot
     simulated = SimulatedRobot(robot="nao", listen="tcp://127.0.0.1:0").start()
