@@ -110,8 +110,8 @@ class RobotSession:
     connect signals there.  A robot (or simulator) that has just started registers its
     services one after the other: the callbacks run once ``required_services`` are all
     registered, or after ``service_timeout`` s without them (then a warning is logged and
-    the callbacks see the robot as it is).  ``on_state(state, message)`` callbacks run on every change of
-    :attr:`state`; ``message`` tells why the connection is down.
+    the callbacks see the robot as it is).  ``on_state(state, message)`` callbacks run on
+    every change of :attr:`state`; ``message`` tells why the connection is down.
     """
 
     def __init__(self, address: RobotAddress, *, first_retry_delay: float = 0.05,

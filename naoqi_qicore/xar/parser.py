@@ -70,8 +70,6 @@ _KNOWN["FlowDiagram"] = _KNOWN["Diagram"]
 _KNOWN["BehaviorSequence"] = _KNOWN["Timeline"]
 _PARAMETER_ATTRIBUTES = frozenset(_KNOWN["Parameter"])
 _CURVE_ATTRIBUTES = frozenset(_KNOWN["ActuatorCurve"])
-#: what :func:`_read_plain` reads
-_Read = TypeVar("_Read")
 _BOX_ATTRIBUTES = frozenset(_KNOWN["Box"])
 #: attributes of the most frequent elements, in the order Choregraphe writes them
 _PORT_LAYOUT = ["name", "type", "type_size", "nature", "inner", "tooltip", "id"]
@@ -86,6 +84,10 @@ _KNOWN["ChoregrapheBox"] = {"xar_version"}
 def _optional_int(text: Optional[str]) -> Optional[int]:
     """``text`` as an int, None when absent (ValueError when it is not an integer)."""
     return None if text is None else int(text)
+
+
+#: what :func:`_read_plain` reads
+_Read = TypeVar("_Read")
 
 
 def _read_plain(element, known: frozenset, build: Callable[[Dict[str, str]], _Read]

@@ -305,9 +305,7 @@ class XarWriter:
         head = INDENT * level + '<Key frame="%d" value="%s" />'
         if all(key.extras is NO_EXTRAS and key.tangents is NO_TANGENTS and key.smooth is None
                and key.symmetrical is None for key in keys):  # as the reader makes them
-            # format_number inlined: the largest timelines have thousands of keys
-            self.lines += [head % (key.frame, text[:-2] if (text := repr(key.value)).endswith(".0")
-                                   else text) for key in keys]
+            self.lines += [head % (key.frame, format_number(key.value)) for key in keys]
             return
         append = self.lines.append
         for key in keys:
