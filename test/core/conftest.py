@@ -12,7 +12,11 @@ from naoqi_qicore.xar.model import Box  # noqa: E402
 
 
 @pytest.fixture
-def make_harness():
+def make_harness(request):
+    if "robot" in request.fixturenames:
+        # the session then closes after the behaviors are unloaded (fixtures end in
+        # reverse order; libqi crashes when a proxy of a closed session is called)
+        request.getfixturevalue("robot")
     made: List[Harness] = []
 
     def make(root: Box, **kwargs: Any) -> Harness:
@@ -26,11 +30,8 @@ def make_harness():
 
 @pytest.fixture
 def robot():
-    """A simulated NAO on a free loopback port and a qi session connected to it.
-
-    Request it before ``make_harness`` (``def test_x(robot, make_harness)``): fixtures end
-    in reverse order, and the behaviors must be unloaded before the session closes (libqi
-    crashes when a proxy of a closed session is called)."""
+    """A simulated NAO on a free loopback port and a qi session connected to it (set up
+    before ``make_harness`` in the tests using both, so that it ends after it)."""
     qi = pytest.importorskip("qi")
     from naoqi_qicore.robot.sim import SimulatedRobot
     simulated = SimulatedRobot(robot="nao", listen="tcp://127.0.0.1:0").start()

@@ -44,7 +44,7 @@ def test_connect_to_the_robot_itself_reaches_the_behaviors_robot():
     assert connected == ["tcp://10.0.0.5:40000", "tcp://192.168.1.10:9559"]
 
 
-def test_memory_events_reach_a_box_through_its_session(robot, make_harness):
+def test_memory_events_reach_a_box_through_its_session(make_harness, robot):
     """The Speech Reco. box idiom: ALMemory of ``self.session()`` calls the box back by
     its name, and unsubscribing works (the robot never hears of the box)."""
     simulated, session = robot
@@ -72,7 +72,7 @@ def onWord(self, key, value, message):
     assert session.service("ALMemory").getSubscribers("WordRecognized") == []
 
 
-def test_scripts_connecting_to_localhost_reach_the_robot(robot, make_harness):
+def test_scripts_connecting_to_localhost_reach_the_robot(make_harness, robot):
     simulated, session = robot
     session.service("ALMemory").insertData("Box/Value", 42)
     harness = make_harness(one_box("""

@@ -75,7 +75,7 @@ def said(simulated):
             for call in simulated.calls() if call["method"] == "say"]
 
 
-def test_all_hello(robot, make_harness):
+def test_all_hello(make_harness, robot):
     """hello.xar: root onStart -> Say "Hello" -> root onStopped; main.py exits 0."""
     harness = play_fixture(make_harness, robot, "hello")
     assert harness.player.wait(20)
@@ -84,7 +84,7 @@ def test_all_hello(robot, make_harness):
     assert said(robot[0]) == ["Hello"]
 
 
-def test_all_parameters(robot, make_harness, capsys):
+def test_all_parameters(make_harness, robot, capsys):
     """parameters.xar: typed outputs and parameters along int -> string -> 2stringtable -> ok."""
     harness = play_fixture(make_harness, robot, "parameters")
     assert harness.player.wait(20)
@@ -93,7 +93,7 @@ def test_all_parameters(robot, make_harness, capsys):
     assert "param1 = gna, param2 = gnagnnaa" in capsys.readouterr().out
 
 
-def test_all_un_wait_deux(robot, make_harness):
+def test_all_un_wait_deux(make_harness, robot):
     """un_wait_deux.xar: "Un" when the timeline starts, "Deux" at frame 121 (4.8 s at
     25 fps); a timeline without motion then plays on (test_all.sh's timeout: WARN)."""
     harness = play_fixture(make_harness, robot, "un_wait_deux")
