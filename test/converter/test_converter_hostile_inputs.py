@@ -1,4 +1,7 @@
 """Hostile inputs through the whole conversion: clean errors, nothing written outside OUT."""
+import random
+import re
+
 import pytest
 
 from naoqi_qicore.converter.api import convert
@@ -61,3 +64,52 @@ def test_absurd_numbers_convert_or_fail_cleanly(tmp_path, project, box):
         convert(source, tmp_path / "out" / str(index))
         assert load_converted(tmp_path / "out" / str(index)).names
     assert written(tmp_path) == ["in%d.xar" % i for i in range(len(cases))] + ["out"]
+
+
+#: values a mutation puts into an attribute
+HOSTILE_VALUES = ["", "-1", "x", "1e999", "nan", "9" * 30, "../..", "3.5", " 1", "\u00e9"]
+_ATTRIBUTE = re.compile(rb'\s([A-Za-z_]+)="([^"]*)"')
+_TAG = re.compile(rb"<([A-Za-z]+)[ />]")
+
+
+def mutate(data: bytes, rng: random.Random) -> bytes:
+    """``data`` with one attribute value changed, one attribute removed or one tag renamed
+    (into another tag of the document, so that the result is often still well formed)."""
+    attributes = list(_ATTRIBUTE.finditer(data))
+    choice = rng.random()
+    if choice < 0.4:
+        found = rng.choice(attributes)
+        value = rng.choice(HOSTILE_VALUES).encode()
+        return data[:found.start(2)] + value + data[found.end(2):]
+    if choice < 0.7:
+        found = rng.choice(attributes)
+        return data[:found.start()] + data[found.end():]
+    tags = list(_TAG.finditer(data))
+    renamed, other = rng.choice(tags), rng.choice(tags)
+    return data[:renamed.start(1)] + other.group(1) + data[renamed.end(1):]
+
+
+def test_mutated_corpus_behaviors_convert_or_fail_cleanly(tmp_path, corpus_dir):
+    """Real behaviors with seeded mutations: each converts and loads back, or gives one
+    line naming the file and line; nothing is written outside OUT."""
+    files = sorted(path for path in (corpus_dir / "files").glob("*.xar")
+                   if 1000 < path.stat().st_size < 60_000)
+    rng = random.Random(20261124)
+    failures = 0
+    for index in range(120):
+        data = rng.choice(files).read_bytes()
+        for _ in range(rng.randint(1, 3)):
+            data = mutate(data, rng)
+        source = tmp_path / "in.xar"
+        source.write_bytes(data)
+        output = tmp_path / "out" / str(index)
+        try:
+            convert(source, output)
+        except XarError as error:
+            failures += 1
+            assert re.match(re.escape(str(source)) + r":\d+: ", str(error)), error
+            assert "\n" not in str(error) and not output.exists()
+        else:
+            assert load_converted(output).names
+    assert 0 < failures < 120  # the mutations make both kinds
+    assert written(tmp_path) == ["in.xar", "out"]
