@@ -123,13 +123,19 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
         elif not (options.quiet or options.json):
             for warning in entry["warnings"]:
                 print("warning: " + warning, file=sys.stderr)
+            boxes = sum(b["objects"] for b in entry["behaviors"])
             ported = sum(len(b["ported"]) for b in entry["behaviors"])
-            print("%s -> %s (%d boxes, %d scripts ported)" % (
-                source, destination, sum(b["objects"] for b in entry["behaviors"]), ported))
+            print("%s -> %s (%s, %s ported)" % (source, destination, _count(boxes, "box"),
+                                                 _count(ported, "script")))
     if options.json:
         json.dump(entries, sys.stdout, indent=2, sort_keys=True)
         sys.stdout.write("\n")
     return EXIT_OK if all(entry["ok"] for entry in entries) else EXIT_FAILED
+
+
+def _count(number: int, noun: str) -> str:
+    """``number noun``, the noun in the plural unless there is one."""
+    return "%d %s" % (number, noun if number == 1 else noun + ("es" if noun.endswith("x") else "s"))
 
 
 if __name__ == "__main__":

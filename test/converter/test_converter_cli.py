@@ -21,7 +21,10 @@ def test_one_input_goes_into_out(inputs, tmp_path, capsys):
     assert main([str(inputs / "wave.xar"), str(tmp_path / "out")]) == 0
     assert (tmp_path / "out" / "main.py").is_file()
     assert load_converted(tmp_path / "out").names
-    assert "1 boxes" not in capsys.readouterr().err
+    assert capsys.readouterr().out == "%s -> %s (2 boxes, 0 scripts ported)\n" % (
+        inputs / "wave.xar", tmp_path / "out")
+    assert main([str(inputs / "dance"), str(tmp_path / "dance")]) == 0
+    assert capsys.readouterr().out.endswith(" (2 boxes, 1 script ported)\n")
 
 
 def test_several_inputs_each_into_their_folder_and_failures_exit_1(inputs, tmp_path, capsys):
