@@ -24,9 +24,10 @@ def _parser() -> argparse.ArgumentParser:
                     "holding behavior.xar) into naoqi_qicore's file-per-object format. One "
                     "input is written into OUT; several each into OUT/<input name>/.")
     parser.add_argument("paths", nargs="+", metavar="IN... OUT", help="inputs, then the output")
-    parser.add_argument("--force", action="store_true", help="replace existing output folders")
+    parser.add_argument("-f", "--force", action="store_true",
+                        help="replace existing output folders")
     parser.add_argument("--json", action="store_true", help="print a JSON report on stdout")
-    parser.add_argument("--quiet", action="store_true", help="print errors only")
+    parser.add_argument("-q", "--quiet", action="store_true", help="print errors only")
     parser.add_argument("--graph", nargs="?", const="", metavar="FILE.svg|FILE.dot",
                         help="draw boxes, links and states: into FILE, or graph.svg inside "
                              "each converted folder when FILE is left out")

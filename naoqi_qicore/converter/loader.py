@@ -14,7 +14,8 @@ from lxml import etree
 
 from naoqi_qicore.converter.naming import assign_names
 from naoqi_qicore.converter.pyport import port_scripts
-from naoqi_qicore.converter.writer import (BOX_FILE_ATTRIBUTES, FORMAT, MANIFEST, has_python)
+from naoqi_qicore.converter.writer import (BOX_FILE_ATTRIBUTES, FORMAT, MANIFEST, has_python,
+                                           unported_code)
 from naoqi_qicore.xar.errors import XarError
 from naoqi_qicore.xar.model import Behavior, Box, Extras, Script
 from naoqi_qicore.xar.parser import MAX_DOCUMENT_BYTES, ElementReader, safe_xml_parser
@@ -49,6 +50,7 @@ def prepare(behavior: Behavior) -> LoadedBehavior:
         loaded.code[names[id(box)]] = result.code
         if result.error:
             loaded.port_errors[names[id(box)]] = result.error
+            loaded.code[names[id(box)]] = unported_code(result.code, result.error)
     return loaded
 
 
@@ -140,8 +142,11 @@ def load_converted(folder: Path) -> LoadedBehavior:
     manifest = reader.document(MANIFEST)
     root_name = reader.required(manifest, "root")
     behavior = Behavior(root=Box("root", -1), source=manifest.get("source", ""))
+    port_errors: Dict[str, str] = {}
     for child in manifest:
-        if child.tag == "Project":
+        if child.tag == "Script" and child.get("ported") == "0":
+            port_errors[reader.required(child, "object")] = child.get("error", "")
+        elif child.tag == "Project":
             get = child.get
             behavior.root_tag = get("tag", behavior.root_tag)
             behavior.name, behavior.xar_version = get("name"), get("xar_version")
@@ -153,5 +158,5 @@ def load_converted(folder: Path) -> LoadedBehavior:
                                      [etree.tostring(c, encoding="unicode", with_tail=False)
                                       for c in child])
     behavior.root = reader.load_box(root_name, manifest)
-    return LoadedBehavior(behavior, reader.names, reader.code, folder,
+    return LoadedBehavior(behavior, reader.names, reader.code, folder, port_errors,
                           warnings=reader.warnings)

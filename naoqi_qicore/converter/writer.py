@@ -6,8 +6,9 @@ One folder per behavior.  For every box, named by :mod:`naming` (``l1_Say``):
   ports, parameters with choices, resources, dialog files, kept extras) with its timeline's
   layers and keyframes, whose diagrams list their boxes as ``<Object Name=".."/>``;
   the root element also carries ``format``, ``object`` and ``code``;
-* ``<name>.py`` — the Python 3 code of the box (ported when needed); the original script
-  is kept in ``<name>.xml`` when it differs;
+* ``<name>.py`` — the Python 3 code of the box (ported when needed; a script that cannot
+  be ported is commented out, see :func:`unported_code`); the original script is kept in
+  ``<name>.xml`` when it differs;
 * ``<name>_timeline.xml`` — the motion: ActuatorList, curves (with unit), keys, tangents;
 * ``<name>_state_machine.xml`` and ``<name>_state_<i>.xml`` — states of the behavior layers
   (the 2012 converter's files: objects, interval, labels, links by name).
@@ -48,6 +49,15 @@ DEFAULT_FPS = 25
 #: file names written: one optional sub-folder (behaviors of a multi-behavior input)
 _SAFE_FILE = re.compile(r"([A-Za-z0-9_]+/)?[A-Za-z0-9_]+\.(xml|py|svg|dot)")
 _XML_DECLARATION = '<?xml version="1.0" encoding="UTF-8" ?>'
+#: line breaks as Python reads them
+_NEWLINE = re.compile(r"\r\n|\r|\n")
+_UNPORTED_FOOTER = """
+
+# naoqi_qicore: the lines above are this box's script, commented out: it does not compile
+# under Python 3 and could not be ported (%s).
+# Its original text is also in the box's .xml file. Fix it, uncomment it, remove the raise.
+raise SyntaxError(%r)
+"""
 
 MAIN_PY = '''#!/usr/bin/env python3
 """Runs this converted behavior with naoqi_qicore: python3 main.py --help"""
@@ -78,7 +88,7 @@ class ConversionReport:
     files: int = 0
     #: object names of boxes whose script was ported to Python 3
     ported: List[str] = field(default_factory=list)
-    #: object name -> why its script does not compile under Python 3 (kept as it was)
+    #: object name -> why its script does not compile under Python 3 (commented out)
     failed: Dict[str, str] = field(default_factory=dict)
     warnings: List[str] = field(default_factory=list)
 
@@ -87,6 +97,17 @@ def has_python(script: Optional[Script]) -> bool:
     """True when ``script`` is Python code with something in it."""
     return (script is not None and script.language == ScriptLanguage.PYTHON
             and script.content != "" and not script.content.isspace())
+
+
+def unported_code(source: str, error: str) -> str:
+    """The ``.py`` of a script that does not compile under Python 3 and could not be ported:
+    its lines commented out (same line numbers), then a ``raise SyntaxError`` saying why,
+    so that the file compiles and the box reports the reason when it is loaded."""
+    error = " ".join(error.split())
+    lines = _NEWLINE.split(source.replace("\0", "\\x00"))
+    code = "\n".join("# " + line if line else "#" for line in lines)
+    return code + _UNPORTED_FOOTER % (error, "the box script does not compile under Python 3 "
+                                      "and could not be ported: " + error)
 
 
 def link_port_name(box: Box, port_id: int) -> str:
@@ -224,6 +245,7 @@ def render(behavior: Behavior) -> Tuple[Dict[str, str], ConversionReport]:
             report.ported.append(name)
         elif result.error:
             report.failed[name] = result.error
+            codes[name] = unported_code(result.code, result.error)
     files: Dict[str, str] = {}
     box_writer = _BoxFileWriter(names, codes)
     for box in boxes:

@@ -52,7 +52,7 @@ def test_existing_output_needs_force(inputs, tmp_path, capsys):
     (out / "stale.txt").write_text("old")
     assert main([str(inputs / "wave.xar"), str(out), "--quiet"]) == 1
     assert "--force" in capsys.readouterr().err
-    assert main([str(inputs / "wave.xar"), str(out), "--quiet", "--force"]) == 0
+    assert main([str(inputs / "wave.xar"), str(out), "-q", "-f"]) == 0
     assert not (out / "stale.txt").exists()
     assert sorted(p.name for p in tmp_path.iterdir()) == ["in", "out"]
 

@@ -33,6 +33,23 @@ def test_load_converted_gives_the_same_behavior_and_keeps_the_original_script(be
     assert loaded.names[id(say)] == "l1_Say"
 
 
+def test_a_script_that_cannot_be_ported_is_commented_out_and_reported(project, box, tmp_path):
+    script = "class MyClass(GeneratedClass):\n    def onLoad(self)\n        x = 08\n"
+    behavior = parse_xar_bytes(project(box("Bad", 1, script)), "b.xar")
+    report = write_converted(behavior, tmp_path / "out")
+    assert list(report.failed) == ["l1_Bad"] and "line 3" in report.failed["l1_Bad"]
+    code = (tmp_path / "out" / "l1_Bad.py").read_text()
+    compile(code, "l1_Bad.py", "exec")
+    assert code.splitlines()[:3] == ["# " + line for line in script.splitlines()]
+    assert code.splitlines()[-1].startswith("raise SyntaxError(")
+    loaded = load_converted(tmp_path / "out")
+    assert loaded.behavior == behavior  # the original script, from l1_Bad.xml
+    assert loaded.port_errors == report.failed == prepare(behavior).port_errors
+    assert loaded.code == prepare(behavior).code
+    with pytest.raises(SyntaxError, match="could not be ported: SyntaxError: .*line 3"):
+        exec(compile(code, "l1_Bad.py", "exec"), {})
+
+
 @pytest.mark.parametrize("damage, expected", [
     (lambda out: (out / "l1_Say.xml").unlink(), "l1_Say.xml: cannot read"),
     (lambda out: (out / "behavior.xml").write_text("<Behavior/>"), "not a naoqi_qicore/1 file"),
