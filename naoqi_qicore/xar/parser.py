@@ -355,18 +355,30 @@ class ElementReader:
             else:
                 extras.elements.append(serialize(child))
         if timeline.size is not None and timeline.actuator_list is not None:
-            self.check_key_frames(element, timeline.actuator_list, timeline.size)
+            self.check_key_frames(element, timeline)
         return timeline
 
-    def check_key_frames(self, element, actuators: ActuatorList, size: int) -> None:
-        """No key of ``actuators`` is after the last frame (``size``) of its timeline."""
-        if all(key.frame <= size for curve in actuators.curves for key in curve.keys):
+    def check_key_frames(self, element, timeline: Timeline) -> None:
+        """No motion key is outside ``timeline``: after its ``size`` and its fixed
+        ``end_frame`` (an error).  With no fixed end (-1: the timeline ends at its last key,
+        as NAOqi played it) a key after ``size`` plays: it is kept, with a warning."""
+        size, end = timeline.size, timeline.end_frame
+        fixed_end = end is not None and end >= 0
+        last = max(size, end) if fixed_end else size
+        if all(key.frame <= last for curve in timeline.actuator_list.curves
+               for key in curve.keys):
             return
         for key in element.iter("Key"):
             frame = self.integer(key, "frame", key.get("frame", "0"))
-            if frame > size:
-                raise self.error(key, "key at frame %d is outside its timeline (size %d)"
-                                 % (frame, size))
+            if frame <= last:
+                continue
+            if fixed_end:
+                raise self.error(key, "key at frame %d is outside its timeline (size %d, "
+                                 "end_frame %d)" % (frame, size, end))
+            self.warnings.append("%s:%s: <Key>: key at frame %d is after the timeline's size "
+                                 "(%d); kept: the timeline plays to its last key"
+                                 % (self.source, key.sourceline, frame, size))
+            return
 
     def layer(self, element) -> BehaviorLayer:
         extras = self.extras(element)

@@ -86,13 +86,29 @@ def test_format_version_4_without_its_files_converts_the_instance():
         '</ActuatorCurve></ActuatorList>')), "<Key>: key at negative frame -4"),
     (lambda p, b: p(layers='<BehaviorLayer name="l"><BehaviorKeyframe name="k" index="-2">'
                            '<Diagram/></BehaviorKeyframe></BehaviorLayer>'), "negative frame -2"),
-    (lambda p, b: p(timeline_attributes='enable="1" fps="25" size="40"', layers=(
+    (lambda p, b: p(timeline_attributes='enable="1" fps="25" size="40" end_frame="30"', layers=(
         '<ActuatorList><ActuatorCurve actuator="HeadYaw"><Key frame="12" value="0" />\n'
         '<Key frame="41" value="0" /></ActuatorCurve></ActuatorList>')),
-     ":12: <Key>: key at frame 41 is outside its timeline (size 40)"),
+     ":12: <Key>: key at frame 41 is outside its timeline (size 40, end_frame 30)"),
 ])
 def test_bad_documents_give_one_line_with_file_line_element(make, expected, project, box):
     assert expected in str(error_of(make(project, box)))
+
+
+def test_keys_after_the_size_of_a_timeline_ending_at_its_last_key_are_kept(project):
+    # as a real generated behavior: size 59, keys up to frame 60, end_frame -1
+    curve = ('<ActuatorList><ActuatorCurve actuator="HeadYaw"><Key frame="59" value="0" />\n'
+             '<Key frame="60" value="1" /></ActuatorCurve></ActuatorList>')
+    for end in ('end_frame="-1" ', ""):
+        behavior = parse_xar_bytes(project(
+            timeline_attributes='enable="1" fps="25" %ssize="59"' % end, layers=curve), "k.xar")
+        keys = behavior.root.timeline.actuator_list.curves[0].keys
+        assert [key.frame for key in keys] == [59, 60]
+        assert behavior.warnings == ["k.xar:12: <Key>: key at frame 60 is after the timeline's "
+                                     "size (59); kept: the timeline plays to its last key"]
+    within_end = parse_xar_bytes(project(
+        timeline_attributes='enable="1" fps="25" end_frame="60" size="59"', layers=curve), "k.xar")
+    assert within_end.warnings == []
 
 
 def test_error_line_numbers_point_at_the_element(project, box):
