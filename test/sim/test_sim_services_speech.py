@@ -66,6 +66,10 @@ def test_language_volume_and_parameters(sim):
     assert tts.getLanguage() == "English" and "French" in tts.getAvailableLanguages()
     tts.setLanguage("French")
     assert tts.getLanguage() == "French" and tts.locale() == "fr_FR"
+    # every language pack is installed: behaviors written for any robot run
+    assert tts.getAvailableLanguages() == tts.getSupportedLanguages()
+    tts.setLanguage("Brazilian")
+    assert tts.locale() == "pt_BR"
     with pytest.raises(RuntimeError, match="ALTextToSpeech::setLanguage: language 'Klingon'"):
         tts.setLanguage("Klingon")
     with pytest.raises(RuntimeError, match="volume must be in"):

@@ -22,7 +22,9 @@ LANGUAGES = {
     "Polish": "pl_PL", "Portuguese": "pt_PT", "Russian": "ru_RU", "Spanish": "es_ES",
     "Swedish": "sv_SE", "Turkish": "tr_TR",
 }
-INSTALLED_LANGUAGES = ["English", "French", "German", "Italian", "Japanese", "Spanish", "Chinese"]
+#: the simulated robot has every language pack installed, so that a behavior plays whatever
+#: language its author's robot had (a real robot has those its owner installed)
+INSTALLED_LANGUAGES = sorted(LANGUAGES)
 
 # name -> (default, minimum, maximum)
 TTS_PARAMETERS: Dict[str, Tuple[float, float, float]] = {
