@@ -40,6 +40,8 @@ class ScriptEnvironment:
     names: Dict[str, Any] = field(default_factory=dict)
     #: what ``self.session()`` returns to box scripts (None: the player's session)
     session: Optional[Any] = None
+    #: called once the behavior is unloaded (ends what the environment started for it)
+    close: Optional[Callable[[], None]] = None
 
 
 BoxEnvironmentFactory = Callable[[BehaviorContext], ScriptEnvironment]

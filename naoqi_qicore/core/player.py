@@ -59,6 +59,7 @@ class BehaviorPlayer:
         self.resources = resources or ResourceManager()
         self._listener = listener
         self._environment = environment or bare_environment
+        self._close_environment: Optional[Callable[[], None]] = None
         self.behavior_id = "behavior-%d" % next(_behavior_ids)
         self.behavior_path = _behavior_folder(loaded)
         self.package_uid, self.behavior_relative_path = package_info(self.behavior_path)
@@ -154,6 +155,7 @@ class BehaviorPlayer:
         context = BehaviorContext(self.session, self.frame_manager, self.behavior_id,
                                   self.behavior_path, self._box_object)
         environment = self._environment(context)
+        self._close_environment = environment.close
         self.box_session = environment.session if environment.session is not None \
             else self.session
         self._builtins = box_builtins(environment.modules)
@@ -290,6 +292,9 @@ class BehaviorPlayer:
             self.stopping = False
         self.transitions.close()
         self._runner.close()
+        if self._close_environment is not None:
+            close, self._close_environment = self._close_environment, None
+            close()
         self._set_status("IDLE")
 
     def wait(self, timeout: Optional[float] = None) -> bool:

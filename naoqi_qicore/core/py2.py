@@ -10,13 +10,15 @@ Python 2's builtins and standard library is provided here, for box code only:
   ``Queue``, ``cPickle``, ``StringIO``...), ``urllib`` with ``urlencode``, ``quote``,
   ``urlopen``..., ``urllib2`` whose ``Request`` has ``add_data`` and friends and whose
   ``urlopen`` takes text data, ``string`` with ``letters``, ``join``, ``upper``...,
-  ``sys`` with ``setdefaultencoding`` and ``maxint``, and ``mutex``.
+  ``sys`` with ``setdefaultencoding`` and ``maxint``, ``json`` writing byte strings as
+  text, and ``mutex``.
 """
 from __future__ import annotations
 
 import builtins
 import functools
 import importlib
+import json
 import string
 import sys
 import threading
@@ -217,6 +219,24 @@ _string = _merged(
     replace=str.replace, translate=str.translate,
     join=lambda words, separator=" ": separator.join(words),
     joinfields=lambda words, separator=" ": separator.join(words))
+
+
+def _json_writer(write: Callable) -> Callable:
+    """``json.dump``/``dumps`` writing byte strings as text, as Python 2's json did."""
+    def call(obj: Any, *args: Any, default: Optional[Callable] = None, **kwargs: Any) -> Any:
+        def text_of(value: Any) -> Any:
+            if isinstance(value, bytes):
+                return value.decode("utf-8", "replace")
+            if default is not None:
+                return default(value)
+            raise TypeError("Object of type %s is not JSON serializable"
+                            % type(value).__name__)
+        return write(obj, *args, default=text_of, **kwargs)
+    return functools.wraps(write)(call)
+
+
+_json = _merged("json", ("json",), dumps=_json_writer(json.dumps), dump=_json_writer(json.dump))
+_json.__path__ = json.__path__  # type: ignore[attr-defined]
 _sys = _Py2Sys("sys", sys.__doc__)
 _sys.__dict__.update(setdefaultencoding=lambda encoding: None, maxint=sys.maxsize,
                      maxunicode=sys.maxunicode)
@@ -225,7 +245,8 @@ _mutex.mutex = _Mutex  # type: ignore[attr-defined]
 
 #: the modules above by the name box code imports
 _OWN_MODULES: Dict[str, types.ModuleType] = {
-    "urllib": _urllib, "urllib2": _urllib2, "string": _string, "sys": _sys, "mutex": _mutex}
+    "urllib": _urllib, "urllib2": _urllib2, "string": _string, "sys": _sys, "mutex": _mutex,
+    "json": _json}
 
 
 def py2_module(name: str) -> Optional[types.ModuleType]:

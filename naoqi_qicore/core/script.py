@@ -22,6 +22,7 @@ import warnings
 from typing import Any, Callable, Dict, Mapping, Optional, Type
 
 from naoqi_qicore.core.py2 import PY2_BUILTINS, py2_module
+from naoqi_qicore.core.py2_text import PY2_TEXT_BUILTINS, rewrite_text_methods
 
 
 def box_builtins(modules: Mapping[str, types.ModuleType]) -> Dict[str, Any]:
@@ -45,6 +46,7 @@ def box_builtins(modules: Mapping[str, types.ModuleType]) -> Dict[str, Any]:
     namespace = dict(builtins.__dict__)
     namespace.pop("raw_input", None)
     namespace.update(PY2_BUILTINS)
+    namespace.update(PY2_TEXT_BUILTINS)
     namespace["__import__"] = box_import
     return namespace
 
@@ -57,7 +59,8 @@ def compile_box_script(source: str) -> types.CodeType:
     """Compile a box script (cached by text); raises ``SyntaxError``.
 
     The code's file name is ``<box script HASH>`` and its lines are registered with
-    :mod:`linecache`, so tracebacks show the script's lines.
+    :mod:`linecache`, so tracebacks show the script's lines.  ``encode``/``decode``
+    calls get Python 2's results on text (:mod:`naoqi_qicore.core.py2_text`).
     """
     with _code_lock:
         code = _code_cache.get(source)
@@ -66,7 +69,8 @@ def compile_box_script(source: str) -> types.CodeType:
     filename = "<box script %s>" % hashlib.sha1(source.encode("utf-8", "replace")).hexdigest()[:10]
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")  # invalid escapes etc. of old scripts
-        code = compile(source, filename, "exec", dont_inherit=True)
+        code = compile(rewrite_text_methods(source, filename), filename, "exec",
+                       dont_inherit=True)
     linecache.cache[filename] = (len(source), None, source.splitlines(True), filename)
     with _code_lock:
         _code_cache[source] = code

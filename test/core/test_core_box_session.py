@@ -72,6 +72,47 @@ def onWord(self, key, value, message):
     assert session.service("ALMemory").getSubscribers("WordRecognized") == []
 
 
+def test_subscribing_to_an_extractor_event_starts_the_extractor(make_harness, robot):
+    """As on NAOqi, a box subscribing to WordRecognized with ALMemory.subscribeToEvent has
+    the speech recognition working for it (Speech Reco. and Choice boxes rely on it) until
+    it unsubscribes from all its events, or the behavior is unloaded."""
+    simulated, session = robot
+    harness = make_harness(one_box("""
+def onInput_onStart(self):
+    self.memory = ALProxy("ALMemory")
+    ALProxy("ALSpeechRecognition").setVocabulary(u"oui/non".encode("utf-8").split("/"), False)
+    for event in ("WordRecognized", "SpeechDetected", "FaceDetected"):
+        self.memory.subscribeToEvent(event, self.getName(), "onEvent")
+    record(self.getName(), "subscribed")
+def onEvent(self, key, value, message):
+    if key == "WordRecognized":
+        record(self.getName(), "word", str(value[0]))
+        self.memory.unsubscribeToEvent("WordRecognized", self.getName())
+def onInput_onStop(self):
+    self.memory.unsubscribeToEvent("SpeechDetected", self.getName())
+"""), session=session, naoqi=True)
+    asr, faces = session.service("ALSpeechRecognition"), session.service("ALFaceDetection")
+    harness.player.load()
+    harness.player.play()
+    harness.settle()
+    assert [info[0] for info in asr.getSubscribersInfo()] == ["l1_Box"]
+    assert [info[0] for info in faces.getSubscribersInfo()] == ["l1_Box"]
+    assert asr.simulateRecognition("non", 0.8)
+    for _ in range(200):
+        if ("l1_Box", "word", "non") in harness.log:
+            break
+        time.sleep(0.01)
+    assert ("l1_Box", "word", "non") in harness.log
+    assert [info[0] for info in asr.getSubscribersInfo()] == ["l1_Box"]  # SpeechDetected
+    harness.player.stop()
+    harness.settle()
+    assert asr.getSubscribersInfo() == []
+    assert [info[0] for info in faces.getSubscribersInfo()] == ["l1_Box"]
+    harness.player.unload()
+    assert faces.getSubscribersInfo() == []
+    assert harness.kinds("error") == []
+
+
 def test_scripts_connecting_to_localhost_reach_the_robot(make_harness, robot):
     simulated, session = robot
     session.service("ALMemory").insertData("Box/Value", 42)

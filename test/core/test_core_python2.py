@@ -1,14 +1,61 @@
 """The Python 2 that box scripts were written for: builtins and modules (core.py2)."""
+import hashlib
 import sys
 
-from naoqi_qicore.core.script import box_builtins
+import pytest
+
+from naoqi_qicore.core.py2_text import Py2Bytes
+from naoqi_qicore.core.script import box_builtins, compile_box_script
 
 
 def run(code: str) -> dict:
     """Run ``code`` as box code does and return its namespace."""
     namespace = {"__builtins__": box_builtins({}), "__name__": "box"}
-    exec(compile(code, "<box>", "exec"), namespace)
+    exec(compile_box_script(code), namespace)
     return namespace
+
+
+def test_encoded_text_mixes_with_text_as_python2_str():
+    names = run(r"""
+# -*- coding: utf-8 -*-
+import hashlib, json
+words = u"oui/non/peut-être".encode("utf-8").split("/")
+sentence = "Tu as dit " + words[0] + "."
+formatted = "%s ou %s" % (words[0], words[1])
+found = "oui" in words and words[2] == "peut-être" and words[0].startswith(("x", "o"))
+digest = hashlib.md5("é".encode("utf-8")).hexdigest()
+document = json.dumps({"word": words[1]})
+first = words[0][0]
+ascii_only = u"héhé".encode("ascii", "ignore")
+again = "déjà".decode("utf-8")
+raw = b"\xc3\xa9".decode("utf-8")
+basic = "abc".encode("base64").replace("\n", "")
+table = {words[0]: 1}
+encoder = json.JSONEncoder().encode([1])
+""")
+    assert [str(word) for word in names["words"]] == ["oui", "non", "peut-être"]
+    assert isinstance(names["words"][0], Py2Bytes) and bytes(names["words"][0]) == b"oui"
+    assert names["sentence"] == "Tu as dit oui." and names["formatted"] == "oui ou non"
+    assert names["found"] and names["first"] == "o" and names["table"]["oui"] == 1
+    assert names["digest"] == hashlib.md5("é".encode("utf-8")).hexdigest()
+    assert names["document"] == '{"word": "non"}'
+    assert names["ascii_only"] == "hh" and names["again"] == "déjà" and names["raw"] == "é"
+    assert names["basic"] == "YWJj" and names["encoder"] == "[1]"
+
+
+def test_encode_and_decode_of_other_objects_are_their_own():
+    names = run("""
+class Codec(object):
+    def encode(self, value, twice=False):
+        return ("enc", value, twice)
+    def decode(self):
+        return "dec"
+codec = Codec()
+results = (codec.encode(1, twice=True), codec.decode())
+""")
+    assert names["results"] == (("enc", 1, True), "dec")
+    with pytest.raises(UnicodeEncodeError):
+        run('failed = u"é".encode("ascii")')
 
 
 def test_range_map_filter_zip_are_lists():
@@ -53,6 +100,7 @@ total = apply(lambda a, b, c=0: a + b + c, (1, 2), {'c': 3})
 def test_sys_has_python2_names_and_writes_through():
     marker = "/nonexistent/box/lib"
     names = run("""
+import hashlib
 import sys
 reload(sys)
 sys.setdefaultencoding('utf8')

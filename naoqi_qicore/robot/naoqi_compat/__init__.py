@@ -49,4 +49,4 @@ def box_environment(context: BehaviorContext) -> ScriptEnvironment:
     names["qi"] = box_qi
     if "ALProxy" in names:
         names.update(global_proxies(names["ALProxy"]))
-    return ScriptEnvironment(modules=modules, names=names, session=session)
+    return ScriptEnvironment(modules=modules, names=names, session=session, close=local.close)

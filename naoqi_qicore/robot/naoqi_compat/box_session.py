@@ -8,6 +8,7 @@ own.  :class:`BoxSession` wraps a qi session so that what scripts relied on stil
   this process (:class:`LocalSubscriptions`), instead of asking the robot to call a module
   it does not know;
 * ``service("ALFrameManager")`` is the behavior's own frame manager;
+* services take the byte strings of Python 2 code (:func:`qi_value`);
 * ``connect(url)`` to the robot's own address (``tcp://127.0.0.1:9559``, ``localhost``...)
   reaches the robot the behavior plays on: a script connecting to "itself" meant the robot.
 
@@ -16,29 +17,80 @@ own.  :class:`BoxSession` wraps a qi session so that what scripts relied on stil
 """
 from __future__ import annotations
 
+import logging
 import threading
 import types
 from typing import Any, Dict, Optional, Tuple
 from urllib.parse import urlsplit
 
 from naoqi_qicore.core.environment import BehaviorContext
+from naoqi_qicore.core.py2_text import Py2Bytes
 from naoqi_qicore.core.script import positional_arity
+
+_LOG = logging.getLogger(__name__)
 
 LOCAL_SERVICES = ("ALFrameManager",)
 NAOQI_PORT = 9559
 LOOPBACK_HOSTS = ("127.0.0.1", "localhost", "::1", "0.0.0.0")
 
 
+#: events raised by NAOqi extractors -> the extractor: on NAOqi, subscribing to one with
+#: ``ALMemory.subscribeToEvent`` started the extractor (the standard Speech Reco. and
+#: Choice boxes only subscribe to ``WordRecognized``)
+EXTRACTOR_EVENTS = {
+    "WordRecognized": "ALSpeechRecognition", "WordRecognizedAndGrammar": "ALSpeechRecognition",
+    "SpeechDetected": "ALSpeechRecognition", "FaceDetected": "ALFaceDetection",
+    "LandmarkDetected": "ALLandMarkDetection", "BarcodeReader/BarcodeDetected": "ALBarcodeReader",
+    "SoundDetected": "ALSoundDetection", "ALSoundLocalization/SoundLocated": "ALSoundLocalization",
+    "PictureDetected": "ALVisionRecognition", "redBallDetected": "ALRedBallDetection",
+    "MovementDetection/MovementDetected": "ALMovementDetection",
+    "DarknessDetection/DarknessDetected": "ALDarknessDetection",
+    "SonarLeftDetected": "ALSonar", "SonarRightDetected": "ALSonar",
+    "SonarLeftNothingDetected": "ALSonar", "SonarRightNothingDetected": "ALSonar",
+}
+
+
 class LocalSubscriptions:
     """ALMemory events delivered to objects of this process (boxes, ``ALModule`` objects):
     NAOqi called ``module.method(event, value, message)`` on them; here a memory
-    subscriber calls it, each time in a thread of its own."""
+    subscriber calls it, each time in a thread of its own.  The extractor raising the event
+    (:data:`EXTRACTOR_EVENTS`) works for ``module`` while it has such a subscription, as
+    on NAOqi; :meth:`close` ends them all when the behavior is unloaded."""
 
     def __init__(self, context: BehaviorContext) -> None:
         self._context = context
         self._lock = threading.Lock()
         self.modules: Dict[str, Any] = {}
         self._links: Dict[Tuple[str, str], Tuple[Any, int]] = {}
+        #: (extractor, module) -> number of its events the module is subscribed to
+        self._extractors: Dict[Tuple[str, str], int] = {}
+
+    def _extractor(self, event: str, module: str, start: bool) -> None:
+        """Start (first event) or stop (last event) the extractor of ``event`` for
+        ``module``; a robot without it only loses that."""
+        name = EXTRACTOR_EVENTS.get(event)
+        if name is None:
+            return
+        with self._lock:
+            count = self._extractors.get((name, module), 0) + (1 if start else -1)
+            if count > 0:
+                self._extractors[(name, module)] = count
+            else:
+                self._extractors.pop((name, module), None)
+        if count != (1 if start else 0):
+            return
+        try:
+            service = self._context.session.service(name)
+            (service.subscribe if start else service.unsubscribe)(module)
+        except Exception as error:  # not on this robot, or its session is gone
+            _LOG.debug("%s %s for %s: %s", name, "start" if start else "stop", module, error)
+
+    def close(self) -> None:
+        """End every subscription (the behavior is unloaded)."""
+        with self._lock:
+            keys = list(self._links)
+        for event, module in keys:
+            self.unsubscribe(event, module)
 
     def target(self, module: str) -> Optional[Any]:
         with self._lock:
@@ -62,6 +114,7 @@ class LocalSubscriptions:
         link = subscriber.signal.connect(deliver)
         with self._lock:
             self._links[(event, module)] = (subscriber, link)
+        self._extractor(event, module, start=True)
         return True
 
     def unsubscribe(self, event: str, module: str) -> bool:
@@ -69,9 +122,60 @@ class LocalSubscriptions:
             entry = self._links.pop((event, module), None)
         if entry is None:
             return False
+        self._extractor(event, module, start=False)
         subscriber, link = entry
-        subscriber.signal.disconnect(link)
+        try:
+            subscriber.signal.disconnect(link)
+        except Exception as error:  # its session is gone
+            _LOG.debug("%s of %s: %s", event, module, error)
         return True
+
+
+def qi_value(value: Any) -> Any:
+    """``value`` as libqi takes it: the Python 2 byte strings of box code
+    (:class:`~naoqi_qicore.core.py2_text.Py2Bytes`, which libqi would try to publish as
+    objects) become text, in lists, tuples and dictionaries too."""
+    kind = type(value)
+    if kind is Py2Bytes:
+        return str(value)
+    if kind is list or kind is tuple:
+        items = [qi_value(item) for item in value]
+        return kind(items) if any(a is not b for a, b in zip(items, value)) else value
+    if kind is dict:
+        pairs = [(qi_value(key), qi_value(item)) for key, item in value.items()]
+        changed = any(a is not b or c is not d
+                      for (a, c), (b, d) in zip(pairs, value.items()))
+        return dict(pairs) if changed else value
+    return value
+
+
+class _BoxCall:
+    """A method or signal of a service: called with :func:`qi_value` arguments; its other
+    attributes (``connect``, ``value``...) are the real ones."""
+
+    def __init__(self, target: Any) -> None:
+        self._target = target
+
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        return self._target(*(qi_value(arg) for arg in args),
+                            **{key: qi_value(item) for key, item in kwargs.items()})
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._target, name)
+
+
+class BoxService:
+    """A service of the robot as box code holds it: calls take :func:`qi_value` arguments."""
+
+    def __init__(self, service: Any) -> None:
+        self._service = service
+
+    def __getattr__(self, name: str) -> Any:
+        attribute = getattr(self._service, name)
+        return _BoxCall(attribute) if callable(attribute) else attribute
+
+    def __repr__(self) -> str:
+        return repr(self._service)
 
 
 class LocalMemory:
@@ -124,7 +228,7 @@ class BoxSession:
     def service(self, name: str) -> Any:
         if name in LOCAL_SERVICES:
             return self._context.frame_manager
-        service = self._session.service(name)
+        service = BoxService(self._session.service(name))
         return LocalMemory(service, self._local) if name == "ALMemory" else service
 
     def connect(self, url: str) -> Any:
