@@ -105,6 +105,24 @@ def test_dialog_answers_forced_inputs(sim, topic_file):
     assert sim.memory.getData("Dialog/IsStarted") == 0
 
 
+def test_sub_rules_answer_right_after_their_rule(sim):
+    dialog = sim.service("ALDialog")
+    dialog.activateTopic(dialog.loadTopicContent(
+        "topic: ~menu-2 ()\nlanguage: enu\nu:(order) Tea or coffee?\n"
+        "    u1:([tea coffee]) Good choice\n        u2:(sugar) One lump\n"
+        "u:(tea) Tea is only after an order\n"))
+    dialog.subscribe("menu")
+    for heard, answer in [("tea", "Tea is only after an order"), ("order", "Tea or coffee?"),
+                          ("tea", "Good choice"), ("sugar", "One lump"),
+                          ("tea", "Tea is only after an order")]:
+        dialog.forceInput(heard)
+        assert sim.memory.getData("Dialog/Answered") == answer, heard
+    dialog.forceInput("sugar")
+    assert sim.memory.getData("Dialog/NotUnderstood") == "sugar"
+    with pytest.raises(qichat.TopicError, match="line 3: u2: without a u1: rule above it"):
+        qichat.parse_topic("topic: ~t()\nu:(a) b\nu2:(c) d")
+
+
 def test_dialog_language_and_threshold(sim):
     dialog = sim.service("ALDialog")
     dialog.setLanguage("French")

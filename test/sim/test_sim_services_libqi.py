@@ -78,3 +78,19 @@ def test_image_buffers_cross_the_wire(robot):
     assert list(image[:4]) == [160, 120, 3, 13] and len(image[6]) == 160 * 120 * 3
     assert isinstance(image[6], (bytes, bytearray))
     assert video.unsubscribe(handle)
+
+
+def test_the_choice_box_private_topic_loader_crosses_the_wire(robot, tmp_path):
+    # Choregraphe's Choice box writes a topic named with a UUID and loads it this way
+    context, client = robot
+    name = "dlg_choice_4b04ad1f-5782-401b_grg"
+    (tmp_path / "choice.top").write_text(
+        "topic: ~%s () \nlanguage: grg \ndynamic: choices4b04ad1f-5782-401b\n"
+        "u:(in:onActivation) ~question \n\tu1:(~choices4b04ad1f-5782-401b) $test=0 \n" % name)
+    dialog = client.service("ALDialog")
+    assert dialog._addDialogFromTopicBox("choice.top", str(tmp_path)) == name
+    assert dialog._addDialogFromTopicBox(str(tmp_path / "choice.top"), "/elsewhere") == name
+    assert name in dialog.getAllLoadedTopics()
+    with pytest.raises(RuntimeError, match="ALDialog::_addDialogFromTopicBox: file"):
+        dialog._addDialogFromTopicBox("missing.top", str(tmp_path))
+    dialog.unloadTopic(name)

@@ -5,16 +5,25 @@ There is no microphone: recognition happens through ``ALSpeechRecognition.simula
 the real services (WordRecognized, Dialog/LastInput, Dialog/Answered...).
 """
 import os
-from typing import Any, Dict, List, Optional
+from typing import Any, Dict, List, Optional, Tuple
 
 from naoqi_qicore.robot.sim.services.extractor import Extractor
 from naoqi_qicore.robot.sim.services.module import check_range
-from naoqi_qicore.robot.sim.services.qichat import (Topic, TopicError, answer_for, parse_topic,
-                                                    render_answer)
+from naoqi_qicore.robot.sim.services.qichat import (Rule, Topic, TopicError, answer_for,
+                                                    parse_topic, render_answer)
 from naoqi_qicore.robot.sim.services.speech import INSTALLED_LANGUAGES
 
-TOPIC_LANGUAGES = {"enu": "English", "frf": "French", "ged": "German", "iti": "Italian",
-                   "jpj": "Japanese", "spe": "Spanish", "mnc": "Chinese"}
+#: the name NAOqi gives the private topic loader of the Choice box
+PRIVATE_LOAD = "_addDialogFromTopicBox"
+#: QiChat language codes (those of Choregraphe's Choice box) -> NAOqi language names
+TOPIC_LANGUAGES = {
+    "arw": "Arabic", "cah": "CantoneseHongKong", "czc": "Czech", "dad": "Danish",
+    "dun": "Dutch", "ena": "EnglishAustralia", "eng": "EnglishGB", "eni": "EnglishIndian",
+    "enu": "English", "fif": "Finnish", "frc": "FrenchCanadian", "frf": "French",
+    "ged": "German", "grg": "Greek", "iti": "Italian", "jpj": "Japanese", "kok": "Korean",
+    "mnc": "Chinese", "mnt": "MandarinTaiwan", "non": "Norwegian", "plp": "Polish",
+    "ptb": "Brazilian", "ptp": "Portuguese", "rur": "Russian", "spe": "Spanish",
+    "spm": "SpanishMexico", "sws": "Swedish", "trt": "Turkish"}
 
 
 class ALSpeechRecognition(Extractor):
@@ -161,6 +170,8 @@ class ALDialog(Extractor):
         self._concepts: Dict[str, List[str]] = {}
         self._threshold = 0.5
         self._focus = ""
+        #: (topic, sub-rule) pairs active for the next input (those of the last matched rule)
+        self._expected: List[Tuple[Topic, Rule]] = []
 
     def _topic(self, method: str, name: str) -> Topic:
         if name not in self._topics:
@@ -186,6 +197,18 @@ class ALDialog(Extractor):
             raise self._error("loadTopic", "file '%s' does not exist" % topicFilePath)
         with open(topicFilePath, encoding="utf-8") as source:
             return self._add_topic("loadTopic", source.read(), topicFilePath)
+
+    def addDialogFromTopicBox(self, topicFilePath: str, behaviorPath: str) -> str:
+        """``_addDialogFromTopicBox``, the private method Choregraphe's Choice box calls with
+        a topic file it wrote and its behavior's folder: loads the topic (a relative path
+        is taken from that folder) and returns its name, as :meth:`loadTopic`."""
+        path = os.path.join(behaviorPath, topicFilePath)
+        if not os.path.isfile(path):
+            raise self._error(PRIVATE_LOAD, "file '%s' does not exist" % path)
+        with open(path, encoding="utf-8") as source:
+            return self._add_topic(PRIVATE_LOAD, source.read(), path)
+
+    addDialogFromTopicBox.__qi_name__ = PRIVATE_LOAD  # type: ignore[attr-defined]
 
     def loadTopicContent(self, topicContent: str) -> str:
         """Load a topic from its text; returns the topic name."""
@@ -294,11 +317,13 @@ class ALDialog(Extractor):
             return
         ordered = sorted(self._active, key=lambda n: n != self._focus)
         topics = [self._topics[n] for n in ordered if self._topics[n].language == self._language]
-        match = answer_for(topics, input, lambda name: self._concepts.get(name, []))
+        expected = [(topic, rule) for topic, rule in self._expected if topic.name in ordered]
+        match = answer_for(topics, input, lambda name: self._concepts.get(name, []), expected)
         if match is None:
             self._raise_event("Dialog/NotUnderstood", input)
             return
         self._focus = match[0]
+        self._expected = [(self._topics[match[0]], sub) for sub in match[1].subrules]
         text, assignments = render_answer(match[1].answer)
         for variable, value in assignments.items():
             self._memory().insertData(variable, value)

@@ -1,15 +1,17 @@
 """A small QiChat subset for the simulated ALDialog: topics, concepts, user rules, proposals.
 
 Supported: ``topic: ~name()``, ``language: xxx``, ``concept:(name) [a b "c d"]``,
-``u:(pattern) answer`` with ``[alternatives]``, ``{optional}``, ``*``, ``~concept`` and
-``"quoted phrases"``, ``proposal: text``; ``$var=value`` and ``^...`` annotations are
-removed from answers (assignments are returned so ALDialog can store them).
+``dynamic: name``, ``u:(pattern) answer`` with ``[alternatives]``, ``{optional}``, ``*``,
+``~concept`` and ``"quoted phrases"``, sub-rules ``u1:``, ``u2:``... (active right after
+the rule above them matched), ``proposal: text``; ``$var=value`` and ``^...`` annotations
+are removed from answers (assignments are returned so ALDialog can store them).  Names
+may hold ``-`` (Choregraphe's Choice box names its topic and concepts with a UUID).
 """
 import re
 from dataclasses import dataclass, field
-from typing import Callable, Dict, List, Optional, Tuple
+from typing import Callable, Dict, List, Optional, Sequence, Tuple
 
-_TOKEN = re.compile(r'"[^"]*"|\[|\]|\{|\}|~\w+|\*|[^\s\[\]{}"]+')
+_TOKEN = re.compile(r'"[^"]*"|\[|\]|\{|\}|~[\w-]+|\*|[^\s\[\]{}"]+')
 _ASSIGNMENT = re.compile(r"\$(\w+)=(\S+)")
 _ANNOTATION = re.compile(r"\^\w+(\([^)]*\))?")
 
@@ -20,10 +22,11 @@ class TopicError(ValueError):
 
 @dataclass
 class Rule:
-    """A user rule: its QiChat pattern and answer."""
+    """A user rule: its QiChat pattern and answer, and its sub-rules."""
 
     pattern: str
     answer: str
+    subrules: List["Rule"] = field(default_factory=list)
 
 
 @dataclass
@@ -76,11 +79,12 @@ def parse_topic(text: str) -> Topic:
     """Read a .top file's text."""
     topic: Optional[Topic] = None
     language = ""
+    parents: List[Rule] = []  # the last rule read at each level
     for number, raw in enumerate(text.splitlines(), 1):
         line = raw.split("#", 1)[0].strip()
         if not line:
             continue
-        header = re.match(r"topic:\s*~(\w+)\s*\(\s*\)", line)
+        header = re.match(r"topic:\s*~([\w-]+)\s*\(\s*\)", line)
         if header:
             topic = Topic(header.group(1), language)
             continue
@@ -91,17 +95,22 @@ def parse_topic(text: str) -> Topic:
             continue
         if topic is None:
             raise TopicError("line %d: expected 'topic: ~name()' first" % number)
-        defined = re.match(r"(?:dynamic:\s*(\w+)|concept:\s*\((\w+)\)\s*(.*))$", line)
-        rule = re.match(r"u:\s*\((.*?)\)\s*(.*)$", line)
+        defined = re.match(r"(?:dynamic:\s*([\w-]+)|concept:\s*\(([\w-]+)\)\s*(.*))$", line)
+        rule = re.match(r"u(\d*):\s*\((.*?)\)\s*(.*)$", line)
         if defined:
             name = defined.group(1) or defined.group(2)
             topic.concepts[name] = _alternatives([defined.group(3) or ""])
         elif rule:
             try:
-                pattern_regex(rule.group(1), lambda name: [])
+                pattern_regex(rule.group(2), lambda name: [])
             except TopicError as error:
                 raise TopicError("line %d: %s" % (number, error))
-            topic.rules.append(Rule(rule.group(1), rule.group(2)))
+            level, read = int(rule.group(1) or 0), Rule(rule.group(2), rule.group(3))
+            if level > len(parents):
+                raise TopicError("line %d: u%d: without a u%s: rule above it"
+                                 % (number, level, level - 1 or ""))
+            (parents[level - 1].subrules if level else topic.rules).append(read)
+            parents[level:] = [read]
         elif line.startswith("proposal:"):
             topic.proposals.append(line.split(":", 1)[1].strip())
         else:
@@ -118,16 +127,17 @@ def render_answer(answer: str) -> Tuple[str, Dict[str, str]]:
     return " ".join(text.split()), assignments
 
 
-def answer_for(topics: List[Topic], heard: str,
-               concept: Callable[[str], List[str]]) -> Optional[Tuple[str, Rule]]:
-    """(topic name, first matching rule) for an input, searching topics in order; concepts
-    come from the topic, else from ``concept`` (dynamic concepts)."""
+def answer_for(topics: List[Topic], heard: str, concept: Callable[[str], List[str]],
+               expected: Sequence[Tuple[Topic, Rule]] = ()) -> Optional[Tuple[str, Rule]]:
+    """(topic name, first matching rule) for an input: the ``expected`` sub-rules first,
+    then the rules of ``topics`` in order; concepts come from the topic, else from
+    ``concept`` (dynamic concepts)."""
     normalised = _words(heard)
-    for topic in topics:
+    candidates = list(expected) + [(topic, rule) for topic in topics for rule in topic.rules]
+    for topic, rule in candidates:
         def lookup(name: str, topic: Topic = topic) -> List[str]:
             return topic.concepts.get(name) or concept(name)
 
-        for rule in topic.rules:
-            if re.fullmatch(pattern_regex(rule.pattern, lookup), normalised):
-                return topic.name, rule
+        if re.fullmatch(pattern_regex(rule.pattern, lookup), normalised):
+            return topic.name, rule
     return None

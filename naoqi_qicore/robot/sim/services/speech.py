@@ -20,7 +20,9 @@ LANGUAGES = {
     "French": "fr_FR", "German": "de_DE", "Greek": "el_GR", "Italian": "it_IT",
     "Japanese": "ja_JP", "Korean": "ko_KR", "MandarinTaiwan": "zh_TW", "Norwegian": "nb_NO",
     "Polish": "pl_PL", "Portuguese": "pt_PT", "Russian": "ru_RU", "Spanish": "es_ES",
-    "Swedish": "sv_SE", "Turkish": "tr_TR",
+    "Swedish": "sv_SE", "Turkish": "tr_TR", "CantoneseHongKong": "zh_HK",
+    "EnglishAustralia": "en_AU", "EnglishGB": "en_GB", "EnglishIndian": "en_IN",
+    "FrenchCanadian": "fr_CA", "SpanishMexico": "es_MX",
 }
 #: the simulated robot has every language pack installed, so that a behavior plays whatever
 #: language its author's robot had (a real robot has those its owner installed)
