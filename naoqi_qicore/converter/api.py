@@ -30,7 +30,8 @@ class ConversionResult:
         notes: List[str] = []
         for report in self.behaviors:
             notes.extend(report.warnings)
-            notes.extend("%s: %s.py: script not ported, commented out: %s" % (report.output, name, error)
+            notes.extend("%s: %s.py: script not ported, commented out: %s"
+                         % (report.output, name, error)
                          for name, error in report.failed.items())
         return notes
 
