@@ -224,15 +224,15 @@ class GeneratedClass:
         self._box.player.resources.release(self._box)
 
 
-def box_class(box: "BoxNode") -> type:
-    """The ``GeneratedClass`` of one box: the base plus one method per output."""
+def box_class(box: "BoxNode", base: type = GeneratedClass) -> type:
+    """The ``GeneratedClass`` of one box: ``base`` plus one method per output."""
     def output_method(name: str) -> Any:
         def fire(self: GeneratedClass, p: Any = None) -> None:
             self._box.output(name, p)
         fire.__name__ = name
         return fire
     methods: Dict[str, Any] = {name: output_method(name) for name in box.outputs}
-    return type("GeneratedClass", (GeneratedClass,), methods)
+    return type("GeneratedClass", (base,), methods)
 
 
 class FrameManager:

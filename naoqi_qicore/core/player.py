@@ -20,6 +20,7 @@ from typing import Any, Callable, Dict, Iterator, List, Optional, Union
 
 from naoqi_qicore.core.box import BoxNode, DiagramNode
 from naoqi_qicore.core.clock import Clock, MonotonicClock
+from naoqi_qicore.core.dialog_box import DialogBox, is_dialog_box
 from naoqi_qicore.core.environment import (BehaviorContext, BoxEnvironmentFactory,
                                            bare_environment)
 from naoqi_qicore.core.events import BehaviorLoadError, EngineEvent, GotoError, Listener
@@ -394,7 +395,7 @@ class BehaviorPlayer:
         if source is None:
             script = box.model.script
             source = script.content if script is not None else ""
-        base = box_class(box)
+        base = box_class(box, DialogBox if is_dialog_box(box.model) else GeneratedClass)
         namespace: Dict[str, Any] = {"__name__": box.name, "__builtins__": self._builtins,
                                      "GeneratedClass": base}
         namespace.update(self._globals)

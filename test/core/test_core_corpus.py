@@ -121,6 +121,8 @@ def failure_class(detail: str, invalid_scripts: frozenset = frozenset()) -> str:
         # not valid Python 2 either, or a port that failed (ours)
         box_path = detail.split(":")[0]
         return "behavior: invalid script" if box_path in invalid_scripts else ENGINE
+    if "FileNotFoundError" in last:  # the behavior's own files (media, dialogs...) missing
+        return "behavior: FileNotFoundError"
     if frames and any(part in frames[-1] for part in _OUR_CODE) \
             and "naoqi_qicore/core/box.py" not in frames[-1]:
         return ENGINE
@@ -229,6 +231,10 @@ def test_failure_classes():
                          '"/x/naoqi_qicore/core/generated.py", line 3, in f\nKeyError: 1') \
         == ENGINE
     assert failure_class("b: onStart failed: FileNotFoundError: [Errno 2] No such file") \
+        == "behavior: FileNotFoundError"
+    assert failure_class('b: failed: Traceback (most recent call last):\n  File '
+                         '"/x/naoqi_qicore/core/dialog_box.py", line 3, in f\n'
+                         "FileNotFoundError: [Errno 2] No such file: 'Hello.dlg'") \
         == "behavior: FileNotFoundError"
     assert failure_class("b: onStart failed: Exception: the language is not supported") \
         == "behavior: Exception"

@@ -119,6 +119,15 @@ def test_sub_rules_answer_right_after_their_rule(sim):
         assert sim.memory.getData("Dialog/Answered") == answer, heard
     dialog.forceInput("sugar")
     assert sim.memory.getData("Dialog/NotUnderstood") == "sugar"
+    dialog.activateTopic(dialog.loadTopicContent(
+        "topic: ~ask()\nlanguage: enu\nproposal: Hungry?\n    u1:(yes) Have a biscuit\n"
+        "u:^private(hungry) Always\n"))
+    dialog.setFocus("ask")
+    dialog.forceOutput()
+    dialog.forceInput("yes")
+    assert sim.memory.getData("Dialog/Answered") == "Have a biscuit"
+    dialog.forceInput("hungry")
+    assert sim.memory.getData("Dialog/Answered") == "Always"
     with pytest.raises(qichat.TopicError, match="line 3: u2: without a u1: rule above it"):
         qichat.parse_topic("topic: ~t()\nu:(a) b\nu2:(c) d")
 

@@ -7,6 +7,7 @@ the real services (WordRecognized, Dialog/LastInput, Dialog/Answered...).
 import os
 from typing import Any, Dict, List, Optional, Tuple
 
+from naoqi_qicore.core.dialog_box import QICHAT_LANGUAGES
 from naoqi_qicore.robot.sim.services.extractor import Extractor
 from naoqi_qicore.robot.sim.services.module import check_range
 from naoqi_qicore.robot.sim.services.qichat import (Rule, Topic, TopicError, answer_for,
@@ -15,15 +16,6 @@ from naoqi_qicore.robot.sim.services.speech import INSTALLED_LANGUAGES
 
 #: the name NAOqi gives the private topic loader of the Choice box
 PRIVATE_LOAD = "_addDialogFromTopicBox"
-#: QiChat language codes (those of Choregraphe's Choice box) -> NAOqi language names
-TOPIC_LANGUAGES = {
-    "arw": "Arabic", "cah": "CantoneseHongKong", "czc": "Czech", "dad": "Danish",
-    "dun": "Dutch", "ena": "EnglishAustralia", "eng": "EnglishGB", "eni": "EnglishIndian",
-    "enu": "English", "fif": "Finnish", "frc": "FrenchCanadian", "frf": "French",
-    "ged": "German", "grg": "Greek", "iti": "Italian", "jpj": "Japanese", "kok": "Korean",
-    "mnc": "Chinese", "mnt": "MandarinTaiwan", "non": "Norwegian", "plp": "Polish",
-    "ptb": "Brazilian", "ptp": "Portuguese", "rur": "Russian", "spe": "Spanish",
-    "spm": "SpanishMexico", "sws": "Swedish", "trt": "Turkish"}
 
 
 class ALSpeechRecognition(Extractor):
@@ -183,7 +175,7 @@ class ALDialog(Extractor):
             topic = parse_topic(text)
         except TopicError as error:
             raise self._error(method, "%s: %s" % (origin, error))
-        topic.language = TOPIC_LANGUAGES.get(topic.language, topic.language)
+        topic.language = QICHAT_LANGUAGES.get(topic.language, topic.language)
         if topic.language not in INSTALLED_LANGUAGES:
             raise self._error(method, "%s: language '%s' is not installed" % (origin,
                                                                               topic.language))
@@ -336,6 +328,8 @@ class ALDialog(Extractor):
         topic = self._topics.get(self._focus)
         if topic is None or not topic.proposals:
             raise self._error("forceOutput", "no proposal to make")
-        text, _ = render_answer(topic.proposals.pop(0))
+        proposal = topic.proposals.pop(0)
+        self._expected = [(topic, sub) for sub in proposal.subrules]
+        text, _ = render_answer(proposal.answer)
         self._raise_event("Dialog/Answered", text)
         self._say(text)

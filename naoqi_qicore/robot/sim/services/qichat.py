@@ -2,10 +2,11 @@
 
 Supported: ``topic: ~name()``, ``language: xxx``, ``concept:(name) [a b "c d"]``,
 ``dynamic: name``, ``u:(pattern) answer`` with ``[alternatives]``, ``{optional}``, ``*``,
-``~concept`` and ``"quoted phrases"``, sub-rules ``u1:``, ``u2:``... (active right after
-the rule above them matched), ``proposal: text``; ``$var=value`` and ``^...`` annotations
-are removed from answers (assignments are returned so ALDialog can store them).  Names
-may hold ``-`` (Choregraphe's Choice box names its topic and concepts with a UUID).
+``~concept`` and ``"quoted phrases"``, rule functions before the pattern (``u:^private(...)``,
+ignored), sub-rules ``u1:``, ``u2:``... (active right after the rule or proposal above them),
+``proposal: text``; ``$var=value`` and ``^...`` annotations are removed from answers
+(assignments are returned so ALDialog can store them).  Names may hold ``-``
+(Choregraphe's Choice box names its topic and concepts with a UUID).
 """
 import re
 from dataclasses import dataclass, field
@@ -37,7 +38,7 @@ class Topic:
     language: str
     concepts: Dict[str, List[str]] = field(default_factory=dict)
     rules: List[Rule] = field(default_factory=list)
-    proposals: List[str] = field(default_factory=list)
+    proposals: List[Rule] = field(default_factory=list)
 
 
 def _words(text: str) -> str:
@@ -80,7 +81,7 @@ def parse_topic(text: str) -> Topic:
     topic: Optional[Topic] = None
     language = ""
     parents: List[Rule] = []  # the last rule read at each level
-    for number, raw in enumerate(text.splitlines(), 1):
+    for number, raw in enumerate(text.lstrip("\ufeff").splitlines(), 1):
         line = raw.split("#", 1)[0].strip()
         if not line:
             continue
@@ -96,7 +97,7 @@ def parse_topic(text: str) -> Topic:
         if topic is None:
             raise TopicError("line %d: expected 'topic: ~name()' first" % number)
         defined = re.match(r"(?:dynamic:\s*([\w-]+)|concept:\s*\(([\w-]+)\)\s*(.*))$", line)
-        rule = re.match(r"u(\d*):\s*\((.*?)\)\s*(.*)$", line)
+        rule = re.match(r"u(\d*):\s*(?:\^\w+\s*)*\((.*?)\)\s*(.*)$", line)
         if defined:
             name = defined.group(1) or defined.group(2)
             topic.concepts[name] = _alternatives([defined.group(3) or ""])
@@ -112,7 +113,8 @@ def parse_topic(text: str) -> Topic:
             (parents[level - 1].subrules if level else topic.rules).append(read)
             parents[level:] = [read]
         elif line.startswith("proposal:"):
-            topic.proposals.append(line.split(":", 1)[1].strip())
+            topic.proposals.append(Rule("", line.split(":", 1)[1].strip()))
+            parents[:] = topic.proposals[-1:]
         else:
             raise TopicError("line %d: cannot read '%s'" % (number, line))
     if topic is None:

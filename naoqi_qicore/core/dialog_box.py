@@ -1,0 +1,123 @@
+"""Choregraphe's Dialog boxes: a box with a ``<dialogFile>`` and no script of its own.
+
+The ``.dlg`` file (path relative to the behavior's folder) names one QiChat topic per
+language (``multilanguage:Name`` then lines ``enu:Name_enu.top``, paths relative to the
+``.dlg``).  While the box runs, the topic of ALDialog's current language is loaded into
+ALDialog (by content: the robot need not see this machine's files) and activated, and the
+box subscribes to ALDialog.  A topic stimulates the box's outputs through QiChat
+variables named after them: ``$onStopped=1`` fires ``onStopped``, ``$choice=tea`` fires
+``choice`` with ``"tea"`` (bang outputs fire without value).  The box's onStop input, a
+Stopped output or unloading the box ends the dialog: unsubscribed, topics deactivated and
+unloaded.
+"""
+from __future__ import annotations
+
+import os
+from typing import Any, Callable, List, Optional, Tuple
+
+from naoqi_qicore.core.generated import GeneratedClass
+from naoqi_qicore.xar.model import Box, InputNature, IOType, OutputNature, Port, ScriptLanguage
+
+
+def is_dialog_box(model: Box) -> bool:
+    """True for a box that is only a dialog (dialog file, no Python script)."""
+    script = model.script
+    scripted = (script is not None and script.language == ScriptLanguage.PYTHON
+                and bool(script.content.strip()))
+    return bool(model.dialog_files) and not scripted
+
+
+#: QiChat language codes (those of ``.dlg`` files and ``language:`` lines) -> NAOqi names
+QICHAT_LANGUAGES = {
+    "arw": "Arabic", "cah": "CantoneseHongKong", "czc": "Czech", "dad": "Danish",
+    "dun": "Dutch", "ena": "EnglishAustralia", "eng": "EnglishGB", "eni": "EnglishIndian",
+    "enu": "English", "fif": "Finnish", "frc": "FrenchCanadian", "frf": "French",
+    "ged": "German", "grg": "Greek", "iti": "Italian", "jpj": "Japanese", "kok": "Korean",
+    "mnc": "Chinese", "mnt": "MandarinTaiwan", "non": "Norwegian", "plp": "Polish",
+    "ptb": "Brazilian", "ptp": "Portuguese", "rur": "Russian", "spe": "Spanish",
+    "spm": "SpanishMexico", "sws": "Swedish", "trt": "Turkish"}
+
+
+def topic_files(dialog_file: str, language: str) -> List[str]:
+    """The topic files a ``.dlg`` names for ``language`` (a NAOqi name; a ``.top`` names
+    itself); OSError when unreadable."""
+    if not dialog_file.endswith(".dlg"):
+        return [dialog_file]
+    folder = os.path.dirname(dialog_file)
+    with open(dialog_file, encoding="utf-8-sig") as lines:
+        entries = [line.strip().split(":", 1) for line in lines][1:]
+    return [os.path.join(folder, entry[1].strip()) for entry in entries
+            if len(entry) == 2 and QICHAT_LANGUAGES.get(entry[0], entry[0]) == language]
+
+
+class DialogBox(GeneratedClass):
+    """The script of a Dialog box (see the module)."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self._dialog: Optional[Any] = None
+        self._topics: List[str] = []
+        self._active: List[str] = []
+        self._links: List[Tuple[Any, int]] = []
+        for port in self._box.model.inputs:
+            if port.nature == InputNature.ON_START:
+                setattr(self, "onInput_" + port.name, self._start_dialog)
+            elif port.nature == InputNature.ON_STOP:
+                setattr(self, "onInput_" + port.name, self._stop_dialog)
+
+    def onUnload(self) -> None:  # noqa: N802 (NAOqi name)
+        self._stop_dialog()
+
+    def _start_dialog(self) -> None:
+        if self._dialog is not None:
+            return
+        session = self.session()
+        dialog, memory = session.service("ALDialog"), session.service("ALMemory")
+        self._dialog = dialog
+        try:
+            self._load_topics(dialog)
+            for name in self._active:
+                dialog.activateTopic(name)
+            dialog.subscribe(self.getName())
+            for port in self._box.model.outputs:
+                subscriber = memory.subscriber(port.name)
+                link = subscriber.signal.connect(self._output_setter(port))
+                self._links.append((subscriber, link))
+        except BaseException:
+            self._stop_dialog()
+            raise
+
+    def _load_topics(self, dialog: Any) -> None:
+        folder, language = self.behaviorAbsolutePath(), dialog.getLanguage()
+        for entry in self._box.model.dialog_files:
+            for path in topic_files(os.path.normpath(os.path.join(folder, entry)), language):
+                with open(path, encoding="utf-8-sig") as topic:
+                    self._topics.append(dialog.loadTopicContent(topic.read()))
+        if not self._topics:
+            raise RuntimeError("no topic in %s for the dialog language, %s"
+                               % (", ".join(self._box.model.dialog_files), language))
+        self._active = list(self._topics)
+
+    def _output_setter(self, port: Port) -> Callable[[Any], None]:
+        def variable_set(value: Any) -> None:
+            if port.nature == OutputNature.STOPPED:
+                self._stop_dialog()
+            self._box.output(port.name, None if port.type == IOType.BANG else value)
+        return variable_set
+
+    def _stop_dialog(self) -> None:
+        dialog, self._dialog = self._dialog, None
+        if dialog is None:
+            return
+        links, self._links = self._links, []
+        steps: List[Callable[[], Any]] = [
+            lambda s=subscriber, k=link: s.signal.disconnect(k) for subscriber, link in links]
+        steps.append(lambda: dialog.unsubscribe(self.getName()))
+        steps += [lambda n=name: dialog.deactivateTopic(n) for name in self._active]
+        steps += [lambda n=name: dialog.unloadTopic(n) for name in self._topics]
+        self._active, self._topics = [], []
+        for step in steps:
+            try:
+                step()
+            except Exception as error:  # the robot session is gone, or NAOqi said no
+                self.logger.debug("ending the dialog: %s", error)
