@@ -58,6 +58,7 @@ class DialogBox(GeneratedClass):
         self._dialog: Optional[Any] = None
         self._topics: List[str] = []
         self._active: List[str] = []
+        self._subscribed = False
         self._links: List[Tuple[Any, int]] = []
         for port in self._box.model.inputs:
             if port.nature == InputNature.ON_START:
@@ -76,9 +77,11 @@ class DialogBox(GeneratedClass):
         self._dialog = dialog
         try:
             self._load_topics(dialog)
-            for name in self._active:
+            for name in self._topics:
                 dialog.activateTopic(name)
+                self._active.append(name)
             dialog.subscribe(self.getName())
+            self._subscribed = True
             for port in self._box.model.outputs:
                 subscriber = memory.subscriber(port.name)
                 link = subscriber.signal.connect(self._output_setter(port))
@@ -96,7 +99,6 @@ class DialogBox(GeneratedClass):
         if not self._topics:
             raise RuntimeError("no topic in %s for the dialog language, %s"
                                % (", ".join(self._box.model.dialog_files), language))
-        self._active = list(self._topics)
 
     def _output_setter(self, port: Port) -> Callable[[Any], None]:
         def variable_set(value: Any) -> None:
@@ -112,10 +114,11 @@ class DialogBox(GeneratedClass):
         links, self._links = self._links, []
         steps: List[Callable[[], Any]] = [
             lambda s=subscriber, k=link: s.signal.disconnect(k) for subscriber, link in links]
-        steps.append(lambda: dialog.unsubscribe(self.getName()))
+        if self._subscribed:
+            steps.append(lambda: dialog.unsubscribe(self.getName()))
         steps += [lambda n=name: dialog.deactivateTopic(n) for name in self._active]
         steps += [lambda n=name: dialog.unloadTopic(n) for name in self._topics]
-        self._active, self._topics = [], []
+        self._active, self._topics, self._subscribed = [], [], False
         for step in steps:
             try:
                 step()
