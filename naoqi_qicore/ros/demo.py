@@ -37,6 +37,15 @@ STATUS_NAMES = {getattr(BehaviorState, name): name for name in
                 ("IDLE", "LOADED", "PLAYING", "PAUSED", "STOPPED", "FINISHED", "ERROR")}
 
 
+_OUTPUT_LOCK = threading.Lock()
+
+
+def say(text: str) -> None:
+    """Print ``text`` as one piece: the ROS callbacks and the main thread print at once."""
+    with _OUTPUT_LOCK:
+        print(text, flush=True)
+
+
 class Watcher:
     """Prints behavior/state and behavior/focus changes; remembers the latest state."""
 
@@ -49,7 +58,7 @@ class Watcher:
         node.create_subscription(ActivityFocus, "behavior/focus", self._on_focus, LATCHED)
 
     def _print(self, line: str) -> None:
-        print("[%6.2f s] %s" % (time.monotonic() - self._started, line), flush=True)
+        say("[%6.2f s] %s" % (time.monotonic() - self._started, line))
 
     def _on_state(self, state: BehaviorState) -> None:
         line = "state  %-8s frame %3d  states %s  boxes %s%s" % (
@@ -95,7 +104,7 @@ def convert(behavior: Path, output: Path, graph: Path) -> None:
     from naoqi_qicore.converter.graph import render_graph
     result = convert_input(behavior, output, force=True)
     for warning in result.warnings:
-        print("  warning: %s" % warning, flush=True)
+        say("  warning: %s" % warning)
     graph.write_text(render_graph(result.models[0], ".svg"), encoding="utf-8")
 
 
@@ -184,7 +193,7 @@ def run_demo(behavior: Path, out: Path, goto_label: str) -> int:
     record = out / "robot-calls.jsonl"
     if record.exists():
         record.unlink()
-    print("converting %s" % behavior, flush=True)
+    say("converting %s" % behavior)
     graph = out / "behavior_graph.svg"
     convert(behavior, out / "converted", graph)
     port = free_tcp_port()
@@ -206,7 +215,7 @@ def run_demo(behavior: Path, out: Path, goto_label: str) -> int:
         spinner.start()
         watcher.wait_for(lambda s: s.status == BehaviorState.LOADED, 60)
         answer = call(node, Play, "behavior/play", Play.Request())
-        print("play: %s" % answer.message, flush=True)
+        say("play: %s" % answer.message)
         if not answer.success:
             return 1
         watcher.wait_for(lambda s: s.status == BehaviorState.PLAYING, 10)
@@ -214,12 +223,11 @@ def run_demo(behavior: Path, out: Path, goto_label: str) -> int:
                                   or s.status != BehaviorState.PLAYING, 30)
         goto_time = time.time()
         answer = call(node, GoTo, "behavior/goto", GoTo.Request(label=goto_label))
-        print("goto %s (called at frame %d): %s" % (goto_label, before.frame, answer.message),
-              flush=True)
+        say("goto %s (called at frame %d): %s" % (goto_label, before.frame, answer.message))
         final = watcher.wait_for(lambda s: s.status in (BehaviorState.FINISHED,
                                                         BehaviorState.ERROR), 60)
         time.sleep(0.5)  # let the last focus change arrive
-        print("final: %s" % STATUS_NAMES.get(final.status), flush=True)
+        say("final: %s" % STATUS_NAMES.get(final.status))
     finally:
         executor.shutdown()
         node.destroy_node()
