@@ -15,16 +15,14 @@ from __future__ import annotations
 import os
 from typing import Any, Callable, List, Optional, Tuple
 
+from naoqi_qicore.converter.writer import has_python
 from naoqi_qicore.core.generated import GeneratedClass
-from naoqi_qicore.xar.model import Box, InputNature, IOType, OutputNature, Port, ScriptLanguage
+from naoqi_qicore.xar.model import Box, InputNature, IOType, OutputNature, Port
 
 
 def is_dialog_box(model: Box) -> bool:
     """True for a box that is only a dialog (dialog file, no Python script)."""
-    script = model.script
-    scripted = (script is not None and script.language == ScriptLanguage.PYTHON
-                and bool(script.content.strip()))
-    return bool(model.dialog_files) and not scripted
+    return bool(model.dialog_files) and not has_python(model.script)
 
 
 #: QiChat language codes (those of ``.dlg`` files and ``language:`` lines) -> NAOqi names

@@ -19,7 +19,7 @@ from __future__ import annotations
 import ast
 import codecs
 import re
-from typing import Any, Iterator, List, Tuple, Union
+from typing import Any, Dict, Iterator, List, Tuple, Union
 
 #: the names box code calls instead of the ``encode`` and ``decode`` methods
 ENCODE_NAME, DECODE_NAME = "__py2_encode__", "__py2_decode__"
@@ -169,13 +169,19 @@ def _is_text_codec(encoding: str) -> bool:
     return codecs.lookup(encoding)._is_text_encoding  # type: ignore[attr-defined]
 
 
+def _codec_arguments(args: Tuple[Any, ...], kwargs: Dict[str, Any]) -> Tuple[str, str]:
+    """(encoding, errors) of an ``encode``/``decode`` call, with their defaults."""
+    encoding = (args[0] if args else kwargs.get("encoding")) or "utf-8"
+    errors = (args[1] if len(args) > 1 else kwargs.get("errors")) or "strict"
+    return encoding, errors
+
+
 def py2_encode(value: Any, *args: Any, **kwargs: Any) -> Any:
     """``value.encode(...)`` with Python 2's result for text and bytes (see the module)."""
     if not isinstance(value, (str, bytes)) or isinstance(value, Py2Bytes):
         return value.encode(*args, **kwargs)
     text = value if isinstance(value, str) else _text(value)
-    encoding = (args[0] if args else kwargs.get("encoding")) or "utf-8"
-    errors = (args[1] if len(args) > 1 else kwargs.get("errors")) or "strict"
+    encoding, errors = _codec_arguments(args, kwargs)
     if _is_text_codec(encoding):
         return Py2Bytes(str.encode(text, encoding, errors))
     try:  # base64, hex, zlib... worked on str; rot13 maps text to text
@@ -190,8 +196,7 @@ def py2_decode(value: Any, *args: Any, **kwargs: Any) -> Any:
     for a text codec); on anything else, the object's own ``decode``."""
     if not isinstance(value, str):
         return value.decode(*args, **kwargs)
-    encoding = (args[0] if args else kwargs.get("encoding")) or "utf-8"
-    errors = (args[1] if len(args) > 1 else kwargs.get("errors")) or "strict"
+    encoding, errors = _codec_arguments(args, kwargs)
     if _is_text_codec(encoding):
         return value
     decoded = codecs.decode(value.encode("utf-8"), encoding, errors)

@@ -183,22 +183,21 @@ class ALDialog(Extractor):
             self._topics[topic.name] = topic
         return topic.name
 
+    def _load_topic_file(self, method: str, path: str) -> str:
+        if not os.path.isfile(path):
+            raise self._error(method, "file '%s' does not exist" % path)
+        with open(path, encoding="utf-8") as source:
+            return self._add_topic(method, source.read(), path)
+
     def loadTopic(self, topicFilePath: str) -> str:
         """Load a .top file; returns the topic name."""
-        if not os.path.isfile(topicFilePath):
-            raise self._error("loadTopic", "file '%s' does not exist" % topicFilePath)
-        with open(topicFilePath, encoding="utf-8") as source:
-            return self._add_topic("loadTopic", source.read(), topicFilePath)
+        return self._load_topic_file("loadTopic", topicFilePath)
 
     def addDialogFromTopicBox(self, topicFilePath: str, behaviorPath: str) -> str:
         """``_addDialogFromTopicBox``, the private method Choregraphe's Choice box calls with
         a topic file it wrote and its behavior's folder: loads the topic (a relative path
         is taken from that folder) and returns its name, as :meth:`loadTopic`."""
-        path = os.path.join(behaviorPath, topicFilePath)
-        if not os.path.isfile(path):
-            raise self._error(PRIVATE_LOAD, "file '%s' does not exist" % path)
-        with open(path, encoding="utf-8") as source:
-            return self._add_topic(PRIVATE_LOAD, source.read(), path)
+        return self._load_topic_file(PRIVATE_LOAD, os.path.join(behaviorPath, topicFilePath))
 
     addDialogFromTopicBox.__qi_name__ = PRIVATE_LOAD  # type: ignore[attr-defined]
 
