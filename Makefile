@@ -5,7 +5,7 @@
 PYTHON ?= python3.11
 VENV := .venv
 PY := $(VENV)/bin/python
-PACKAGE_SOURCES := $(shell find naoqi_qicore msg srv launch resource -type f \
+PACKAGE_SOURCES := $(shell find naoqi_qicore msg srv action launch resource -type f \
 	-not -path '*/__pycache__/*' 2>/dev/null) setup.py setup.cfg package.xml
 
 .PHONY: setup test demo clean

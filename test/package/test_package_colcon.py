@@ -31,7 +31,8 @@ def test_colcon_build_installs_executables_and_interfaces(repo_root: Path, tmp_p
     index = prefix / "share" / "ament_index" / "resource_index"
     assert (index / "packages" / "naoqi_qicore").is_file()
     listed = (index / "rosidl_interfaces" / "naoqi_qicore").read_text().split()
-    assert {"msg/BehaviorState.msg", "msg/ActivityFocus.msg", "srv/GoTo.srv"} <= set(listed)
+    assert {"msg/BehaviorState.msg", "msg/ActivityFocus.msg", "msg/BehaviorError.msg",
+            "srv/GoTo.srv", "action/RunBehavior.action"} <= set(listed)
     for interface in listed:
         assert (prefix / "share" / "naoqi_qicore" / interface).is_file(), interface
     launch_files = sorted(p.name for p in (repo_root / "launch").glob("*.launch.py"))
@@ -41,13 +42,14 @@ def test_colcon_build_installs_executables_and_interfaces(repo_root: Path, tmp_p
 
     # A fresh shell that sources the install finds the package and its generated types.
     check = ("from naoqi_qicore.srv import GoTo; from naoqi_qicore.msg import BehaviorState, "
-             "ActivityFocus; import naoqi_qicore; print(naoqi_qicore.__file__); "
-             "print(GoTo.Request().frame)")
+             "ActivityFocus; from naoqi_qicore.action import RunBehavior; import naoqi_qicore; "
+             "print(naoqi_qicore.__file__); print(GoTo.Request().frame, "
+             "RunBehavior.Goal().frame)")
     shell = subprocess.run(
         ["bash", "-c", '. "$1/install/local_setup.sh" && cd / && "$2" -c "$3"', "sh",
          str(tmp_path), sys.executable, check],
         env={"PATH": "/usr/bin:/bin", "HOME": os.environ.get("HOME", "/tmp")},
         check=True, stdout=subprocess.PIPE, text=True)
-    module_file, frame = shell.stdout.split()
+    module_file, frame, goal_frame = shell.stdout.split()
     assert module_file.startswith(str(prefix))
-    assert frame == "-1"
+    assert (frame, goal_frame) == ("-1", "-1")

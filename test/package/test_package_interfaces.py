@@ -10,7 +10,8 @@ import pytest
 rclpy = pytest.importorskip("rclpy")
 from rclpy.qos import DurabilityPolicy, QoSProfile, ReliabilityPolicy  # noqa: E402
 
-from naoqi_qicore.msg import ActivityFocus, BehaviorState  # noqa: E402
+from naoqi_qicore.action import RunBehavior  # noqa: E402
+from naoqi_qicore.msg import ActivityFocus, BehaviorError, BehaviorState  # noqa: E402
 from naoqi_qicore.srv import GoTo  # noqa: E402
 
 PEER = Path(__file__).with_name("interface_peer.py")
@@ -40,6 +41,17 @@ def test_type_names() -> None:
     assert BehaviorState.__module__.startswith("naoqi_qicore.msg")
     assert [BehaviorState.IDLE, BehaviorState.LOADED, BehaviorState.PLAYING, BehaviorState.PAUSED,
             BehaviorState.STOPPED, BehaviorState.FINISHED, BehaviorState.ERROR] == list(range(7))
+    assert BehaviorState.get_fields_and_field_types()["errors"] == \
+        "sequence<naoqi_qicore/BehaviorError>"
+    assert list(BehaviorError.get_fields_and_field_types()) == [
+        "stamp", "box_path", "where", "exception_type", "message", "traceback"]
+    assert RunBehavior.Goal.get_fields_and_field_types() == {
+        "behavior": "string", "label": "string", "frame": "int32", "stack_current": "boolean"}
+    assert RunBehavior.Goal().frame == -1
+    assert list(RunBehavior.Result.get_fields_and_field_types()) == [
+        "status", "frame", "duration", "message", "errors"]
+    assert RunBehavior.Feedback.get_fields_and_field_types() == {
+        "state": "naoqi_qicore/BehaviorState"}
 
 
 def test_goto_round_trips_between_processes(node) -> None:
