@@ -14,8 +14,10 @@ content, forwards the signal inside and plays the timeline; onStop runs the user
 forwards, then stops and unloads the content; a Stopped output ends the box (its content
 is unloaded) before the signal goes on; onLoad reaches the boxes of the keyframes a
 state change newly loads (never those that stay loaded); an input whose box is not
-loaded is ignored; a failing user method is reported and stops its box without its
-Stopped outputs firing.
+loaded is ignored; a failing user method is reported (a
+:class:`~naoqi_qicore.core.events.BoxError` of the run) and stops its box without its
+Stopped outputs firing.  Once the behavior's guard is closed, no user method is called
+and nothing box code emits goes anywhere.
 """
 from __future__ import annotations
 
@@ -25,7 +27,8 @@ import traceback
 from typing import TYPE_CHECKING, Any, Dict, List, Optional, Tuple, Union
 
 from naoqi_qicore.converter.states import compute_states
-from naoqi_qicore.core.events import GotoError
+from naoqi_qicore.core.events import WHERE_MOTION, BoxError, GotoError
+from naoqi_qicore.core.guard import BehaviorStopped
 from naoqi_qicore.core.motion import CurveSet, MotionSegment
 from naoqi_qicore.core.parameters import convert_value, initial_value
 from naoqi_qicore.core.resources import LOCK, MODES, PAUSE_ON_DEMAND, STOP_ON_DEMAND
@@ -277,7 +280,7 @@ class BoxContent:
                              segment_id=segment.segment_id, names=list(segment.names))
 
     def _on_error(self, what: str, error: BaseException) -> None:
-        self.box.report_error("%s: %s: %s" % (what, type(error).__name__, error))
+        self.box.report_error(WHERE_MOTION, "%s: %s" % (what, error))
 
 
 class BoxNode:
@@ -358,18 +361,24 @@ class BoxNode:
 
     # -- user code -------------------------------------------------------------------------
     def call_user(self, method_name: str, payload: Any = _NO_PAYLOAD) -> bool:
-        """Call the script's method if it has one (arity rule of §3.4.1); False if it failed."""
+        """Call the script's method if it has one (arity rule of §3.4.1); False if it failed
+        or was stopped (or the behavior's guard is closed)."""
         instance = self.instance
         if instance is None:
             return not self.broken
         method = getattr(instance, method_name, None)
         if method is None:
             return True
+        guard = self.player.guard
+        if guard.closed:
+            return False
         try:
             if payload is _NO_PAYLOAD or positional_arity(method) == 0:
-                method()
+                guard.run(self.path, method)
             else:
-                method(payload)
+                guard.run(self.path, method, payload)
+        except BehaviorStopped:
+            return False
         except (Exception, SystemExit):
             self.fail(method_name, sys.exc_info())
             return False
@@ -377,27 +386,34 @@ class BoxNode:
 
     def fail(self, method_name: str, exc_info: Any) -> None:
         """A user method raised: its ``onError`` hears it if it has one, else the failure is
-        reported and the box stops (without firing its Stopped outputs)."""
+        an error of the run and the box stops (without firing its Stopped outputs); a
+        failing root ends the run."""
         error = exc_info[1]
         hook = getattr(self.instance, "onError", None)
         if hook is not None and method_name != "onError":
             self.logger.warning("%s: %s: %s", method_name, type(error).__name__, error)
             try:
-                hook("%s:%s" % (method_name, error))
+                self.player.guard.run(self.path, hook, "%s:%s" % (method_name, error))
+                return
+            except BehaviorStopped:
                 return
             except (Exception, SystemExit):
                 exc_info = sys.exc_info()
-        text = "".join(traceback.format_exception(*exc_info))
-        message = "%s: %s failed: %s: %s\n%s" % (self.path, method_name, type(exc_info[1]).__name__,
-                                                 exc_info[1], text)
-        self.report_error(message)
+        # the traceback starts in box code (the engine's frames calling it left out)
+        trace = exc_info[2]
+        while trace is not None and trace.tb_frame.f_globals.get("__name__") in _CALLERS:
+            trace = trace.tb_next
+        failure = BoxError(self.path, _where(method_name), str(exc_info[1]),
+                           type(exc_info[1]).__name__,
+                           "".join(traceback.format_exception(exc_info[0], exc_info[1], trace)))
+        self.player.record_error(failure, cause=exc_info[1])
         self.halt()
         if self.parent is None:
-            self.player.root_failed(message)
+            self.player.root_failed(failure)
 
-    def report_error(self, message: str) -> None:
-        self.logger.error("%s", message)
-        self.player.emit("error", self.path, message)
+    def report_error(self, where: str, message: str) -> None:
+        """An error of the run concerning this box that is not an exception of its code."""
+        self.player.record_error(BoxError(self.path, where, message))
 
     # -- life cycle ------------------------------------------------------------------------
     def load(self) -> None:
@@ -436,7 +452,7 @@ class BoxNode:
     # -- inputs ----------------------------------------------------------------------------
     def receive(self, port: Port, payload: Any) -> None:
         """A signal reached one of the box's inputs."""
-        if not self.loaded or self.broken or self.player.stopping:
+        if not self.loaded or self.broken or self.player.stopping or self.player.guard.closed:
             return
         if port.nature == InputNature.ON_START:
             self._start(port, payload)
@@ -473,14 +489,17 @@ class BoxNode:
 
     def stop_for_shutdown(self) -> None:
         """Run the user methods of the box's onStop inputs (outputs go nowhere any more)."""
-        for port in self.model.inputs:
-            if port.nature == InputNature.ON_STOP:
-                self.call_user("onInput_" + port.name, None)
+        try:
+            for port in self.model.inputs:
+                if port.nature == InputNature.ON_STOP:
+                    self.call_user("onInput_" + port.name, None)
+        except BehaviorStopped:
+            pass  # ended by the guard between two calls
 
     # -- outputs ---------------------------------------------------------------------------
     def fire_output(self, port: Port, payload: Any = None) -> None:
         """The box emits on one of its outputs."""
-        if not self.loaded or self.player.stopping:
+        if not self.loaded or self.player.stopping or self.player.guard.closed:
             return
         self.player.emit("output_fired", self.path, port.name)
         if port.nature == OutputNature.STOPPED:
@@ -568,3 +587,12 @@ class BoxNode:
         handles, self._memory = self._memory, []
         for handle in handles:
             self.player.memory_unsubscribe(handle)
+
+
+#: modules whose frames call box methods (left out of a failing box's traceback)
+_CALLERS = frozenset((__name__, "naoqi_qicore.core.guard"))
+
+
+def _where(method_name: str) -> str:
+    """``BoxError.where`` of a box method: its input's name, or the life-cycle method."""
+    return method_name[len("onInput_"):] if method_name.startswith("onInput_") else method_name

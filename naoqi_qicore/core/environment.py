@@ -11,6 +11,8 @@ from dataclasses import dataclass, field
 from types import ModuleType
 from typing import Any, Callable, Dict, Optional
 
+from naoqi_qicore.core.guard import BoxCodeGuard
+
 
 @dataclass
 class BehaviorContext:
@@ -27,6 +29,10 @@ class BehaviorContext:
     #: the script object of the box of that name (``self.getName()``), or None: NAOqi
     #: boxes are modules that ALMemory.subscribeToEvent(event, box name, method) calls back
     box_object: Callable[[str], Optional[Any]] = lambda name: None
+    #: what box code may still do (its robot calls go through it) and which box runs
+    guard: BoxCodeGuard = field(default_factory=BoxCodeGuard)
+    #: records an error of the run: ``record_error(box_error, cause=exception)``
+    record_error: Callable[..., None] = lambda error, cause=None: None
 
 
 @dataclass

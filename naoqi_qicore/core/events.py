@@ -1,6 +1,7 @@
-"""What the engine reports to its listener, and its error types."""
+"""What the engine reports to its listener: events, the errors of a run, error types."""
 from __future__ import annotations
 
+import time
 from dataclasses import dataclass, field
 from typing import Any, Callable, Dict
 
@@ -29,6 +30,37 @@ class EngineEvent:
 
 
 Listener = Callable[[EngineEvent], None]
+
+#: ``BoxError.where`` of a failure outside a box method
+WHERE_SCRIPT = "script"
+WHERE_ROBOT_CALL = "robot call"
+WHERE_MOTION = "motion"
+WHERE_STOP = "stop"
+
+
+@dataclass(frozen=True)
+class BoxError:
+    """One failure of a run (an "error" :class:`EngineEvent` carries it as ``data["error"]``).
+
+    ``where`` is the box method's input or life-cycle name ("onLoad", "onStart", "text"...)
+    or one of ``WHERE_SCRIPT`` (the script does not load), ``WHERE_ROBOT_CALL`` (box code
+    called a service or method the robot does not have), ``WHERE_MOTION`` (the robot
+    rejected or interrupted a motion segment of the box's timeline) and ``WHERE_STOP``
+    (box code that could not be stopped).
+    """
+
+    box_path: str
+    where: str
+    message: str
+    exception_type: str = ""
+    traceback: str = ""
+    #: wall-clock time (``time.time()``)
+    time: float = field(default_factory=time.time)
+
+    def text(self) -> str:
+        """One line: ``root/Say: onStart: RuntimeError: BOOM``."""
+        kind = self.exception_type + ": " if self.exception_type else ""
+        return "%s: %s: %s%s" % (self.box_path, self.where, kind, self.message)
 
 
 class GotoError(ValueError):

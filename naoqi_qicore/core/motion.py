@@ -19,14 +19,17 @@ Rules (reference §3.14, §8.1, §8.2):
   missing tangents are computed with Choregraphe's auto-tangent rule (§3.14.6);
 * a segment starting at frame F holds the keys after F (a key exactly at F has nothing
   left to do: its time would be 0, which ALMotion refuses); muted curves are not sent.
+
+:class:`ALMotionSink` executes segments on a robot and reports what became of each one.
 """
 from __future__ import annotations
 
 import math
 import logging
 import threading
-from dataclasses import dataclass
-from typing import Any, Dict, List, Optional, Sequence, Tuple
+import time
+from dataclasses import dataclass, field
+from typing import Any, Callable, Dict, List, Optional, Sequence, Set, Tuple
 
 try:
     from typing import Protocol
@@ -47,12 +50,23 @@ _LOG = logging.getLogger(__name__)
 
 @dataclass
 class MotionSegment:
-    """One ``angleInterpolationBezier`` command: ``(names, times, keys)``."""
+    """One ``angleInterpolationBezier`` command: ``(names, times, keys)``.
+
+    ``on_failed(message)`` is called by the sink that executes the segment when the robot
+    rejects it, or it fails or is interrupted there (``message``: the robot's words);
+    never for a segment stopped by its sender.
+    """
 
     segment_id: int
     names: List[str]
     times: List[List[float]]
     keys: List[List[list]]
+    on_failed: Optional[Callable[[str], None]] = field(default=None, compare=False, repr=False)
+
+    @property
+    def duration(self) -> float:
+        """Seconds from sending to the last key of its longest joint."""
+        return max((joint_times[-1] for joint_times in self.times if joint_times), default=0.0)
 
 
 class MotionSink(Protocol):
@@ -160,25 +174,77 @@ class CurveSet:
         return MotionSegment(segment_id, names, times, keys)
 
 
-class ALMotionSink:
-    """Sends segments to ALMotion on a qi session (``pCall`` + ``stop(taskId)``).
+#: statuses that :class:`ALMotionSink` reports for each segment (MotionStatus's names)
+STARTED = "STARTED"
+FINISHED = "FINISHED"
+STOPPED = "STOPPED"
+FAILED = "FAILED"
+#: a segment whose call returns earlier than its duration minus
+#: max(INTERRUPTION_MARGIN, INTERRUPTION_RATIO * duration) was interrupted on the robot
+INTERRUPTION_MARGIN = 0.1
+INTERRUPTION_RATIO = 0.05
+#: libqi's Python services append their traceback to the error text after this
+_QI_TRACEBACK = "\n\nAt:\n"
 
-    ``session`` is anything with ``service(name)``; calls are made with ``_async=True`` so
-    that a slow robot never holds the timeline's frame clock; a segment stopped before
-    its task id arrived is stopped as soon as it does.  The ALMotion proxy is fetched
-    again after a failure (e.g. after a reconnection).  While a session that tells
-    (``isConnected()``) is not connected, calls fail with RuntimeError without touching
-    the proxy: libqi crashes the process when a proxy of a closed session is called, and
-    a box stuck past its stop may keep a timeline running after its owner closed it.
+#: ``on_status(segment_id, status, message)``: ``message`` is "" unless FAILED
+StatusCallback = Callable[[int, str, str], None]
+
+
+def robot_message(error: str) -> str:
+    """The robot's error text without the Python traceback libqi may append to it."""
+    return error.split(_QI_TRACEBACK, 1)[0].strip()
+
+
+@dataclass(eq=False)
+class _Flight:
+    """A segment whose ``angleInterpolationBezier`` call has not returned yet."""
+
+    segment: MotionSegment
+    #: monotonic time (s) the call was made
+    sent_at: float
+    joints: Set[str] = field(init=False)
+    #: its sender asked to stop it
+    stop_requested: bool = False
+    #: a newer segment sharing joints with it was sent: the robot ends it
+    replaced: bool = False
+
+    def __post_init__(self) -> None:
+        self.joints = set(self.segment.names)
+
+
+class ALMotionSink:
+    """Executes segments with ALMotion on a qi session and reports what became of each.
+
+    ``send`` calls ``angleInterpolationBezier(names, times, keys, _async=True)``: the qi
+    future of that call carries the robot's outcome.  ``on_status(segment_id, status,
+    message)`` gets STARTED once the call is made, then exactly one of (first that holds):
+
+    * STOPPED: its sender stopped it (:meth:`stop`, :meth:`stop_all`), or a newer segment
+      sharing joints with it was sent (the robot ends the older task);
+    * FAILED: the call failed (``message``: the robot's error), or it returned earlier
+      than the segment's duration (interrupted on the robot), or the connection was lost
+      (:meth:`forget`); ``segment.on_failed(message)`` is called too;
+    * FINISHED: the call returned after the segment's duration.
+
+    Statuses of finished calls come from libqi's threads.  ``session`` is anything with
+    ``service(name)``; its ALMotion proxy is fetched again after a failed call.  While a
+    session that tells (``isConnected()``) is not connected, :meth:`send` and the stops
+    raise RuntimeError without touching the proxy: libqi crashes the process when a proxy
+    of a closed session is called, and a box stuck past its stop may keep a timeline
+    running after its owner closed it.
     """
 
-    def __init__(self, session: Any) -> None:
+    def __init__(self, session: Any, on_status: Optional[StatusCallback] = None,
+                 monotonic: Callable[[], float] = time.monotonic) -> None:
         self._session = session
+        self._on_status = on_status
+        self._monotonic = monotonic
         self._lock = threading.Lock()
         self._motion: Any = None
-        #: segment id -> qi future of its task id
-        self._tasks: Dict[int, Any] = {}
+        #: segments in flight, in the order they were sent
+        self._flights: Dict[int, _Flight] = {}
 
+    # -- the robot -------------------------------------------------------------------------
     def _connected(self) -> bool:
         connected = getattr(self._session, "isConnected", None)
         return connected is None or bool(connected())
@@ -192,38 +258,112 @@ class ALMotionSink:
                 self._motion = self._session.service("ALMotion")
             return self._motion
 
-    def send(self, segment: MotionSegment) -> None:
-        """Start the segment in the background on the robot."""
-        try:
-            future = self._service().pCall("angleInterpolationBezier", segment.names,
-                                           segment.times, segment.keys, _async=True)
-        except Exception:
-            with self._lock:
-                self._motion = None
-            raise
+    def _drop_proxy(self, motion: Any) -> None:
+        """Fetch ALMotion again at the next call (``motion`` may belong to a lost connection)."""
         with self._lock:
-            self._tasks[segment.segment_id] = future
-        future.addCallback(lambda done: self._report(segment.segment_id, done))
+            if self._motion is motion:
+                self._motion = None
 
-    def _report(self, segment_id: int, future: Any) -> None:
+    def _call(self, method: str, *args: Any) -> Tuple[Any, Any]:
+        """``(proxy, future)`` of ``ALMotion.method(*args)`` started in the background."""
+        motion = self._service()
+        try:
+            return motion, getattr(motion, method)(*args, _async=True)
+        except Exception:
+            self._drop_proxy(motion)
+            raise
+
+    # -- segments --------------------------------------------------------------------------
+    def send(self, segment: MotionSegment) -> None:
+        """Start ``segment`` on the robot; its end is reported when the robot's call returns."""
+        sent_at = self._monotonic()
+        motion, future = self._call("angleInterpolationBezier", segment.names,
+                                    segment.times, segment.keys)
+        flight = _Flight(segment, sent_at)
+        self._report(segment.segment_id, STARTED, "")
+        with self._lock:
+            for older in self._flights.values():
+                if older.joints & flight.joints:
+                    older.replaced = True
+            self._flights[segment.segment_id] = flight
+        future.addCallback(lambda done: self._returned(motion, flight, done))
+
+    def _returned(self, motion: Any, flight: _Flight, future: Any) -> None:
+        """The segment's call returned (in a libqi thread)."""
+        with self._lock:
+            if self._flights.get(flight.segment.segment_id) is not flight:
+                return  # already reported by forget()
+            del self._flights[flight.segment.segment_id]
+        error = None
         if future.hasError():
-            _LOG.warning("ALMotion.angleInterpolationBezier (segment %d): %s",
-                         segment_id, future.error())
+            self._drop_proxy(motion)
+            error = robot_message(future.error())
+        self._end(flight, error)
+
+    def _end(self, flight: _Flight, error: Optional[str]) -> None:
+        """Report the terminal status of a segment no longer in flight."""
+        ran = self._monotonic() - flight.sent_at
+        duration = flight.segment.duration
+        if flight.stop_requested or flight.replaced:
+            status, message = STOPPED, ""
+        elif error is not None:
+            status, message = FAILED, error
+        elif ran < duration - max(INTERRUPTION_MARGIN, INTERRUPTION_RATIO * duration):
+            status = FAILED
+            message = "interrupted on the robot after %.2f s of its %.2f s" % (ran, duration)
+        else:
+            status, message = FINISHED, ""
+        self._report(flight.segment.segment_id, status, message)
+        if status == FAILED and flight.segment.on_failed is not None:
+            flight.segment.on_failed(message)
+
+    def _report(self, segment_id: int, status: str, message: str) -> None:
+        if self._on_status is not None:
+            self._on_status(segment_id, status, message)
 
     def stop(self, segment_id: int) -> None:
-        """Stop a segment still moving (unknown or finished segments are ignored)."""
-        with self._lock:
-            future = self._tasks.pop(segment_id, None)
-        if future is None:
-            return
-        motion = self._service()
+        """Stop a segment in flight (unknown or ended segments are ignored).
 
-        def stop_task(done: Any) -> None:
-            if done.hasValue():
-                try:
-                    if not self._connected():
-                        raise RuntimeError("the robot session is not connected")
-                    motion.stop(int(done.value()), _async=True)
-                except Exception as error:  # the robot may be gone: nothing to stop
-                    _LOG.warning("ALMotion.stop (segment %d): %s", segment_id, error)
-        future.addCallback(stop_task)
+        ``ALMotion.killTasksUsingResources`` (not waited for) of its joints, except those
+        of segments sent after it and still in flight: a goto sends the new segment before
+        it stops the one it replaces, and the new one must keep moving (the robot ended
+        the replaced task when the new one started).
+        """
+        with self._lock:
+            flights = list(self._flights.values())
+            flight = self._flights.get(segment_id)
+            if flight is None:
+                return
+            flight.stop_requested = True
+            newer = set().union(*(f.joints for f in flights[flights.index(flight) + 1:]))
+        self._kill([name for name in flight.segment.names if name not in newer])
+
+    def stop_all(self) -> None:
+        """Stop every segment in flight."""
+        with self._lock:
+            flights = list(self._flights.values())
+            for flight in flights:
+                flight.stop_requested = True
+        self._kill(list(dict.fromkeys(name for f in flights for name in f.segment.names)))
+
+    def _kill(self, joints: List[str]) -> None:
+        """End the robot's tasks using ``joints`` (nothing is sent without joints)."""
+        if not joints:
+            return
+        _, future = self._call("killTasksUsingResources", joints)
+
+        def log_error(done: Any) -> None:
+            if done.hasError():
+                _LOG.warning("ALMotion.killTasksUsingResources(%s): %s", joints,
+                             robot_message(done.error()))
+        future.addCallback(log_error)
+
+    def forget(self, reason: str) -> None:
+        """The connection is lost: end every segment in flight now (FAILED with ``reason``,
+        or STOPPED when its stop was asked) and fetch ALMotion again next time."""
+        with self._lock:
+            flights = list(self._flights.values())
+            self._flights.clear()
+            self._motion = None
+        for flight in flights:
+            self._end(flight, reason)

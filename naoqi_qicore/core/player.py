@@ -6,6 +6,12 @@ the behavior FINISHES when a Stopped output of the root fires (or the root's tim
 ends), fails (ERROR) when a method of the root fails, and :meth:`~BehaviorPlayer.stop`
 runs the onStop methods of every loaded box, then unloads the root's content.
 Status changes and what happens inside go to the listener as :class:`EngineEvent`.
+
+A run lasts from :meth:`~BehaviorPlayer.play` to STOPPED, FINISHED or ERROR.  Its failures
+are kept as :class:`~naoqi_qicore.core.events.BoxError` (:attr:`BehaviorPlayer.errors`).
+When it ends, no code of the behavior runs any more: box code gets :data:`STOP_GRACE`
+seconds to return by itself, then the :class:`~naoqi_qicore.core.guard.BoxCodeGuard` ends
+it, and what still runs :data:`STOP_DEADLINE` seconds after the end is an error of the run.
 """
 from __future__ import annotations
 
@@ -15,27 +21,37 @@ import os
 import random
 import threading
 import time
+import traceback
 from pathlib import Path
 from typing import Any, Callable, Dict, Iterator, List, Optional, Union
 
 from naoqi_qicore.core.box import BoxNode, DiagramNode
+from naoqi_qicore.core.box_stdlib import box_stdlib_modules
 from naoqi_qicore.core.clock import Clock, MonotonicClock
 from naoqi_qicore.core.dialog_box import DialogBox, is_dialog_box
 from naoqi_qicore.core.environment import (BehaviorContext, BoxEnvironmentFactory,
                                            bare_environment)
-from naoqi_qicore.core.events import BehaviorLoadError, EngineEvent, GotoError, Listener
+from naoqi_qicore.core.events import (WHERE_SCRIPT, WHERE_STOP, BehaviorLoadError, BoxError,
+                                      EngineEvent, GotoError, Listener)
 from naoqi_qicore.core.generated import FrameManager, GeneratedClass, box_class, package_info
+from naoqi_qicore.core.guard import BehaviorStopped, BoxCodeGuard, Straggler
 from naoqi_qicore.core.motion import ALMotionSink, MotionSink
 from naoqi_qicore.core.py2 import PY2_SYS
 from naoqi_qicore.core.resources import ResourceManager
-from naoqi_qicore.core.script import box_builtins, compile_box_script, find_box_class
+from naoqi_qicore.core.script import (box_builtins, compile_box_script, find_box_class,
+                                      forget_box_scripts)
 from naoqi_qicore.core.statemachine import TransitionQueue
 from naoqi_qicore.core.tasks import TaskRunner
 from naoqi_qicore.xar.model import Box, InputNature
 
 _LOG = logging.getLogger(__name__)
-#: how long :meth:`BehaviorPlayer.stop` waits for the onStop methods of the boxes
-STOP_TIMEOUT = 5.0
+#: seconds box code gets to return by itself when a run ends (onStop and onUnload
+#: methods included); then the guard ends it
+STOP_GRACE = 0.5
+#: seconds after the end of a run from which no box code runs (what does is an error)
+STOP_DEADLINE = 0.9
+#: errors kept for one run (the oldest are dropped beyond; ``error_count`` counts them all)
+MAX_RUN_ERRORS = 1000
 _behavior_ids = itertools.count(1)
 
 
@@ -71,6 +87,14 @@ class BehaviorPlayer:
         self._status_changed = threading.Condition(self.lock)
         self._status = "IDLE"
         self._last_error = ""
+        self.guard = BoxCodeGuard(self.behavior_id)
+        self._errors_lock = threading.Lock()
+        self._load_errors: List[BoxError] = []
+        self._errors: List[BoxError] = []
+        self._error_count = 0
+        #: failures already recorded (robot calls), by id of their exception
+        self._recorded: Dict[int, BoxError] = {}
+        self._closer: Optional[threading.Thread] = None
         self.stopping = False
         self.root: Optional[BoxNode] = None
         self._by_name: Dict[str, BoxNode] = {}
@@ -85,12 +109,34 @@ class BehaviorPlayer:
 
     @property
     def last_error(self) -> str:
+        """One line about the newest error of the run ("" when none)."""
         return self._last_error
+
+    @property
+    def errors(self) -> List[BoxError]:
+        """The errors of the current (or last) run, oldest first (at most
+        :data:`MAX_RUN_ERRORS`, the newest)."""
+        with self._errors_lock:
+            return list(self._errors)
+
+    @property
+    def error_count(self) -> int:
+        """How many errors the current (or last) run had."""
+        return self._error_count
 
     @property
     def frame(self) -> int:
         content = self.root.content if self.root is not None else None
         return content.frame if content is not None else 0
+
+    @property
+    def last_frame(self) -> int:
+        """The frame of the root timeline shown last: where the last run ended once it
+        has (a stopped or finished timeline is back at its start for the next play)."""
+        content = self.root.content if self.root is not None else None
+        if content is not None and content.timeline is not None:
+            return content.timeline.last_frame
+        return self.frame
 
     @property
     def fps(self) -> float:
@@ -153,21 +199,27 @@ class BehaviorPlayer:
         self.transitions = TransitionQueue("transitions " + self.behavior_id, self._change_failed)
         self._runner = TaskRunner("box " + self.behavior_id)
         self._last_error = ""
+        self._load_errors = []
+        self._reset_errors()
+        self.guard = BoxCodeGuard(self.behavior_id)
         context = BehaviorContext(self.session, self.frame_manager, self.behavior_id,
-                                  self.behavior_path, self._box_object)
+                                  self.behavior_path, self._box_object, self.guard,
+                                  self.record_error)
         environment = self._environment(context)
         self._close_environment = environment.close
         self.box_session = environment.session if environment.session is not None \
             else self.session
-        self._builtins = box_builtins(environment.modules)
+        stdlib = box_stdlib_modules(self.guard)
+        self._builtins = box_builtins(dict(environment.modules, **stdlib))
         # NAOqi ran box scripts where these were already imported; scripts rely on it
-        self._globals = {"ALFrameManager": self.frame_manager, "time": time, "random": random,
-                         "os": os, "sys": PY2_SYS}
+        self._globals = {"ALFrameManager": self.frame_manager, "time": stdlib["time"],
+                         "random": random, "os": os, "sys": PY2_SYS}
         self._globals.update(environment.names)
         self._by_name = {}
         self.root = self._build(self.loaded.behavior.root, None, None)
         for box in self.boxes():
             self._instantiate(box)
+        self._load_errors = self.errors
         if self.root.broken:
             self._set_status("ERROR", self._last_error)
             raise BehaviorLoadError(self._last_error)
@@ -193,6 +245,12 @@ class BehaviorPlayer:
             if self._status not in ("LOADED", "STOPPED", "FINISHED"):
                 raise RuntimeError("cannot play a behavior whose status is %s (load it first)"
                                    % self._status)
+        self.wait_run_closed()
+        with self.lock:
+            if self._status not in ("LOADED", "STOPPED", "FINISHED"):
+                raise RuntimeError("cannot play a behavior whose status is %s" % self._status)
+            self._reset_errors(self._load_errors)
+            self.guard.open()
             self._set_status("PLAYING")
         if self._root_start_runs_user_code():
             self.run_task(self._start_root)
@@ -200,38 +258,74 @@ class BehaviorPlayer:
             self._start_root()
 
     def stop(self) -> None:
-        """Run the onStop methods of every loaded box (in parallel, for at most
-        :data:`STOP_TIMEOUT` s), then unload the root's content."""
-        with self.lock:
+        """Stop the run: the onStop methods of every loaded box run (in parallel), then the
+        root's content is unloaded, then no code of the behavior runs any more (box code
+        gets :data:`STOP_GRACE` s to return by itself; what still runs after
+        :data:`STOP_DEADLINE` s is an error of the run).  Returns within about
+        :data:`STOP_DEADLINE` s."""
+        started = time.monotonic()
+        grace, deadline = started + STOP_GRACE, started + STOP_DEADLINE
+        if not self.lock.acquire(timeout=STOP_GRACE):
+            # box code holds the engine (an onLoad that does not return): end it first
+            self._end_box_code(deadline)
+            if not self.lock.acquire(timeout=max(0.0, deadline - time.monotonic())):
+                self._report_wedged()
+                return
+        try:
             if self._status not in ("PLAYING", "PAUSED"):
                 return
             self.stopping = True
+        finally:
+            self.lock.release()
         try:
-            self._stop_loaded_boxes()
-            if self.root is not None:
-                self.root.halt()
+            self._stop_loaded_boxes(grace)
+            # onUnload methods run in this thread: past the grace, the guard ends them
+            watchdog = threading.Timer(max(0.0, grace - time.monotonic()), self.guard.shut)
+            watchdog.daemon = True
+            watchdog.start()
+            try:
+                if self.root is not None:
+                    self.root.halt()
+            finally:
+                watchdog.cancel()
         finally:
             self.stopping = False
         self._paused = []
+        self._end_box_code(deadline)
         self._set_status("STOPPED")
 
-    def _stop_loaded_boxes(self) -> None:
+    def _stop_loaded_boxes(self, grace: float) -> None:
         """Run the onStop methods of the loaded boxes (started or not), each in its own
-        thread, waiting at most :data:`STOP_TIMEOUT` s in all (a box that does not return
-        is reported)."""
+        thread, waiting for them until the monotonic time ``grace``."""
         threads = []
         for box in reversed(list(self.boxes())):
             if box.loaded:
                 thread = threading.Thread(target=box.stop_for_shutdown, daemon=True,
                                           name="stop " + box.path)
                 thread.start()
-                threads.append((box, thread))
-        limit = time.monotonic() + STOP_TIMEOUT
-        for box, thread in threads:
-            thread.join(max(0.0, limit - time.monotonic()))
-            if thread.is_alive():
-                box.report_error("%s: onStop did not return within %.0f s" % (box.path,
-                                                                            STOP_TIMEOUT))
+                threads.append(thread)
+        for thread in threads:
+            thread.join(max(0.0, grace - time.monotonic()))
+
+    def _end_box_code(self, deadline: float) -> None:
+        """Close the guard: end every thread running the behavior's box code; those still
+        running at ``deadline`` are errors of the run."""
+        for straggler in self.guard.close(deadline):
+            self._report_straggler(straggler)
+
+    def _report_straggler(self, straggler: Straggler) -> None:
+        self.record_error(BoxError(
+            straggler.box_path, WHERE_STOP,
+            "box code still runs %.1f s after the behavior stopped, blocked at %s (thread %s); "
+            "its robot calls are refused" % (STOP_DEADLINE, straggler.location,
+                                             straggler.thread_name)))
+
+    def _report_wedged(self) -> None:
+        """The engine's lock stays held by box code that cannot be stopped."""
+        for straggler in self.guard.close(time.monotonic()):
+            self._report_straggler(straggler)
+        self.record_error(BoxError("root", WHERE_STOP, "the behavior cannot be stopped: box "
+                                   "code blocked in the engine; unload it"))
 
     def pause(self) -> None:
         """Pause every playing timeline (boxes keep running, as in NAOqi)."""
@@ -281,22 +375,43 @@ class BehaviorPlayer:
         return frame
 
     def unload(self) -> None:
-        """Stop, unload the root, end the engine's threads; status IDLE."""
+        """Stop, unload the root (box code gets :data:`STOP_GRACE` s for its onUnload
+        methods), end the engine's threads and the box code still running; status IDLE."""
         self.stop()
+        self.wait_run_closed()
+        started = time.monotonic()
         with self.lock:
             self.stopping = True
         try:
             if self.root is not None:
-                with self.lock:
-                    self.root.unload()
+                self.guard.open()  # the root's onUnload may still run
+                watchdog = threading.Timer(STOP_GRACE, self.guard.shut)
+                watchdog.daemon = True
+                watchdog.start()
+                try:
+                    with self.lock:
+                        self.root.unload()
+                finally:
+                    watchdog.cancel()
         finally:
             self.stopping = False
+        self._end_box_code(started + STOP_DEADLINE)
+        forget_box_scripts(self.guard.script_filenames())
         self.transitions.close()
         self._runner.close()
         if self._close_environment is not None:
             close, self._close_environment = self._close_environment, None
             close()
         self._set_status("IDLE")
+
+    def wait_run_closed(self, timeout: Optional[float] = None) -> bool:
+        """Wait until the box code of the run that ended (FINISHED or ERROR) is ended too
+        (at most :data:`STOP_DEADLINE` s after the end); False on timeout."""
+        closer = self._closer
+        if closer is None or closer is threading.current_thread():
+            return True
+        closer.join(timeout)
+        return not closer.is_alive()
 
     def wait(self, timeout: Optional[float] = None) -> bool:
         """Wait until the behavior is no longer playing or paused; False on timeout."""
@@ -332,14 +447,61 @@ class BehaviorPlayer:
     def root_stopped(self, why: str) -> None:
         """A Stopped output of the root fired: the behavior is over."""
         with self.lock:
-            if self._status in ("PLAYING", "PAUSED"):
-                self._set_status("FINISHED", why)
+            if self._status not in ("PLAYING", "PAUSED"):
+                return
+            self._close_after_run()
+            self._set_status("FINISHED", why)
 
-    def root_failed(self, message: str) -> None:
+    def root_failed(self, error: BoxError) -> None:
+        """A method of the root failed: the run ends with ERROR."""
         with self.lock:
-            self._last_error = message
-            if self._status in ("PLAYING", "PAUSED", "LOADED"):
-                self._set_status("ERROR", message)
+            if self._status not in ("PLAYING", "PAUSED", "LOADED"):
+                return
+            if self._status != "LOADED":
+                self._close_after_run()
+            self._set_status("ERROR", error.text())
+
+    def record_error(self, error: BoxError, cause: Optional[BaseException] = None) -> None:
+        """Add ``error`` to the run's errors and tell the listener ("error" event).
+
+        ``cause``: the exception; when a failure recorded earlier had the same one (a
+        failed robot call that then ended the box method), ``error`` replaces it.
+        """
+        with self._errors_lock:
+            earlier = self._recorded.pop(id(cause), None) if cause is not None else None
+            if earlier is not None and earlier in self._errors:
+                self._errors[self._errors.index(earlier)] = error
+            else:
+                self._errors.append(error)
+                self._error_count += 1
+                del self._errors[:-MAX_RUN_ERRORS]
+            if cause is not None:
+                self._recorded[id(cause)] = error
+                while len(self._recorded) > MAX_RUN_ERRORS:
+                    del self._recorded[next(iter(self._recorded))]
+            self._last_error = error.text()
+        _LOG.debug("%s%s", error.text(), "\n" + error.traceback if error.traceback else "")
+        self.emit("error", error.box_path, error.text(), error=error)
+
+    def _reset_errors(self, errors: Optional[List[BoxError]] = None) -> None:
+        with self._errors_lock:
+            self._errors = list(errors or [])
+            self._error_count = len(self._errors)
+            self._recorded = {}
+            self._last_error = self._errors[-1].text() if self._errors else ""
+
+    def _close_after_run(self) -> None:
+        """The run ended by itself (FINISHED, ERROR): in a thread of its own, give its box
+        code :data:`STOP_GRACE` s to return, then end what is left (lock held)."""
+        def close() -> None:
+            grace = time.monotonic() + STOP_GRACE
+            while self.guard.box_threads() and time.monotonic() < grace:
+                time.sleep(0.01)
+            self._end_box_code(time.monotonic() + STOP_DEADLINE - STOP_GRACE)
+
+        self._closer = threading.Thread(target=close, daemon=True,
+                                        name="end of run " + self.behavior_id)
+        self._closer.start()
 
     def finish(self) -> None:
         """End the behavior from inside (ALFrameManager.exitBehavior)."""
@@ -375,9 +537,10 @@ class BehaviorPlayer:
                   reason=detail)
 
     def _change_failed(self, error: BaseException) -> None:
-        message = "state change failed: %s: %s" % (type(error).__name__, error)
-        _LOG.error("%s", message, exc_info=error)
-        self.emit("error", "root", message)
+        if isinstance(error, BehaviorStopped):
+            return  # box code ended by the guard while it entered a state
+        self.record_error(BoxError("root", "state change", str(error), type(error).__name__,
+                                   "".join(traceback.format_exception(error))))
 
     def _build(self, model: Box, parent: Optional[BoxNode],
                diagram: Optional[DiagramNode]) -> BoxNode:
@@ -399,9 +562,11 @@ class BehaviorPlayer:
         namespace: Dict[str, Any] = {"__name__": box.name, "__builtins__": self._builtins,
                                      "GeneratedClass": base}
         namespace.update(self._globals)
+        self.guard.register_namespace(namespace, box.path)
         try:
             if source.strip():
-                exec(compile_box_script(source), namespace)
+                exec(compile_box_script(source, self.guard.script_filename(box.path)),
+                     namespace)
             cls = find_box_class(namespace, base)
             instance = cls.__new__(cls)
             instance._box = box
@@ -410,15 +575,15 @@ class BehaviorPlayer:
             box.broken = True
             port_error = getattr(self.loaded, "port_errors", {}).get(box.name)
             if isinstance(error, SyntaxError) and port_error:
-                self._last_error = "%s: the box script does not compile and porting it to " \
-                                   "Python 3 failed: %s" % (box.path, port_error)
+                message = "the box script does not compile and porting it to Python 3 " \
+                          "failed: %s" % port_error
             else:
-                where = ""
+                line = ""
                 if isinstance(error, SyntaxError) and error.lineno:
-                    where = " (line %d)" % error.lineno
-                self._last_error = "%s: the box script does not run: %s: %s%s" % (
-                    box.path, type(error).__name__, error, where)
-            box.report_error(self._last_error)
+                    line = " (line %d)" % error.lineno
+                message = "the box script does not run: %s%s" % (error, line)
+            self.record_error(BoxError(box.path, WHERE_SCRIPT, message, type(error).__name__,
+                                       "".join(traceback.format_exception(error))))
             return
         box.instance = instance
 

@@ -10,19 +10,58 @@ a box cannot read a terminal) and whose ``__import__`` resolves, in box code onl
 * Python 2 module names (:func:`~naoqi_qicore.core.py2.py2_module`).
 
 Compiled code is cached by source text: behaviors repeat the same library boxes.
+Handlers that catch everything (``except:``, ``except BaseException``) start by letting
+a stop through (:func:`let_stop_through`): a loop around ``try: ... except: pass`` would
+otherwise swallow the ``BehaviorStopped`` that ends a stopped behavior's code.
 """
 from __future__ import annotations
 
+import ast
 import builtins
 import hashlib
 import linecache
+import re
+import sys
 import threading
 import types
 import warnings
-from typing import Any, Callable, Dict, Mapping, Optional, Type
+from typing import Any, Callable, Dict, List, Mapping, Optional, Type, Union
 
+from naoqi_qicore.core.guard import BehaviorStopped
 from naoqi_qicore.core.py2 import PY2_BUILTINS, py2_module
 from naoqi_qicore.core.py2_text import PY2_TEXT_BUILTINS, rewrite_text_methods
+
+#: the name of :func:`let_stop_through` in box code
+STOP_CHECK_NAME = "__let_stop_through__"
+_CATCH_ALL = re.compile(r"\bexcept\s*(?::|\(?[^:]*\bBaseException\b)")
+
+
+def let_stop_through() -> None:
+    """First statement of box code's catch-all handlers: re-raise ``BehaviorStopped``."""
+    if isinstance(sys.exc_info()[1], BehaviorStopped):
+        raise  # noqa: PLE0704 (re-raises the exception being handled)
+
+
+class _CatchAllHandlers(ast.NodeTransformer):
+    """Puts a :func:`let_stop_through` call first in the handlers catching everything."""
+
+    def visit_ExceptHandler(self, node: ast.ExceptHandler) -> ast.ExceptHandler:  # noqa: N802
+        self.generic_visit(node)
+        if node.type is None or _names_base_exception(node.type):
+            check = ast.Expr(ast.Call(ast.Name(STOP_CHECK_NAME, ast.Load()), [], []))
+            node.body.insert(0, ast.copy_location(check, node.body[0]))
+        return node
+
+
+def _names_base_exception(node: ast.expr) -> bool:
+    names = node.elts if isinstance(node, ast.Tuple) else [node]
+    return any(isinstance(name, ast.Name) and name.id == "BaseException" for name in names)
+
+
+def _let_stops_through(code: Union[str, ast.Module], filename: str) -> Union[str, ast.Module]:
+    """``code`` whose catch-all handlers let a stop through."""
+    tree = ast.parse(code, filename) if isinstance(code, str) else code
+    return ast.fix_missing_locations(_CatchAllHandlers().visit(tree))
 
 
 def box_builtins(modules: Mapping[str, types.ModuleType]) -> Dict[str, Any]:
@@ -47,6 +86,7 @@ def box_builtins(modules: Mapping[str, types.ModuleType]) -> Dict[str, Any]:
     namespace.pop("raw_input", None)
     namespace.update(PY2_BUILTINS)
     namespace.update(PY2_TEXT_BUILTINS)
+    namespace[STOP_CHECK_NAME] = let_stop_through
     namespace["__import__"] = box_import
     return namespace
 
@@ -55,22 +95,47 @@ _code_cache: Dict[str, types.CodeType] = {}
 _code_lock = threading.Lock()
 
 
-def compile_box_script(source: str) -> types.CodeType:
+def compile_box_script(source: str, filename: Optional[str] = None) -> types.CodeType:
     """Compile a box script (cached by text); raises ``SyntaxError``.
 
-    The code's file name is ``<box script HASH>`` and its lines are registered with
-    :mod:`linecache`, so tracebacks show the script's lines.  ``encode``/``decode``
-    calls get Python 2's results on text (:mod:`naoqi_qicore.core.py2_text`).
+    The code's file name is ``filename`` (default ``<box script HASH>``) and its lines are
+    registered with :mod:`linecache` under it, so tracebacks show the script's lines
+    (:func:`forget_box_scripts` drops them).  ``encode``/``decode``
+    calls get Python 2's results on text (:mod:`naoqi_qicore.core.py2_text`); handlers
+    catching everything let a stop through.
     """
     with _code_lock:
         code = _code_cache.get(source)
-    if code is not None:
+    if code is None:
+        code = _compile(source)
+    if filename is None or filename == code.co_filename:
         return code
+    linecache.cache[filename] = (len(source), None, source.splitlines(True), filename)
+    return _renamed(code, filename)
+
+
+def forget_box_scripts(filenames: List[str]) -> None:
+    """Drop the lines of the box scripts compiled under ``filenames`` (a behavior unloaded)."""
+    for filename in filenames:
+        linecache.cache.pop(filename, None)
+
+
+def _renamed(code: types.CodeType, filename: str) -> types.CodeType:
+    """``code`` and the code objects it holds, with the file name ``filename``."""
+    constants = tuple(_renamed(constant, filename) if isinstance(constant, types.CodeType)
+                      else constant for constant in code.co_consts)
+    return code.replace(co_filename=filename, co_consts=constants)
+
+
+def _compile(source: str) -> types.CodeType:
+    """Compile and cache ``source`` under the file name ``<box script HASH>``."""
     filename = "<box script %s>" % hashlib.sha1(source.encode("utf-8", "replace")).hexdigest()[:10]
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")  # invalid escapes etc. of old scripts
-        code = compile(rewrite_text_methods(source, filename), filename, "exec",
-                       dont_inherit=True)
+        rewritten = rewrite_text_methods(source, filename)
+        if _CATCH_ALL.search(source):
+            rewritten = _let_stops_through(rewritten, filename)
+        code = compile(rewritten, filename, "exec", dont_inherit=True)
     linecache.cache[filename] = (len(source), None, source.splitlines(True), filename)
     with _code_lock:
         _code_cache[source] = code

@@ -10,6 +10,8 @@ import collections
 import threading
 from typing import Callable, Deque, List, Optional
 
+from naoqi_qicore.core.guard import BehaviorStopped
+
 IDLE_SECONDS = 5.0
 
 
@@ -76,6 +78,8 @@ class TaskRunner:
                 task = self._queue.popleft()
             try:
                 task()
+            except BehaviorStopped:
+                pass  # box code ended by its behavior's guard
             finally:
                 with self._condition:
                     self._running -= 1

@@ -56,6 +56,8 @@ class Timeline:
         self._rebase = False
         self._position = self.start_frame
         self._next = self.start_frame
+        #: the frame shown last, kept when the timeline stops or ends (where a run ended)
+        self.last_frame = self.start_frame
         self._segment: Optional[int] = None
         self._start_time = 0.0
 
@@ -116,7 +118,7 @@ class Timeline:
         """Continue from ``frame`` (processed at once when playing: the caller sends its
         motion segment, then stops the one it replaces, before the thread wakes up)."""
         with self._lock:
-            self._position = self._next = int(frame)
+            self._position = self._next = self.last_frame = int(frame)
             replaced, self._segment = self._segment, None
             if self._thread is not None and not self._quit:
                 if not self._ends_at(self._position):
@@ -188,6 +190,8 @@ class Timeline:
         segment = self._curves.segment(next(_segment_ids), frame, self._fps)
         if segment is None:
             return
+        what = "motion segment %d (from frame %d)" % (segment.segment_id, frame)
+        segment.on_failed = lambda message: self._report(what, RuntimeError(message))
         self._segment = segment.segment_id
         try:
             self._motion.send(segment)
@@ -218,7 +222,7 @@ class Timeline:
                         start_time, ticks, base = self._clock.now(), 0, self._next
                     continue
                 frame = base + ticks
-                self._position = frame
+                self._position = self.last_frame = frame
                 self._next = frame + 1
             if self._on_frame is not None:
                 self._on_frame(frame)

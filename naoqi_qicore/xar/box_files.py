@@ -23,7 +23,6 @@ import re
 from pathlib import PurePath
 from typing import Dict, List, Optional, Set, Tuple
 
-from naoqi_qicore.xar.errors import XarError
 from naoqi_qicore.xar.model import (BehaviorKeyframe, BehaviorLayer, Box, Extras, IOType,
                                     Parameter, ParameterType, Port, Resource, Script,
                                     ScriptLanguage, Timeline)

@@ -183,10 +183,17 @@ def onInput_onStart(self):
     play(harness)
     errors = harness.kinds("error")
     assert len(errors) == 1 and errors[0].box_path == "root/Failing"
-    assert "ValueError: no luck" in errors[0].detail and "Traceback" in errors[0].detail
-    assert "line 3" in errors[0].detail  # traceback shows the script's line
+    assert errors[0].detail == "root/Failing: onStart: ValueError: no luck"
+    error = errors[0].data["error"]
+    assert (error.box_path, error.where, error.exception_type, error.message) == (
+        "root/Failing", "onStart", "ValueError", "no luck")
+    assert error.traceback.startswith("Traceback")
+    assert "line 3, in onInput_onStart" in error.traceback  # the script's line
+    assert "call_user" not in error.traceback  # box code only
     assert names(harness, "onStart") == ["l1_Other"]  # After never started
     assert harness.player.status == "PLAYING"  # the behavior goes on
+    assert harness.player.errors == [error]  # an error of the run, visible while it plays
+    assert harness.player.last_error == error.text()
     assert "root/Failing" not in harness.player.active_boxes
 
 
@@ -198,7 +205,8 @@ def onInput_onStart(self):
     harness = make_harness(root)
     play(harness)
     assert harness.player.status == "ERROR"
-    assert "KeyError" in harness.player.last_error and "root" in harness.player.last_error
+    assert harness.player.last_error == "root: onStart: KeyError: 'missing'"
+    assert [error.where for error in harness.player.errors] == ["onStart"]
 
 
 def test_on_error_output_hears_exceptions(make_harness):

@@ -164,7 +164,8 @@ def play_one(path: Path) -> dict:
 
     def listen(event):
         if event.kind == "error":
-            errors.append(event.detail)
+            error = event.data["error"]
+            errors.append(error.text() + ("\n" + error.traceback if error.traceback else ""))
     try:
         behavior = parse_xar_file(path)
     except XarError as error:

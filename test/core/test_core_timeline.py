@@ -287,10 +287,10 @@ class _ClosedSession:
                 """The task never ends in this test."""
 
         class Proxy:
-            def pCall(self, *args, **kwargs):  # noqa: N802 (qi's name)
+            def angleInterpolationBezier(self, *args, **kwargs):  # noqa: N802 (qi's name)
                 if not session.connected:
                     raise AssertionError("a proxy of a closed session was called")
-                session.calls.append(args[0])
+                session.calls.append("angleInterpolationBezier")
                 return Future()
         return Proxy()
 
@@ -303,4 +303,6 @@ def test_motion_sink_never_calls_a_proxy_of_a_closed_session():
     session.connected = False
     with pytest.raises(RuntimeError, match="not connected"):
         sink.send(segment)
+    with pytest.raises(RuntimeError, match="not connected"):
+        sink.stop(segment.segment_id)
     assert session.calls == ["angleInterpolationBezier"]

@@ -1,0 +1,257 @@
+"""A stop that stops: after stop (or unload), no code of the behavior runs and none of it
+calls the robot, whatever the box code does (core.guard, core.box_stdlib, box_calls)."""
+import time
+
+import pytest
+
+from naoqi_qicore.core.player import STOP_DEADLINE
+
+from core_builders import flow_box, link, script_box
+
+#: a stop returns within the deadline plus this much (a loaded machine)
+SLACK = 0.6
+
+
+def one_box(code: str, name: str = "Looping"):
+    box = script_box(name, 1, code)
+    return flow_box("root", -1, [box], [link(0, 2, 1, 2), link(1, 4, 0, 4)])
+
+
+def started(harness, box: str = "l1_Looping", what: str = "running") -> None:
+    """Load, play and wait until the box's code said ``what``."""
+    harness.player.load()
+    harness.player.play()
+    deadline = time.monotonic() + 10
+    while not any(entry[:2] == (box, what) for entry in harness.log):
+        assert time.monotonic() < deadline, "the box never said %r: %s" % (what, harness.log)
+        time.sleep(0.01)
+
+
+def timed_stop(harness) -> float:
+    began = time.monotonic()
+    harness.player.stop()
+    return time.monotonic() - began
+
+
+def counter_frozen(read, period: float = 0.3) -> bool:
+    before = read()
+    time.sleep(period)
+    return read() == before
+
+
+def stop_errors(harness):
+    return [error for error in harness.player.errors if error.where == "stop"]
+
+
+BUSY = """
+def onInput_onStart(self):
+    record(self.getName(), "running")
+    self.count = 0
+    while True:
+        self.count += 1
+"""
+
+CATCH_ALL = """
+def onInput_onStart(self):
+    record(self.getName(), "running")
+    self.count = 0
+    while True:
+        try:
+            while True:
+                self.count += 1
+        except:
+            self.count += 1
+"""
+
+
+@pytest.mark.parametrize("code", [BUSY, CATCH_ALL], ids=["busy loop", "bare except"])
+def test_stop_ends_a_box_that_never_returns(make_harness, code):
+    harness = make_harness(one_box(code))
+    started(harness)
+    box = harness.player.box_named("l1_Looping").instance
+    assert timed_stop(harness) < STOP_DEADLINE + SLACK
+    assert harness.player.status == "STOPPED"
+    assert counter_frozen(lambda: box.count)
+    assert harness.player.guard.box_threads() == []
+    assert stop_errors(harness) == []  # it was stopped: nothing left to report
+
+
+def test_stop_ends_threads_timers_and_callbacks_the_box_started(make_harness):
+    harness = make_harness(one_box("""
+def onInput_onStart(self):
+    import threading, thread
+    self.counts = {"thread": 0, "start_new_thread": 0, "timer": 0}
+    def spin(name):
+        while True:
+            self.counts[name] += 1
+    threading.Thread(target=spin, args=("thread",)).start()
+    thread.start_new_thread(spin, ("start_new_thread",))
+    def late():
+        self.counts["timer"] += 1
+    threading.Timer(0.8, late).start()
+    record(self.getName(), "running")
+"""), naoqi=True)
+    started(harness)
+    box = harness.player.box_named("l1_Looping").instance
+    assert timed_stop(harness) < STOP_DEADLINE + SLACK
+    assert counter_frozen(lambda: dict(box.counts), period=0.6)
+    assert box.counts["timer"] == 0  # its time came after the stop: never called
+    assert harness.player.guard.box_threads() == []
+
+
+def test_stop_ends_qi_callbacks_of_the_box(make_harness, robot):
+    simulated, session = robot
+    harness = make_harness(one_box("""
+def onInput_onStart(self):
+    self.count = 0
+    self.ticks = 0
+    def spin():
+        while True:
+            self.count += 1
+    def tick():
+        self.ticks += 1
+    qi.runAsync(spin)
+    self.task = qi.PeriodicTask()
+    self.task.setCallback(tick)
+    self.task.setUsPeriod(20000)
+    self.task.start(True)
+    record(self.getName(), "running")
+"""), session=session, naoqi=True)
+    started(harness)
+    box = harness.player.box_named("l1_Looping").instance
+    assert timed_stop(harness) < STOP_DEADLINE + SLACK
+    assert counter_frozen(lambda: (box.count, box.ticks))
+    assert harness.player.guard.box_threads() == []
+
+
+def robot_calls(session, method: str):
+    return [call for call in session.service("NaoqiSimRecorder").calls(0)
+            if call["service"] == "ALTextToSpeech" and call["method"] == method]
+
+
+def test_a_sleeping_loop_calling_the_robot_makes_no_call_after_the_stop(make_harness, robot):
+    simulated, session = robot
+    harness = make_harness(one_box("""
+def onInput_onStart(self):
+    tts = self.session().service("ALTextToSpeech")
+    record(self.getName(), "running")
+    while True:
+        tts.getVolume()
+        time.sleep(0.05)
+"""), session=session, naoqi=True)
+    started(harness)
+    time.sleep(0.2)
+    assert timed_stop(harness) < 0.5  # the sleep is woken up at once
+    stopped_at = time.time()
+    time.sleep(0.5)
+    assert robot_calls(session, "getVolume")
+    assert all(call["time"] < stopped_at for call in robot_calls(session, "getVolume"))
+    assert stop_errors(harness) == []
+
+
+def test_a_robot_call_in_progress_does_not_hold_the_stop(make_harness, robot):
+    simulated, session = robot
+    harness = make_harness(one_box("""
+def onInput_onStart(self):
+    record(self.getName(), "running")
+    ALProxy("ALTextToSpeech").say("This is a very long sentence that the robot will take "
+                                  "many seconds to say, far longer than any stop may take.")
+    record(self.getName(), "said")
+"""), session=session, naoqi=True)
+    started(harness)
+    time.sleep(0.2)
+    assert timed_stop(harness) < 0.5
+    assert ("l1_Looping", "said") not in harness.log
+    assert harness.player.guard.box_threads() == []
+
+
+def test_an_onload_that_never_returns_does_not_hold_the_stop(make_harness):
+    harness = make_harness(one_box("""
+def onLoad(self):
+    record(self.getName(), "running")
+    while True:
+        pass
+"""))
+    import threading
+    harness.player.load()
+    player = threading.Thread(target=harness.player.play, daemon=True)
+    player.start()  # enters the first state, whose box never leaves onLoad
+    deadline = time.monotonic() + 10
+    while ("l1_Looping", "running") not in harness.log:
+        assert time.monotonic() < deadline
+        time.sleep(0.01)
+    assert timed_stop(harness) < STOP_DEADLINE + SLACK
+    player.join(2)
+    assert not player.is_alive()
+    assert harness.player.status == "STOPPED"
+    assert harness.player.guard.box_threads() == []
+
+
+def test_box_code_that_cannot_be_stopped_is_an_error_of_the_run(make_harness):
+    harness = make_harness(one_box("""
+def onInput_onStart(self):
+    import threading
+    self.gate = threading.Event()
+    record(self.getName(), "running")
+    self.gate.wait()
+"""))
+    started(harness)
+    box = harness.player.box_named("l1_Looping").instance
+    try:
+        assert timed_stop(harness) < STOP_DEADLINE + SLACK
+        errors = stop_errors(harness)
+        assert len(errors) == 1
+        assert errors[0].box_path == "root/Looping"
+        assert "still runs" in errors[0].message and "refused" in errors[0].message
+        assert "self.gate.wait()" in errors[0].message  # the line where it is blocked
+        assert harness.player.last_error == errors[0].text()
+    finally:
+        box.gate.set()  # let the thread go
+    deadline = time.monotonic() + 5
+    while harness.player.guard.box_threads():
+        assert time.monotonic() < deadline
+        time.sleep(0.01)
+
+
+def test_missing_services_and_methods_are_errors_of_the_run(make_harness, robot):
+    simulated, session = robot
+    harness = make_harness(one_box("""
+def onInput_onStart(self):
+    try:
+        self.session().service("ALTabletService")
+    except RuntimeError:
+        pass
+    try:
+        ALProxy("ALTextToSpeech").sayLouder("hello")
+    except AttributeError:
+        pass
+    record(self.getName(), "running")
+"""), session=session, naoqi=True)
+    started(harness)
+    errors = [(e.box_path, e.where, e.exception_type) for e in harness.player.errors]
+    assert errors == [("root/Looping", "robot call", "RuntimeError"),
+                      ("root/Looping", "robot call", "AttributeError")]
+    first, second = harness.player.errors
+    assert "ALTabletService" in first.message
+    assert second.message == "ALTextToSpeech has no method sayLouder()"
+    assert "onInput_onStart" in first.traceback  # the box code's call stack
+    assert harness.player.status == "PLAYING"  # caught by the box: it goes on
+
+
+def test_an_uncaught_missing_service_is_one_error_of_the_box(make_harness, robot):
+    simulated, session = robot
+    harness = make_harness(one_box("""
+def onInput_onStart(self):
+    self.session().service("ALTabletService").showWebview()
+"""), session=session, naoqi=True)
+    harness.player.load()
+    harness.player.play()
+    deadline = time.monotonic() + 10
+    while not harness.player.errors:
+        assert time.monotonic() < deadline
+        time.sleep(0.01)
+    harness.player.wait_idle(5)
+    [error] = harness.player.errors  # the failed call and the box failing: one error
+    assert (error.box_path, error.where, error.exception_type) == (
+        "root/Looping", "onStart", "RuntimeError")
+    assert "ALTabletService" in error.message and "Traceback" in error.traceback
