@@ -17,7 +17,7 @@ from typing import Dict
 from naoqi_qicore.core.environment import BehaviorContext, ScriptEnvironment
 from naoqi_qicore.robot.naoqi_compat import almath
 from naoqi_qicore.robot.naoqi_compat.box_session import (BoxSession, LocalSubscriptions,
-                                                         box_qi_module)
+                                                         PeriodicTasks, box_qi_module)
 from naoqi_qicore.robot.naoqi_compat.naoqi import global_proxies, naoqi_module
 
 
@@ -34,8 +34,9 @@ def box_environment(context: BehaviorContext) -> ScriptEnvironment:
     import qi
 
     local = LocalSubscriptions(context)
+    periodic = PeriodicTasks(qi, context)
     session = BoxSession(context.session, context, local)
-    box_qi = box_qi_module(qi, context, local)
+    box_qi = box_qi_module(qi, context, local, periodic)
     modules: Dict[str, ModuleType] = {"qi": box_qi}
     if _installed("naoqi"):
         naoqi = importlib.import_module("naoqi")
@@ -49,4 +50,8 @@ def box_environment(context: BehaviorContext) -> ScriptEnvironment:
     names["qi"] = box_qi
     if "ALProxy" in names:
         names.update(global_proxies(names["ALProxy"]))
-    return ScriptEnvironment(modules=modules, names=names, session=session, close=local.close)
+
+    def close() -> None:
+        periodic.stop_all()
+        local.close()
+    return ScriptEnvironment(modules=modules, names=names, session=session, close=close)

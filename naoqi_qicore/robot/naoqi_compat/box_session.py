@@ -8,24 +8,29 @@ own.  :class:`BoxSession` wraps a qi session so that what scripts relied on stil
   this process (:class:`LocalSubscriptions`), instead of asking the robot to call a module
   it does not know;
 * ``service("ALFrameManager")`` is the behavior's own frame manager;
-* services take the byte strings of Python 2 code (:func:`qi_value`);
+* services are :class:`~naoqi_qicore.robot.naoqi_compat.box_calls.BoxService`: calls
+  bound to the behavior (a stopped behavior's code cannot call the robot any more, a
+  missing method is an error of the run...); a service the robot does not have is an
+  error of the run too, even when the box catches it;
 * ``connect(url)`` to the robot's own address (``tcp://127.0.0.1:9559``, ``localhost``...)
   reaches the robot the behavior plays on: a script connecting to "itself" meant the robot.
 
 :func:`box_qi_module` is the ``qi`` module of box code: the real one, except that
-``qi.Session()`` returns a :class:`BoxSession`.
+``qi.Session()`` returns a :class:`BoxSession` and that callbacks given to
+``qi.runAsync`` and ``qi.PeriodicTask`` run as code of the box (ended with the behavior).
 """
 from __future__ import annotations
 
 import logging
 import threading
 import types
-from typing import Any, Dict, Optional, Tuple
+from typing import Any, Dict, List, Optional, Tuple
 from urllib.parse import urlsplit
 
 from naoqi_qicore.core.environment import BehaviorContext
-from naoqi_qicore.core.py2_text import Py2Bytes
 from naoqi_qicore.core.script import positional_arity
+from naoqi_qicore.robot.naoqi_compat.box_calls import (BoxService, box_value, check_running,
+                                                       report_robot_call)
 
 _LOG = logging.getLogger(__name__)
 
@@ -104,10 +109,14 @@ class LocalSubscriptions:
             return False
         callback = getattr(target, method)
         arity = positional_arity(callback)
+        box = getattr(getattr(target, "_box", None), "path", None)
+        call = self._context.guard.bind(callback, box)
 
         def deliver(value: Any) -> None:
+            if self._context.guard.closed:
+                return  # a stopped behavior hears nothing
             arguments = (event, value, "")[:3 if arity is None else arity]
-            threading.Thread(target=callback, args=arguments, daemon=True,
+            threading.Thread(target=call, args=arguments, daemon=True,
                              name="%s.%s" % (module, method)).start()
         self.unsubscribe(event, module)
         subscriber = memory.subscriber(event)
@@ -129,53 +138,6 @@ class LocalSubscriptions:
         except Exception as error:  # its session is gone
             _LOG.debug("%s of %s: %s", event, module, error)
         return True
-
-
-def qi_value(value: Any) -> Any:
-    """``value`` as libqi takes it: the Python 2 byte strings of box code
-    (:class:`~naoqi_qicore.core.py2_text.Py2Bytes`, which libqi would try to publish as
-    objects) become text, in lists, tuples and dictionaries too."""
-    kind = type(value)
-    if kind is Py2Bytes:
-        return str(value)
-    if kind is list or kind is tuple:
-        items = [qi_value(item) for item in value]
-        return kind(items) if any(a is not b for a, b in zip(items, value)) else value
-    if kind is dict:
-        pairs = [(qi_value(key), qi_value(item)) for key, item in value.items()]
-        changed = any(a is not b or c is not d
-                      for (a, c), (b, d) in zip(pairs, value.items()))
-        return dict(pairs) if changed else value
-    return value
-
-
-class _BoxCall:
-    """A method or signal of a service: called with :func:`qi_value` arguments; its other
-    attributes (``connect``, ``value``...) are the real ones."""
-
-    def __init__(self, target: Any) -> None:
-        self._target = target
-
-    def __call__(self, *args: Any, **kwargs: Any) -> Any:
-        return self._target(*(qi_value(arg) for arg in args),
-                            **{key: qi_value(item) for key, item in kwargs.items()})
-
-    def __getattr__(self, name: str) -> Any:
-        return getattr(self._target, name)
-
-
-class BoxService:
-    """A service of the robot as box code holds it: calls take :func:`qi_value` arguments."""
-
-    def __init__(self, service: Any) -> None:
-        self._service = service
-
-    def __getattr__(self, name: str) -> Any:
-        attribute = getattr(self._service, name)
-        return _BoxCall(attribute) if callable(attribute) else attribute
-
-    def __repr__(self) -> str:
-        return repr(self._service)
 
 
 class LocalMemory:
@@ -228,7 +190,14 @@ class BoxSession:
     def service(self, name: str) -> Any:
         if name in LOCAL_SERVICES:
             return self._context.frame_manager
-        service = BoxService(self._session.service(name))
+        check_running(self._context, "service(%r)" % name)
+        try:
+            remote = self._session.service(name)
+        except RuntimeError as error:
+            if "find service" in str(error):
+                report_robot_call(self._context, str(error), error)
+            raise
+        service = BoxService(remote, name, self._context)
         return LocalMemory(service, self._local) if name == "ALMemory" else service
 
     def connect(self, url: str) -> Any:
@@ -243,7 +212,8 @@ class BoxSession:
 
 
 class _BoxQi(types.ModuleType):
-    """``qi`` for box code: the real module's names, ``Session`` excepted."""
+    """``qi`` for box code: the real module's names, ``Session``, ``runAsync`` and
+    ``PeriodicTask`` excepted."""
 
     _real: types.ModuleType
 
@@ -251,13 +221,60 @@ class _BoxQi(types.ModuleType):
         return getattr(self._real, name)
 
 
+class PeriodicTasks:
+    """The ``qi.PeriodicTask`` objects of one behavior's box code: their callbacks run as
+    code of the box that set them; :meth:`stop_all` stops them (the behavior unloads)."""
+
+    def __init__(self, real_qi: types.ModuleType, context: BehaviorContext) -> None:
+        self._real = real_qi
+        self._context = context
+        self._lock = threading.Lock()
+        self._tasks: List[Any] = []
+
+    def new(self) -> Any:
+        """A ``qi.PeriodicTask`` for box code."""
+        tasks, guard = self, self._context.guard
+
+        class PeriodicTask:
+            """qi.PeriodicTask whose callback is bound to the box setting it."""
+
+            def __init__(self) -> None:
+                self._task = tasks._real.PeriodicTask()
+                with tasks._lock:
+                    tasks._tasks.append(self._task)
+
+            def setCallback(self, callback: Any) -> None:  # noqa: N802 (libqi's name)
+                self._task.setCallback(guard.bind(callback))
+
+            def __getattr__(self, name: str) -> Any:
+                return getattr(self._task, name)
+        return PeriodicTask
+
+    def stop_all(self) -> None:
+        with self._lock:
+            tasks, self._tasks = self._tasks, []
+        for task in tasks:
+            try:
+                task.asyncStop()
+            except Exception as error:  # never started, or already stopped
+                _LOG.debug("PeriodicTask.asyncStop: %s", error)
+
+
 def box_qi_module(real_qi: types.ModuleType, context: BehaviorContext,
-                  local: LocalSubscriptions) -> types.ModuleType:
+                  local: LocalSubscriptions, periodic: PeriodicTasks) -> types.ModuleType:
     """The ``qi`` module box code of one behavior imports."""
     module = type("qi", (_BoxQi,), {"_real": real_qi})("qi", real_qi.__doc__)
 
     def session() -> BoxSession:
         """A new qi session (``connect`` to the robot's own address reaches the robot)."""
         return BoxSession(real_qi.Session(), context, local)
+
+    def run_async(callback: Any, *args: Any, **kwargs: Any) -> Any:
+        """``qi.runAsync`` (Python 2's ``qi.async``) running ``callback`` as box code."""
+        check_running(context, "qi.runAsync")
+        future = real_qi.runAsync(context.guard.bind(callback), *args, **kwargs)
+        return box_value(future, "qi.runAsync", context)
     module.Session = session  # type: ignore[attr-defined]
+    module.runAsync = run_async  # type: ignore[attr-defined]
+    module.PeriodicTask = periodic.new()  # type: ignore[attr-defined]
     return module
