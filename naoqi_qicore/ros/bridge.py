@@ -3,12 +3,11 @@
 Topics (relative names, so ``__ns`` namespaces them):
 
 * ``robot/connection`` (RobotConnection, latched): state of the libqi connection.
-* ``motion/keyframes`` (MotionKeyframes, subscribed): each segment is started with
-  ``ALMotion.pCall("angleInterpolationBezier", ...)``; its task id is kept.
-* ``motion/stop`` (MotionStop, subscribed): ``ALMotion.stop(task id)`` of one or all segments.
-* ``motion/status`` (MotionStatus): STARTED, then FINISHED, STOPPED or FAILED per segment
-  (a stop is reported when ``ALMotion.stop`` returns; the end of a segment is noticed
-  within 100 ms, with ``ALMotion.isRunning`` calls that the bridge does not wait for).
+* ``motion/keyframes`` (MotionKeyframes, subscribed) and ``motion/stop`` (MotionStop,
+  subscribed): segments started and stopped by the engine's
+  :class:`~naoqi_qicore.core.motion.ALMotionSink` on the robot session.
+* ``motion/status`` (MotionStatus): what that sink reports, STARTED, then FINISHED, STOPPED
+  or FAILED (with the robot's error) per segment.
 * ``life/state`` (std_msgs/String, latched): ALAutonomousLife state.
 * ``life/focus`` (ActivityFocus, latched): focused activity, previous one and reasons
   (from the ``activityTransition`` signal when the robot has it, else from ALMemory).
@@ -18,9 +17,7 @@ Services under ``life/``: ``switch_focus``, ``stop_focus``, ``stop_all``, ``set_
 ``set_autonomous_ability_enabled``.  When the robot goes away the bridge reports it,
 reconnects with back-off and binds its signals and subscribers again.
 """
-import threading
-from dataclasses import dataclass
-from typing import Any, Callable, Dict, List, Optional, Tuple
+from typing import Any, Callable, List, Optional, Tuple
 
 from builtin_interfaces.msg import Time
 
@@ -29,6 +26,7 @@ from rclpy.node import Node
 from std_msgs.msg import String
 from std_srvs.srv import Trigger
 
+from naoqi_qicore.core.motion import FAILED, ALMotionSink, MotionSegment
 from naoqi_qicore.msg import (ActivityFocus, MotionKeyframes, MotionStatus, MotionStop,
                               RobotConnection)
 from naoqi_qicore.robot.session import ConnectionState, RobotSession
@@ -42,18 +40,6 @@ from naoqi_qicore.ros.spin import NodeSetupError, run_node
 from naoqi_qicore.srv import GetFocusHistory, SetAutonomousAbility, SetLifeState, SwitchFocus
 
 LIFE_STATES = ("solitary", "interactive", "safeguard", "disabled")
-#: how often the bridge checks whether the motion segments it started are still running (s)
-SEGMENT_POLL_PERIOD = 0.1
-
-
-@dataclass
-class _Segment:
-    """A motion segment running on the robot."""
-
-    task_id: int
-    stop_requested: bool = False
-    #: an ``isRunning`` question about it is on its way
-    polled: bool = False
 
 
 class NaoqiBridge(Node):
@@ -69,9 +55,6 @@ class NaoqiBridge(Node):
             address = robot_address(self)
         except ValueError as error:
             raise NodeSetupError(str(error)) from None
-        self._lock = threading.Lock()
-        self._segments: Dict[int, _Segment] = {}
-        self._motion: Any = None
         self._life: Any = None
         self._focus = FocusTracker()
         self._life_observer = LifeObserver(self._focus, self._publish_life_state,
@@ -85,7 +68,6 @@ class NaoqiBridge(Node):
         self.create_subscription(MotionKeyframes, "motion/keyframes", self._on_keyframes,
                                  COMMANDS)
         self.create_subscription(MotionStop, "motion/stop", self._on_stop, COMMANDS)
-        self.create_timer(SEGMENT_POLL_PERIOD, self._poll_segments)
         services = [
             (SwitchFocus, "life/switch_focus", self._switch_focus),
             (Trigger, "life/stop_focus", self._stop_focus),
@@ -102,6 +84,7 @@ class NaoqiBridge(Node):
 
         self._robot = RobotSession(address, max_retry_delay=self.get_parameter(
             "max_retry_delay").value, required_services=ROBOT_SERVICES)
+        self._motion = ALMotionSink(self._robot.session, self._publish_status)
         self._robot.add_connected_callback(self._bind)
         self._robot.add_state_callback(self._on_connection_state)
         self._publish_connection(self._robot.state, self._robot.message)
@@ -133,104 +116,44 @@ class NaoqiBridge(Node):
 
     def _forget_robot(self, reason: str) -> None:
         """The connection is gone: its proxies and running segments with it."""
-        with self._lock:
-            segments = list(self._segments)
-            self._segments.clear()
-            self._motion = self._life = None
-        for segment_id in segments:
-            self._publish_status(segment_id, MotionStatus.FAILED, reason)
+        self._life = None
+        self._motion.forget(reason)
 
     def _bind(self, session: Any) -> None:
-        """Fetch the services and connect the signals of a new connection."""
-        motion = session.service("ALMotion")
-        life = self._life_observer.bind(session)
-        if life is None:
+        """Fetch ALAutonomousLife and connect the signals of a new connection."""
+        self._life = self._life_observer.bind(session)
+        if self._life is None:
             self.get_logger().warning("the robot has no ALAutonomousLife: life/* services fail")
-        with self._lock:
-            self._motion, self._life = motion, life
 
     # -- motion ----------------------------------------------------------------------------
-    def _publish_status(self, segment_id: int, status: int, message: str = "") -> None:
-        msg = MotionStatus(segment_id=segment_id, status=status, message=message)
+    def _publish_status(self, segment_id: int, status: str, message: str) -> None:
+        """Publish what ALMotionSink reports (its status names are MotionStatus's)."""
+        if self._closed:
+            return
+        msg = MotionStatus(segment_id=segment_id, status=getattr(MotionStatus, status),
+                           message=message)
         msg.header.stamp = self._now()
         self._status_pub.publish(msg)
 
     def _on_keyframes(self, message: MotionKeyframes) -> None:
         segment_id = message.segment_id
-        motion = self._motion
-        if motion is None:
-            self._publish_status(segment_id, MotionStatus.FAILED,
-                                 "robot not connected: " + self._robot.message)
-            return
         try:
-            names, times, keys = bezier_arguments(message)
-            task_id = motion.pCall("angleInterpolationBezier", names, times, keys)
+            self._motion.send(MotionSegment(segment_id, *bezier_arguments(message)))
         except (ValueError, RuntimeError) as error:
-            self.get_logger().error("motion segment %d: %s" % (segment_id, error))
-            self._publish_status(segment_id, MotionStatus.FAILED, str(error))
-            return
-        with self._lock:
-            self._segments[segment_id] = _Segment(task_id)
-        self._publish_status(segment_id, MotionStatus.STARTED)
-
-    def _poll_segments(self) -> None:
-        """Ask whether the segments still run, without waiting for the answers.
-
-        Polled: a blocking ALMotion.wait per segment would hold one of the robot's threads
-        for the whole motion; not waited for: the executor stays free for the next segment.
-        """
-        with self._lock:
-            motion = self._motion
-            segments = list(self._segments.items())
-        for segment_id, segment in segments:
-            self._ask_running(motion, segment_id, segment)
-
-    def _ask_running(self, motion: Any, segment_id: int, segment: _Segment) -> None:
-        """``ALMotion.isRunning`` of ``segment``'s task, answered in :meth:`_on_running_answer`
-        (one question at a time per segment)."""
-        with self._lock:
-            if segment.polled:
-                return
-            segment.polled = True
-        try:
-            future = motion.isRunning(segment.task_id, _async=True)
-        except RuntimeError:
-            return  # connection lost: _forget_robot reports it
-        future.addCallback(lambda done: self._on_running_answer(segment_id, segment, done))
-
-    def _on_running_answer(self, segment_id: int, segment: _Segment, future: Any) -> None:
-        segment.polled = False
-        if not future.hasError() and not future.value():
-            self._segment_ended(segment_id, segment)
-
-    def _segment_ended(self, segment_id: int, segment: _Segment) -> None:
-        """Report the end of ``segment`` once (it may be seen ended by a stop and a poll)."""
-        with self._lock:
-            if self._segments.get(segment_id) is not segment:
-                return
-            del self._segments[segment_id]
-        self._publish_status(segment_id, MotionStatus.STOPPED if segment.stop_requested
-                             else MotionStatus.FINISHED)
+            reason = str(error) if self._robot.connected else \
+                "robot not connected: " + self._robot.message
+            self.get_logger().error("motion segment %d: %s" % (segment_id, reason))
+            self._publish_status(segment_id, FAILED, reason)
 
     def _on_stop(self, message: MotionStop) -> None:
-        with self._lock:
-            targets = [(segment_id, segment) for segment_id, segment in self._segments.items()
-                       if message.segment_id in (MotionStop.ALL, segment_id)]
-            for _, segment in targets:
-                segment.stop_requested = True
-            motion = self._motion
-        for segment_id, segment in targets:
-            # Not waited for: stopping one task must not delay the segment sent after it.
-            future = motion.stop(segment.task_id, _async=True)
-            future.addCallback(lambda done, segment_id=segment_id, segment=segment:
-                               self._on_stopped(motion, segment_id, segment, done))
-
-    def _on_stopped(self, motion: Any, segment_id: int, segment: _Segment, future: Any) -> None:
-        if future.hasError():
-            self.get_logger().error("stopping motion segment %d: %s"
-                                    % (segment_id, future.error()))
-        else:  # reported as soon as the robot says the task is over
-            self._ask_running(motion, segment_id, segment)
+        try:
+            if message.segment_id == MotionStop.ALL:
+                self._motion.stop_all()
+            else:
+                self._motion.stop(message.segment_id)
+        except RuntimeError as error:  # connection lost: forget() reports the segments
+            self.get_logger().warning("stopping motion segment %d: %s"
+                                      % (message.segment_id, error))
 
     # -- autonomous life: robot -> topics --------------------------------------------------
     def _publish_focus(self) -> None:

@@ -3,14 +3,17 @@
 A segment goes to the bridge (``motion/keyframes``) when a bridge subscribes to that
 topic and reports its robot connected on ``robot/connection``; otherwise it is executed
 by the engine's own ALMotion sink on the runner's session.  A stop goes where its segment
-went, so a bridge appearing or disappearing mid-behavior never loses a stop.
+went, so a bridge appearing or disappearing mid-behavior never loses a stop.  A segment
+that the bridge reports FAILED on ``motion/status`` gets its ``on_failed`` called, as the
+direct sink does for its own.
 """
 import threading
 from typing import Any, Dict
 
 from rclpy.node import Node
 
-from naoqi_qicore.msg import MotionKeyframes, MotionStop, RobotConnection
+from naoqi_qicore.core.motion import MotionSegment
+from naoqi_qicore.msg import MotionKeyframes, MotionStatus, MotionStop, RobotConnection
 from naoqi_qicore.ros.motion_messages import keyframes_message
 from naoqi_qicore.ros.qos import COMMANDS, LATCHED
 
@@ -28,13 +31,15 @@ class BridgeMotionSink:
         self._direct = direct
         self._mode = mode
         self._lock = threading.Lock()
-        self._via_bridge: Dict[int, bool] = {}
+        #: segments sent to the bridge that it has not reported ended yet
+        self._at_bridge: Dict[int, MotionSegment] = {}
         self._bridge_connected = False
         self._keyframes = node.create_publisher(MotionKeyframes, "motion/keyframes", COMMANDS)
         self._stop = node.create_publisher(MotionStop, "motion/stop", COMMANDS)
         self._clock = node.get_clock()
         node.create_subscription(RobotConnection, "robot/connection", self._on_connection,
                                  LATCHED)
+        node.create_subscription(MotionStatus, "motion/status", self._on_status, COMMANDS)
 
     def _on_connection(self, message: RobotConnection) -> None:
         self._bridge_connected = message.state == RobotConnection.CONNECTED
@@ -48,26 +53,40 @@ class BridgeMotionSink:
             return True
         return self._bridge_connected and self._keyframes.get_subscription_count() > 0
 
-    def send(self, segment: Any) -> None:
-        """Execute ``segment`` (a core ``MotionSegment``)."""
-        via_bridge = self.bridge_ready
+    def _on_status(self, message: MotionStatus) -> None:
+        """The bridge's report on a segment: a failure reaches the segment's sender."""
+        if message.status == MotionStatus.STARTED:
+            return
         with self._lock:
-            self._via_bridge[segment.segment_id] = via_bridge
-        if via_bridge:
-            message = keyframes_message(segment.segment_id, segment.names, segment.times,
-                                        segment.keys)
-            message.header.stamp = self._clock.now().to_msg()
-            self._keyframes.publish(message)
-        else:
+            segment = self._at_bridge.pop(message.segment_id, None)
+        if (segment is not None and message.status == MotionStatus.FAILED
+                and segment.on_failed is not None):
+            segment.on_failed(message.message)
+
+    def send(self, segment: MotionSegment) -> None:
+        """Execute ``segment``."""
+        if not self.bridge_ready:
             self._direct.send(segment)
+            return
+        message = keyframes_message(segment.segment_id, segment.names, segment.times,
+                                    segment.keys)
+        message.header.stamp = self._clock.now().to_msg()
+        with self._lock:
+            self._at_bridge[segment.segment_id] = segment
+        self._keyframes.publish(message)
 
     def stop(self, segment_id: int) -> None:
-        """Stop a segment sent by :meth:`send`."""
+        """Stop a segment sent by :meth:`send` (ended ones are ignored where they went)."""
         with self._lock:
-            via_bridge = self._via_bridge.pop(segment_id, None)
-        if via_bridge:
+            at_bridge = self._at_bridge.pop(segment_id, None) is not None
+        if at_bridge:
             message = MotionStop(segment_id=segment_id)
             message.header.stamp = self._clock.now().to_msg()
             self._stop.publish(message)
-        elif via_bridge is not None:
+        else:
             self._direct.stop(segment_id)
+
+    def forget(self, reason: str) -> None:
+        """The runner's robot connection is lost: the segments it executes itself fail now
+        (the bridge reports its own)."""
+        self._direct.forget(reason)

@@ -15,9 +15,9 @@ from naoqi_qicore.srv import (GetFocusHistory, SetAutonomousAbility,  # noqa: E4
 KEY = [0.2, [2, -0.1, 0.0], [2, 0.1, 0.0]]
 
 
-@pytest.fixture
-def bridge(programs, probe):
-    robot = programs("sim")
+def start_bridge(programs, probe, *robot_options: str):
+    """The simulated robot (with ``robot_options``) and a bridge connected to it."""
+    robot = programs("sim", *robot_options)
     programs("bridge", "-p", "robot_url:=" + robot.url)
     connection = probe.listen(RobotConnection, "robot/connection")
     probe.wait_until(lambda: connection and connection[-1].state == RobotConnection.CONNECTED,
@@ -26,32 +26,78 @@ def bridge(programs, probe):
     return robot
 
 
+@pytest.fixture
+def bridge(programs, probe):
+    return start_bridge(programs, probe)
+
+
 def statuses(messages, segment_id):
     return [m.status for m in messages if m.segment_id == segment_id]
 
 
+class MotionTopics:
+    """The test's ends of motion/keyframes, motion/stop and motion/status."""
+
+    def __init__(self, probe) -> None:
+        self.probe = probe
+        self.status = probe.listen(MotionStatus, "motion/status", latched=False)
+        self.keyframes = probe.node.create_publisher(MotionKeyframes, "motion/keyframes",
+                                                     COMMANDS)
+        self.stop = probe.node.create_publisher(MotionStop, "motion/stop", COMMANDS)
+        probe.wait_until(lambda: self.keyframes.get_subscription_count() > 0, 10,
+                         "bridge subscribed")
+
+    def wait_status(self, segment_id: int, status: int, what: str) -> MotionStatus:
+        return self.probe.wait_until(lambda: [m for m in self.status if m.segment_id ==
+                                              segment_id and m.status == status], 10, what)[-1]
+
+
 def test_segments_run_finish_and_stop(bridge, probe) -> None:
-    status = probe.listen(MotionStatus, "motion/status", latched=False)
-    keyframes = probe.node.create_publisher(MotionKeyframes, "motion/keyframes", COMMANDS)
-    stop = probe.node.create_publisher(MotionStop, "motion/stop", COMMANDS)
-    probe.wait_until(lambda: keyframes.get_subscription_count() > 0, 10, "bridge subscribed")
-    keyframes.publish(keyframes_message(1, ["HeadYaw"], [[0.2]], [[KEY]]))
-    probe.wait_until(lambda: MotionStatus.FINISHED in statuses(status, 1), 10, "segment 1 done")
-    assert statuses(status, 1) == [MotionStatus.STARTED, MotionStatus.FINISHED]
+    motion = MotionTopics(probe)
+    motion.keyframes.publish(keyframes_message(1, ["HeadYaw"], [[0.2]], [[KEY]]))
+    motion.wait_status(1, MotionStatus.FINISHED, "segment 1 done")
+    assert statuses(motion.status, 1) == [MotionStatus.STARTED, MotionStatus.FINISHED]
     call = bridge.calls("ALMotion", "angleInterpolationBezier")[0]
     assert call["args"][:3] == [["HeadYaw"], [[0.2]], [[KEY]]]
+    assert call["duration"] >= 0.2  # reported FINISHED when the robot's call returned
 
-    keyframes.publish(keyframes_message(2, ["HeadPitch"], [[30.0]], [[KEY]]))
-    probe.wait_until(lambda: MotionStatus.STARTED in statuses(status, 2), 10, "segment 2 runs")
-    stop.publish(MotionStop(segment_id=2))
-    probe.wait_until(lambda: MotionStatus.STOPPED in statuses(status, 2), 10, "segment 2 stopped")
+    motion.keyframes.publish(keyframes_message(2, ["HeadPitch"], [[30.0]], [[KEY]]))
+    motion.wait_status(2, MotionStatus.STARTED, "segment 2 runs")
+    motion.stop.publish(MotionStop(segment_id=2))
+    motion.wait_status(2, MotionStatus.STOPPED, "segment 2 stopped")
+    assert [c["args"] for c in bridge.calls("ALMotion", "killTasksUsingResources")] \
+        == [[["HeadPitch"]]]
 
     broken = keyframes_message(3, ["HeadYaw"], [[0.2]], [[KEY]])
     broken.joints[0].left_types = []
-    keyframes.publish(broken)
-    probe.wait_until(lambda: MotionStatus.FAILED in statuses(status, 3), 10, "segment 3 refused")
-    failed = [m for m in status if m.segment_id == 3][-1]
+    motion.keyframes.publish(broken)
+    failed = motion.wait_status(3, MotionStatus.FAILED, "segment 3 refused")
     assert "joint 'HeadYaw'" in failed.message
+
+    # a newer segment on the same joints replaces an older one: STOPPED, never FAILED
+    motion.keyframes.publish(keyframes_message(4, ["HeadYaw", "HeadPitch"], [[30.0], [30.0]],
+                                               [[KEY], [KEY]]))
+    motion.wait_status(4, MotionStatus.STARTED, "segment 4 runs")
+    motion.keyframes.publish(keyframes_message(5, ["HeadYaw"], [[30.0]], [[KEY]]))
+    motion.wait_status(4, MotionStatus.STOPPED, "segment 4 replaced")
+    motion.stop.publish(MotionStop(segment_id=MotionStop.ALL))
+    motion.wait_status(5, MotionStatus.STOPPED, "every segment stopped")
+    assert statuses(motion.status, 4) == [MotionStatus.STARTED, MotionStatus.STOPPED]
+    assert statuses(motion.status, 5) == [MotionStatus.STARTED, MotionStatus.STOPPED]
+
+
+def test_a_segment_the_robot_rejects_fails_with_its_message(programs, probe) -> None:
+    robot = start_bridge(programs, probe, "--robot", "pepper")
+    motion = MotionTopics(probe)
+    legs = ["LHipPitch", "LKneePitch", "LAnklePitch"]  # NAO's: Pepper has no legs
+    motion.keyframes.publish(keyframes_message(1, legs, [[0.5]] * 3, [[KEY]] * 3))
+    failed = motion.wait_status(1, MotionStatus.FAILED, "segment 1 rejected")
+    assert statuses(motion.status, 1) == [MotionStatus.STARTED, MotionStatus.FAILED]
+    assert "is not a joint" in failed.message and "Pepper" in failed.message
+    assert failed.message == robot.calls("ALMotion", "angleInterpolationBezier")[0]["error"]
+    # the bridge keeps serving: a segment Pepper can play finishes
+    motion.keyframes.publish(keyframes_message(2, ["HeadYaw"], [[0.2]], [[KEY]]))
+    motion.wait_status(2, MotionStatus.FINISHED, "segment 2 done")
 
 
 def test_autonomous_life_services(bridge, probe) -> None:
