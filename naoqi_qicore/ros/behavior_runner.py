@@ -1,11 +1,18 @@
-"""``behavior_runner`` node: play, stop, pause, resume, go to labels and load behaviors.
+"""``behavior_runner`` node: run, play, stop, pause, resume, go to labels and load behaviors.
 
+Action: ``behavior/run`` (RunBehavior): run a behavior to its end and learn how it ended
+(see ``run_action``).
 Services (relative names): ``behavior/play`` (Play), ``behavior/stop``,
 ``behavior/pause``, ``behavior/resume`` (std_srvs/Trigger), ``behavior/goto`` (GoTo),
 ``behavior/load`` (LoadBehavior), ``behavior/list`` (ListBehaviors).
 Topics (latched): ``behavior/state`` (BehaviorState, on every change and at
-``state_rate`` while playing) and ``behavior/focus`` (ActivityFocus).
+``state_rate`` while playing; with the errors of the current run) and ``behavior/focus``
+(ActivityFocus).
 Requests are served one at a time, in the order they come (``spin.run_node``).
+
+A run (:class:`~naoqi_qicore.ros.behavior_run.BehaviorRun`) lasts from a play (service or
+goal) to its end: FINISHED, ERROR (which release the focus), or STOPPED by
+``behavior/stop``, a cancelled or preempted goal, ``behavior/load`` or shutdown.
 
 Playing takes the robot's focus with ALAutonomousLife.switchFocus (stacking the current
 activity when asked); stopping, or the behavior finishing, releases it with stopFocus,
@@ -13,28 +20,31 @@ which gives the focus back to the stacked activity.  Box scripts use the runner'
 qi session; motion goes through naoqi_bridge when one is up (see ``motion_sink``).
 With an empty ``robot_url`` and ``nao_ip`` the runner starts a simulated robot in-process.
 """
+import os
 import queue
 import threading
 from pathlib import Path
-from typing import Any, Callable, List, Optional, Tuple
+from typing import Any, Callable, List, Optional, Tuple, Union
 
 from rcl_interfaces.msg import FloatingPointRange, ParameterDescriptor
 from rclpy.node import Node
 from std_srvs.srv import Trigger
 
 from naoqi_qicore.converter.loader import LoadedBehavior
-from naoqi_qicore.core.events import GotoError
+from naoqi_qicore.core.events import BoxError, GotoError
 from naoqi_qicore.core.motion import ALMotionSink
 from naoqi_qicore.core.player import BehaviorPlayer
 from naoqi_qicore.msg import ActivityFocus, BehaviorInfo, BehaviorState
 from naoqi_qicore.robot.naoqi_compat import box_environment
 from naoqi_qicore.robot.session import ConnectionState, RobotAddress, RobotSession
 from naoqi_qicore.ros.behavior_cache import behavior_name, default_cache_dir, load_behavior
+from naoqi_qicore.ros.behavior_run import WHERE_ROBOT_CONNECTION, BehaviorRun, error_message
 from naoqi_qicore.ros.focus import STOP_AND_STACK_CURRENT, STOP_CURRENT, FocusTracker, LifeObserver
 from naoqi_qicore.ros.motion_sink import MOTION_OUTPUTS, BridgeMotionSink
 from naoqi_qicore.ros.qos import LATCHED
 from naoqi_qicore.ros.robot_parameters import (ROBOT_SERVICES, declare_robot_parameters,
                                                robot_address, robot_parameters_given)
+from naoqi_qicore.ros.run_action import RunActionServer
 from naoqi_qicore.ros.spin import NodeSetupError, run_node
 from naoqi_qicore.srv import GoTo, ListBehaviors, LoadBehavior, Play
 
@@ -53,6 +63,8 @@ FOCUS_CHANGED = "focus changed"
 #: engine events that change what behavior/state shows (frames go out at state_rate)
 STATE_EVENTS = ("status", "state_entered", "box_loaded", "box_unloaded", "box_started",
                 "output_fired", "error")
+#: errors of the run in behavior/state (the newest)
+STATE_ERRORS = 20
 
 
 class _Loaded:
@@ -74,6 +86,8 @@ class BehaviorRunner(Node):
         self._lock = threading.RLock()
         self._focus_lock = threading.Lock()
         self._loaded: Optional[_Loaded] = None
+        #: the current or last run
+        self._run: Optional[BehaviorRun] = None
         # status and error shown while there is no engine: connecting (IDLE) or lost (ERROR)
         self._robot_status: Tuple[int, str] = (BehaviorState.IDLE, "")
         self._has_focus = False
@@ -113,6 +127,7 @@ class BehaviorRunner(Node):
             self.create_service(service_type, name, handler)
         rate = self.get_parameter("state_rate").value
         self.create_timer(1.0 / rate, self._publish_state_while_playing)
+        self._action = RunActionServer(self, self)
 
         self._publish_state(force=True)
         self._publish_focus()
@@ -165,7 +180,13 @@ class BehaviorRunner(Node):
 
     def close(self) -> None:
         """Stop the behavior, disconnect, stop the simulated robot if the runner started it."""
+        run = self._run
+        if run is not None:
+            self.stop_run(run, "the runner shut down")
         self._closed = True
+        action = getattr(self, "_action", None)
+        if action is not None:
+            action.close()
         with self._lock:
             loaded = self._loaded
             if loaded is not None and loaded.player is not None:
@@ -211,9 +232,15 @@ class BehaviorRunner(Node):
                                       "connecting to %s: %s" % (self._robot.url, message))
             self._has_focus = False
             loaded = self._loaded
+            if state == ConnectionState.DISCONNECTED:
+                self._motion.forget(message)
             if loaded is not None and loaded.player is not None:
                 self.get_logger().error("%s: stopping %s" % (message, loaded.name))
                 self._unload_player(loaded)
+                run = self._run
+                if run is not None and not run.ended:
+                    run.runner_errors.append(BoxError("root", WHERE_ROBOT_CONNECTION, message))
+                    self._end_run(run, BehaviorState.ERROR, "robot connection lost: " + message)
         self._publish_state(force=True)
 
     # -- engine ----------------------------------------------------------------------------
@@ -254,12 +281,93 @@ class BehaviorRunner(Node):
                 if event in (FRAME_MOVED, SERVED, FOCUS_CHANGED):
                     continue
                 if event.kind == "error":
-                    self.get_logger().error("%s: %s" % (event.box_path, event.detail))
-                if event.kind == "status" and event.detail == "FINISHED":
-                    self._release_focus()
+                    error = event.data.get("error")
+                    self.get_logger().error(event.detail + ("\n" + error.traceback
+                                                            if error and error.traceback else ""))
+                if event.kind == "status" and event.detail in ("FINISHED", "ERROR"):
+                    self._run_ended_by_itself()
             self._publish_state(force=FRAME_MOVED in events)
             if FOCUS_CHANGED in events:
                 self._publish_focus()
+
+    # -- runs ------------------------------------------------------------------------------
+    def _end_run(self, run: BehaviorRun, status: int, message: str) -> None:
+        """End ``run`` (once) and have its end published."""
+        player = run.player
+        if run.end(status, message, int(player.last_frame) if player is not None else 0):
+            self.get_logger().info(message)
+            self._events.put(SERVED)
+
+    def _run_ended_by_itself(self) -> None:
+        """The engine says FINISHED or ERROR: release the focus, end the run."""
+        run = self._run
+        player = run.player if run is not None else None
+        if run is None or run.ended or player is None \
+                or player.status not in ("FINISHED", "ERROR"):
+            return
+        self._release_focus()
+        if player.status == "FINISHED":
+            self._end_run(run, BehaviorState.FINISHED, "%s finished at frame %d"
+                          % (run.behavior, player.last_frame))
+        else:
+            self._end_run(run, BehaviorState.ERROR, "%s failed: %s"
+                          % (run.behavior, player.last_error))
+
+    def stop_run(self, run: BehaviorRun, reason: str) -> None:
+        """Stop ``run`` if it still runs: its boxes' onStop, unload, focus released; it ends
+        STOPPED saying ``reason``."""
+        with self._lock:
+            if run is not self._run or run.ended:
+                return
+            run.stop_reason = reason
+            player = run.player
+            try:
+                if player is not None and player.status in ("PLAYING", "PAUSED"):
+                    player.stop()
+            except Exception as error:  # a failing box must not keep the runner from going on
+                self.get_logger().error("stopping %s: %s" % (run.behavior, error))
+        self._release_focus()
+        self._end_run(run, BehaviorState.STOPPED, "%s stopped: %s" % (run.behavior, reason))
+
+    def _is_loaded(self, behavior: str) -> bool:
+        """Whether ``behavior`` (a name or a path) is the loaded behavior."""
+        loaded = self._loaded
+        if loaded is None:
+            return False
+        if behavior in (loaded.name, loaded.path):
+            return True
+        return os.path.realpath(behavior) == os.path.realpath(loaded.path)
+
+    def start_run(self, goal: Any) -> BehaviorRun:
+        """Run the behavior of a ``behavior/run`` goal (preempting the run in progress);
+        ``ValueError`` saying why it cannot."""
+        request = goal.request
+        current = self._run
+        if current is not None and not current.ended:
+            self.stop_run(current, "preempted by a new behavior/run goal")
+        if request.label:
+            target: Optional[Union[str, int]] = request.label
+        elif request.frame >= 0:
+            target = int(request.frame)
+        elif request.frame != -1:
+            raise ValueError("frame must be -1 (none) or a frame >= 0, got %d" % request.frame)
+        else:
+            target = None
+        with self._lock:
+            if request.behavior and not self._is_loaded(request.behavior):
+                self._replace_behavior(request.behavior)
+            player = self._player()
+            if player.status in ("ERROR", "IDLE"):
+                player.load()
+            if target is not None:
+                try:
+                    player.goto(target, play=False)
+                except GotoError as error:
+                    raise ValueError(str(error)) from None
+            refused = self._play_loaded(request.stack_current, goal)
+            if refused:
+                raise ValueError(refused)
+            return self._run
 
     # -- state and focus -------------------------------------------------------------------
     def _state_message(self) -> BehaviorState:
@@ -268,31 +376,43 @@ class BehaviorRunner(Node):
         with self._lock:
             loaded = self._loaded
             player = loaded.player if loaded is not None else None
+            run = self._run
             if loaded is not None:
                 message.behavior = loaded.name
             if player is not None:
                 message.status = STATUS_CODES[player.status]
-                message.frame = int(player.frame)
+                message.frame = int(player.last_frame)
                 message.fps = float(player.fps)
                 message.states = list(player.state_names)
                 message.active_boxes = list(player.active_boxes)
                 message.last_error = player.last_error or ""
             else:
                 message.status, message.last_error = self._robot_status
+            if run is not None and (player is None or run.player is player):
+                errors = run.errors()
+                message.errors = [error_message(error) for error in errors[-STATE_ERRORS:]]
+                message.error_count = len(run.runner_errors) + (
+                    run.player.error_count if run.player is not None else 0)
+            elif player is not None:  # loaded, never played: what loading it said
+                errors = player.errors
+                message.errors = [error_message(error) for error in errors[-STATE_ERRORS:]]
+                message.error_count = player.error_count
         return message
 
     def _publish_state(self, force: bool = False) -> None:
-        """Publish behavior/state if anything but the frame changed (or ``force``)."""
+        """Publish behavior/state if anything but the frame changed (or ``force``), and send
+        it as feedback of the goal being run."""
         if self._closed:
             return
         message = self._state_message()
         key = (message.behavior, message.status, tuple(message.states),
-               tuple(message.active_boxes), message.last_error)
+               tuple(message.active_boxes), message.last_error, message.error_count)
         with self._lock:
             if not force and key == self._last_state:
                 return
             self._last_state = key
         self._state_pub.publish(message)
+        RunActionServer.feedback(self._run, message)
 
     def _publish_state_while_playing(self) -> None:
         with self._lock:
@@ -400,8 +520,9 @@ class BehaviorRunner(Node):
                                                               self._robot.message))
         return self._loaded.player
 
-    def _play_loaded(self, stack: bool) -> str:
-        """Play the loaded behavior; "" on success, else why not."""
+    def _play_loaded(self, stack: bool, goal: Optional[Any] = None) -> str:
+        """Play the loaded behavior (a new run, for ``goal`` if given); "" on success, else
+        why not."""
         with self._lock:
             try:
                 player = self._player()
@@ -413,7 +534,11 @@ class BehaviorRunner(Node):
                 return "%s is paused: call behavior/resume" % self._loaded.name
             if player.status in ("ERROR", "IDLE"):
                 player.load()
-            return self._take_focus(stack, then=player.play)
+            previous, self._run = self._run, BehaviorRun(self._loaded.name, player, goal)
+            refused = self._take_focus(stack, then=player.play)
+            if refused:
+                self._run = previous
+            return refused
 
     def _answer(self, response: Any, action: Callable[[], str], moved: bool = False) -> Any:
         """Fill ``response`` from ``action()``: "" or a message is success, ValueError not.
@@ -447,8 +572,13 @@ class BehaviorRunner(Node):
                 if player.status not in ("PLAYING", "PAUSED"):
                     raise ValueError("%s is not playing (%s)" % (self._loaded.name,
                                                                 player.status.lower()))
-                player.stop()
-            self._release_focus()
+                run = self._run
+            if run is not None and run.player is player:
+                self.stop_run(run, "behavior/stop was called")
+            else:
+                with self._lock:
+                    player.stop()
+                self._release_focus()
             return "stopped %s" % self._loaded.name
         return self._answer(response, stop)
 
@@ -496,6 +626,9 @@ class BehaviorRunner(Node):
         loaded = _Loaded(name, path, behavior)
         with self._lock:
             previous = self._loaded
+            run = self._run
+            if run is not None and not run.ended:
+                self.stop_run(run, "behavior/load loaded %s" % name)
             if previous is not None and previous.player is not None:
                 was_focused = previous.player.status in ("PLAYING", "PAUSED")
                 self._unload_player(previous)

@@ -16,6 +16,7 @@ from typing import Any, Callable, Dict, Iterator, List, Optional
 
 import pytest
 
+sys.path.insert(0, str(Path(__file__).resolve().parent))  # script_behaviors
 rclpy = pytest.importorskip("rclpy")
 from rclpy.executors import SingleThreadedExecutor  # noqa: E402
 
@@ -78,15 +79,16 @@ class Program:
 
 
 class SimulatedRobotProcess(Program):
-    """``naoqi_sim`` on a free loopback port, recording every call into a JSON Lines file."""
+    """``naoqi_sim`` on a free loopback port, recording every call into a JSON Lines file;
+    ``arguments`` are more of its options (``--robot pepper``)."""
 
-    def __init__(self, log_dir: Path) -> None:
+    def __init__(self, log_dir: Path, *arguments: str) -> None:
         self.port = free_tcp_port()
         self.url = "tcp://127.0.0.1:%d" % self.port
         self.record = log_dir / "robot-calls.jsonl"
         super().__init__("naoqi_sim", python_program(
-            "naoqi_qicore.robot.sim.cli", "--listen", self.url, "--record", str(self.record)),
-            log_dir)
+            "naoqi_qicore.robot.sim.cli", "--listen", self.url, "--record", str(self.record),
+            *arguments), log_dir)
 
     def start(self) -> None:
         super().start()
@@ -188,7 +190,7 @@ def programs(tmp_path: Path) -> Iterator[Callable[..., Program]]:
 
     def start(kind: str, *arguments: str) -> Program:
         if kind == "sim":
-            program: Program = SimulatedRobotProcess(tmp_path)
+            program: Program = SimulatedRobotProcess(tmp_path, *arguments)
         else:
             module = {"bridge": "naoqi_qicore.ros.bridge",
                       "runner": "naoqi_qicore.ros.behavior_runner",

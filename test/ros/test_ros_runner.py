@@ -1,7 +1,9 @@
 """behavior_runner + naoqi_bridge + the simulated robot, as separate processes over real DDS.
 
 The behavior is examples/wave_hello (labels Hello 1, Wave 30, Skip 70, Bow 90 at 25 fps;
-a goto box at Skip jumps to Bow).  Motion reaches the robot through the bridge.
+a goto box at Skip jumps to Bow).  Motion reaches the robot through the bridge; the
+robot records an ``angleInterpolationBezier`` call when it returns (the motion ended), so
+the tests follow a moving segment through ``motion/keyframes`` and ``motion/status``.
 """
 import time
 from pathlib import Path
@@ -13,7 +15,8 @@ pytest.importorskip("naoqi_qicore.robot.sim.cli", reason="needs the simulated ro
 pytest.importorskip("naoqi_qicore.core.player", reason="needs the engine")
 from std_srvs.srv import Trigger  # noqa: E402
 
-from naoqi_qicore.msg import ActivityFocus, BehaviorState, RobotConnection  # noqa: E402
+from naoqi_qicore.msg import (ActivityFocus, BehaviorState, MotionKeyframes,  # noqa: E402
+                              MotionStatus, RobotConnection)
 from naoqi_qicore.srv import (GoTo, ListBehaviors, LoadBehavior, Play,  # noqa: E402
                               SetLifeState, SwitchFocus)
 
@@ -39,6 +42,10 @@ class Stack:
         self.focus: List[ActivityFocus] = probe.listen(ActivityFocus, "behavior/focus")
         self.connection: List[RobotConnection] = probe.listen(RobotConnection,
                                                               "robot/connection")
+        self.segments: List[MotionKeyframes] = probe.listen(MotionKeyframes, "motion/keyframes",
+                                                            latched=False)
+        self.motion_status: List[MotionStatus] = probe.listen(MotionStatus, "motion/status",
+                                                              latched=False)
         self.wait_state(lambda s: s.status == BehaviorState.LOADED, 60, "LOADED")
         self.wait_until(lambda: self.connection and self.connection[-1].state
                    == RobotConnection.CONNECTED, 30, "bridge connected")
@@ -51,7 +58,26 @@ class Stack:
                           timeout, "behavior state " + what)
 
     def motion_calls(self) -> List[dict]:
+        """The robot's ``angleInterpolationBezier`` calls that have returned."""
         return self.robot.calls("ALMotion", "angleInterpolationBezier")
+
+    def moving_segment(self, after: int = 0) -> MotionKeyframes:
+        """The first segment numbered above ``after`` that the bridge started on the robot."""
+        def started() -> List[MotionKeyframes]:
+            ids = {m.segment_id for m in self.motion_status if m.status == MotionStatus.STARTED}
+            return [s for s in self.segments if s.segment_id > after and s.segment_id in ids]
+        return self.wait_until(started, 10, "a motion segment started on the robot")[0]
+
+    def wait_motion_stopped(self, segment: MotionKeyframes) -> None:
+        """Wait until the robot was asked to end the tasks using ``segment``'s joints and the
+        bridge reported the segment STOPPED."""
+        joints = sorted(joint.name for joint in segment.joints)
+        self.wait_until(lambda: [call for call in self.robot.calls(
+            "ALMotion", "killTasksUsingResources") if sorted(call["args"][0]) == joints], 5,
+            "the motion stopped at the robot")
+        self.wait_until(lambda: [m for m in self.motion_status if m.segment_id ==
+                                 segment.segment_id and m.status == MotionStatus.STOPPED], 5,
+                        "the segment reported STOPPED")
 
     def stopped_tasks(self, service: str) -> List[Any]:
         """Task ids the robot was asked to stop (``service.stop(id)``)."""
@@ -89,28 +115,27 @@ def test_play_sends_motion_to_the_robot_and_finishes(stack: Stack) -> None:
 def test_goto_label_jumps_and_motion_resumes_there(stack: Stack) -> None:
     assert stack.play().success
     stack.wait_state(lambda s: s.status == BehaviorState.PLAYING and s.frame >= 5, 10)
-    sent_before = len(stack.wait_until(stack.motion_calls, 10, "motion"))
+    before = stack.moving_segment()
     answer = stack.probe.call(GoTo, "behavior/goto", GoTo.Request(label="Bow"))
     assert answer.success, answer.message
     assert answer.frame == LABELS["Bow"]
     state = stack.wait_state(lambda s: s.frame >= LABELS["Bow"], 5, "frame >= Bow")
     assert state.status == BehaviorState.PLAYING
-    calls = stack.wait_until(lambda: stack.motion_calls()[sent_before:], 5, "motion after goto")
-    names, times, _keys = calls[0]["args"][:3]
+    after = stack.moving_segment(after=before.segment_id)
     # HeadYaw keys at 100 and 120: from frame 90 they come 10 and 30 frames later
-    head_yaw = times[names.index("HeadYaw")]
-    assert head_yaw == pytest.approx([(100 - 90) / FPS, (120 - 90) / FPS], abs=1e-6)
+    head_yaw = next(joint for joint in after.joints if joint.name == "HeadYaw")
+    assert list(head_yaw.times) == pytest.approx([(100 - 90) / FPS, (120 - 90) / FPS],
+                                                 abs=1e-6)
 
 
 def test_goto_frame_while_paused_stays_paused(stack: Stack) -> None:
     assert stack.play().success
     stack.wait_state(lambda s: s.status == BehaviorState.PLAYING and s.frame >= 3, 10)
-    moving = stack.wait_until(stack.motion_calls, 10, "motion")[-1]
+    moving = stack.moving_segment()
     paused = stack.trigger("pause")
     assert paused.success, paused.message
     frame = stack.wait_state(lambda s: s.status == BehaviorState.PAUSED, 5, "PAUSED").frame
-    stack.wait_until(lambda: moving["result"] in stack.stopped_tasks("ALMotion"), 5,
-                     "the motion stopped at the robot")
+    stack.wait_motion_stopped(moving)
     stack.probe.call(Trigger, "behavior/pause")  # pausing twice is refused, not fatal
     answer = stack.probe.call(GoTo, "behavior/goto", GoTo.Request(frame=LABELS["Wave"]))
     assert answer.success, answer.message
@@ -118,16 +143,14 @@ def test_goto_frame_while_paused_stays_paused(stack: Stack) -> None:
     state = stack.wait_state(lambda s: s.frame == LABELS["Wave"], 5, "at Wave")
     assert state.status == BehaviorState.PAUSED
     assert frame < LABELS["Wave"]
-    sent = len(stack.motion_calls())
     resumed = stack.trigger("resume")
     assert resumed.success, resumed.message
     stack.wait_state(lambda s: s.status == BehaviorState.PLAYING
                      and s.frame > LABELS["Wave"], 5, "playing after Wave")
-    again = stack.wait_until(lambda: stack.motion_calls()[sent:], 5, "motion after resume")[0]
-    names, times = again["args"][:2]
+    again = stack.moving_segment(after=moving.segment_id)
     # resumed from Wave (30): RElbowRoll's next key is at 35
-    assert times[names.index("RElbowRoll")][0] == pytest.approx((35 - LABELS["Wave"]) / FPS,
-                                                                 abs=1e-6)
+    elbow = next(joint for joint in again.joints if joint.name == "RElbowRoll")
+    assert elbow.times[0] == pytest.approx((35 - LABELS["Wave"]) / FPS, abs=1e-6)
 
 
 def test_stop_unloads_boxes_and_releases_focus(stack: Stack) -> None:
@@ -135,7 +158,7 @@ def test_stop_unloads_boxes_and_releases_focus(stack: Stack) -> None:
     stack.wait_state(lambda s: s.status == BehaviorState.PLAYING and s.active_boxes, 10)
     stack.wait_until(lambda: stack.focus and stack.focus[-1].focused_activity == ACTIVITY, 5, "focus")
     speech = stack.wait_until(lambda: stack.robot.calls("ALTextToSpeech", "say"), 5, "Say Hello")
-    moving = stack.wait_until(stack.motion_calls, 5, "motion")[-1]
+    moving = stack.moving_segment()
     answer = stack.trigger("stop")
     assert answer.success, answer.message
     stopped = stack.wait_state(lambda s: s.status == BehaviorState.STOPPED, 5, "STOPPED")
@@ -143,8 +166,7 @@ def test_stop_unloads_boxes_and_releases_focus(stack: Stack) -> None:
     # Say Hello's onStop/onUnload stopped its speech; the timeline's motion was stopped
     stack.wait_until(lambda: speech[0]["result"] in stack.stopped_tasks("ALTextToSpeech"), 5,
                      "speech stopped")
-    stack.wait_until(lambda: moving["result"] in stack.stopped_tasks("ALMotion"), 5,
-                     "motion stopped")
+    stack.wait_motion_stopped(moving)
     focus = stack.wait_until(lambda: stack.focus[-1].focused_activity != ACTIVITY and stack.focus[-1],
                        5, "focus released")
     assert focus.previous_activity == ACTIVITY

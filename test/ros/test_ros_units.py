@@ -127,35 +127,66 @@ def test_focus_same_result_whichever_comes_first() -> None:
                 focus.stack) == ("pkg/idle", "pkg/dance", "unstacked", "unknown-api-caller", [])
 
 
-def test_demo_replays_the_robot_calls_it_plots(tmp_path) -> None:
+def _write_record(tmp_path, calls):
     import json
 
+    record = tmp_path / "calls.jsonl"
+    record.write_text("".join(json.dumps(call) + "\n" for call in calls))
+    return record
+
+
+def test_demo_replays_the_robot_calls_it_plots(tmp_path) -> None:
     from naoqi_qicore.robot.sim.bezier import BezierCurve
     from naoqi_qicore.ros.demo import PLOT_STEP, executed_trajectories
 
     key = [0.5, [3, -0.3, 0.0], [3, 0.3, 0.0]]
     back = [-0.2, [3, -0.1, 0.0], [3, 0.1, 0.0]]
-    calls = [  # in the order they finished, as the simulator writes them
-        dict(time=100.0, service="ALMotion", method="angleInterpolationBezier",
-             args=[["HeadYaw", "HeadPitch"], [[1.0], [1.0]], [[key], [key]]], post=True,
-             result=7),
+    record = _write_record(tmp_path, [  # in the order they finished, as the simulator writes
         dict(time=100.2, service="ALTextToSpeech", method="say", args=["hi"], result=None),
-        dict(time=100.5, service="ALMotion", method="stop", args=[7], result=None),
+        dict(time=100.5, service="ALMotion", method="killTasksUsingResources",
+             args=[["HeadYaw"]], result=None),
+        dict(time=100.0, service="ALMotion", method="angleInterpolationBezier",
+             args=[["HeadYaw", "HeadPitch"], [[1.0], [1.0]], [[key], [key]]], post=False,
+             result=None),
         dict(time=100.9, service="ALMotion", method="angleInterpolationBezier",
              args=[["HeadYaw"], [[0.0]], [[back]]], post=False, error="times must be > 0"),
         dict(time=101.0, service="ALMotion", method="angleInterpolationBezier",
              args=[["HeadYaw"], [[0.5]], [[back]]], post=False, result=None),
-    ]
-    record = tmp_path / "calls.jsonl"
-    record.write_text("".join(json.dumps(call) + "\n" for call in calls))
+    ])
     origin, samples = executed_trajectories(record)
     assert origin == 100.0 and sorted(samples) == ["HeadPitch", "HeadYaw"]
     head_yaw = dict((round(t / PLOT_STEP), angle) for t, angle in samples["HeadYaw"])
     first = BezierCurve([1.0], [key], 0.0)  # from StandInit, where HeadYaw is 0
     assert head_yaw[0] == 0.0
     assert head_yaw[15] == pytest.approx(first.angle_at(0.3))
-    held = first.angle_at(0.5)  # stopped half-way: held there until the next call
+    held = first.angle_at(0.5)  # killed half-way: held there until the next call
     assert 0.0 < held < 0.5
+    # HeadPitch belonged to the killed call too: held as well
     assert head_yaw[35] == head_yaw[49] == samples["HeadPitch"][-1][1] == pytest.approx(held)
     assert head_yaw[62] == pytest.approx(BezierCurve([0.5], [back], held).angle_at(0.24))
     assert samples["HeadYaw"][-1] == (pytest.approx(1.5, abs=PLOT_STEP), pytest.approx(-0.2))
+
+
+def test_demo_replay_a_later_call_ends_the_earlier_one(tmp_path) -> None:
+    from naoqi_qicore.robot.sim.bezier import BezierCurve
+    from naoqi_qicore.ros.demo import PLOT_STEP, executed_trajectories
+
+    key = [0.5, [3, -0.3, 0.0], [3, 0.3, 0.0]]
+    back = [-0.2, [3, -0.1, 0.0], [3, 0.1, 0.0]]
+    record = _write_record(tmp_path, [
+        dict(time=100.4, service="ALMotion", method="angleInterpolationBezier",
+             args=[["HeadYaw"], [[0.5]], [[back]]], post=False, result=None),
+        dict(time=100.0, service="ALMotion", method="angleInterpolationBezier",
+             args=[["HeadYaw", "HeadPitch"], [[1.0], [1.0]], [[key], [key]]], post=False,
+             result=None),
+    ])
+    _, samples = executed_trajectories(record)
+    first = BezierCurve([1.0], [key], 0.0)
+    taken_over = first.angle_at(0.4)
+    head_yaw = dict((round(t / PLOT_STEP), angle) for t, angle in samples["HeadYaw"])
+    head_pitch = dict((round(t / PLOT_STEP), angle) for t, angle in samples["HeadPitch"])
+    assert head_yaw[30] == pytest.approx(BezierCurve([0.5], [back], taken_over).angle_at(0.2))
+    # the later call ended the earlier one: HeadPitch stays where it was at 0.4 s
+    assert head_pitch[20] == pytest.approx(taken_over)
+    assert head_pitch[45] == head_pitch[30] == pytest.approx(taken_over)
+    assert samples["HeadYaw"][-1] == (pytest.approx(0.9, abs=PLOT_STEP), pytest.approx(-0.2))

@@ -1,0 +1,75 @@
+"""One run of behavior_runner's behavior, from play to its end, and its errors as messages.
+
+A :class:`BehaviorRun` starts when the behavior plays (``behavior/play`` or a
+``behavior/run`` goal) and ends once, with FINISHED (the behavior ended by itself),
+STOPPED (``behavior/stop``, a cancelled or preempted goal, another behavior loaded, the
+runner shutting down) or ERROR (the root box failed, the robot was lost).  Its errors are
+the engine's (:class:`~naoqi_qicore.core.events.BoxError`) plus the runner's own (the
+robot connection lost).
+"""
+import threading
+import time
+from typing import Any, List, Optional
+
+from builtin_interfaces.msg import Time
+
+from naoqi_qicore.core.events import BoxError
+from naoqi_qicore.msg import BehaviorError, BehaviorState
+
+#: ``BehaviorState`` codes of the ends of a run
+ENDS = (BehaviorState.STOPPED, BehaviorState.FINISHED, BehaviorState.ERROR)
+#: ``BoxError.where`` of a lost robot connection
+WHERE_ROBOT_CONNECTION = "robot connection"
+
+
+def error_message(error: BoxError) -> BehaviorError:
+    """The ROS message of an engine error."""
+    seconds = int(error.time)
+    return BehaviorError(stamp=Time(sec=seconds, nanosec=int((error.time - seconds) * 1e9)),
+                         box_path=error.box_path, where=error.where,
+                         exception_type=error.exception_type, message=error.message,
+                         traceback=error.traceback)
+
+
+class BehaviorRun:
+    """A run of the behavior ``behavior`` played by ``player`` (``goal``: the
+    ``behavior/run`` goal handle that asked for it, None for ``behavior/play``)."""
+
+    def __init__(self, behavior: str, player: Any, goal: Optional[Any] = None) -> None:
+        self.behavior = behavior
+        self.player = player
+        self.goal = goal
+        self.started = time.monotonic()
+        self._ended = threading.Event()
+        self._lock = threading.Lock()
+        self.status: Optional[int] = None
+        self.message = ""
+        self.frame = 0
+        self.duration = 0.0
+        #: what asked for the stop ("cancel", "behavior/stop"...), "" when none did
+        self.stop_reason = ""
+        #: errors of the run that the engine does not know (the robot lost)
+        self.runner_errors: List[BoxError] = []
+
+    @property
+    def ended(self) -> bool:
+        return self._ended.is_set()
+
+    def end(self, status: int, message: str, frame: int) -> bool:
+        """End the run (once: False when it had ended already)."""
+        with self._lock:
+            if self._ended.is_set():
+                return False
+            self.status, self.message, self.frame = status, message, frame
+            self.duration = time.monotonic() - self.started
+            self._ended.set()
+        return True
+
+    def wait(self, timeout: Optional[float] = None) -> bool:
+        """Wait for the end of the run; False on timeout."""
+        return self._ended.wait(timeout)
+
+    def errors(self) -> List[BoxError]:
+        """Every error of the run, oldest first."""
+        errors = list(self.player.errors) if self.player is not None else []
+        return sorted(errors + self.runner_errors, key=lambda error: error.time)

@@ -1,0 +1,60 @@
+"""Small Choregraphe behaviors written for the ROS tests: a root running one script box,
+and a timeline moving joints."""
+from pathlib import Path
+from textwrap import indent
+
+_PORTS = """<Input name="onLoad" type="1" type_size="1" nature="0" inner="1" tooltip="" id="1"/>
+<Input name="onStart" type="1" type_size="1" nature="2" inner="0" tooltip="" id="2"/>
+<Input name="onStop" type="1" type_size="1" nature="3" inner="0" tooltip="" id="3"/>
+<Output name="onStopped" type="1" type_size="1" nature="1" inner="0" tooltip="" id="4"/>"""
+
+_PROJECT = """<?xml version="1.0" encoding="UTF-8" ?>
+<ChoregrapheProject xmlns="http://www.aldebaran-robotics.com/schema/choregraphe/project.xsd" \
+xar_version="3">
+%s
+</ChoregrapheProject>
+"""
+
+
+def _box(name: str, box_id: int, code: str, inside: str = "") -> str:
+    script = '<script language="4"><content><![CDATA[%s]]></content></script>' % code
+    return '<Box name="%s" id="%d" localization="8" tooltip="" x="0" y="0">\n%s\n%s\n%s</Box>' % (
+        name, box_id, script, _PORTS, inside)
+
+
+def _class(body: str) -> str:
+    return "class MyClass(GeneratedClass):\n" + indent((body.strip("\n") or "pass") + "\n",
+                                                     "    ")
+
+
+def script_behavior(folder: Path, name: str, box_code: str, root_code: str = "") -> Path:
+    """``folder/name.xar``: the root starts a box named "Script" running ``box_code`` (a
+    ``MyClass`` body); the box's onStopped ends the root.  ``root_code``: the root's own
+    ``MyClass`` body (none by default)."""
+    diagram = "<Diagram>\n%s\n%s\n</Diagram>" % (
+        _box("Script", 1, _class(box_code)),
+        '  <Link inputowner="1" indexofinput="2" outputowner="0" indexofoutput="2"/>\n'
+        '  <Link inputowner="0" indexofinput="4" outputowner="1" indexofoutput="4"/>')
+    timeline = ('<Timeline enable="0"><BehaviorLayer name="behavior_layer1">'
+                '<BehaviorKeyframe name="keyframe1" index="1">\n%s\n</BehaviorKeyframe>'
+                '</BehaviorLayer></Timeline>' % diagram)
+    root = _box("root", -1, _class(root_code) if root_code else "", timeline)
+    path = folder / (name + ".xar")
+    path.write_text(_PROJECT % root, encoding="utf-8")
+    return path
+
+
+def motion_behavior(folder: Path, name: str, joints: dict, fps: int = 25) -> Path:
+    """``folder/name.xar``: a root timeline moving ``joints`` (joint -> [(frame, degrees)])."""
+    curves = "\n".join(
+        '<ActuatorCurve name="value" actuator="%s" recordable="1" mute="0" unit="0">\n%s\n'
+        '</ActuatorCurve>' % (joint, "\n".join('  <Key frame="%d" value="%s"/>' % key
+                                                for key in keys))
+        for joint, keys in joints.items())
+    timeline = ('<Timeline enable="1" fps="%d" start_frame="0" end_frame="-1" size="%d" '
+                'resources_acquisition="0">\n<ActuatorList model="nao">\n%s\n</ActuatorList>\n'
+                '</Timeline>' % (fps, max(frame for keys in joints.values() for frame, _ in keys),
+                                 curves))
+    path = folder / (name + ".xar")
+    path.write_text(_PROJECT % _box("root", -1, "", timeline), encoding="utf-8")
+    return path

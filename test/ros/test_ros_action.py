@@ -1,0 +1,290 @@
+"""``behavior/run`` (RunBehavior action) of behavior_runner, with naoqi_bridge and the
+simulated robot as separate processes over real DDS: runs to the end, cancel, errors of
+the run, a stop that stops, preemption, and the services during a goal."""
+import threading
+import time
+from pathlib import Path
+from typing import Any, Callable, List, Optional
+
+import pytest
+
+pytest.importorskip("naoqi_qicore.robot.sim.cli", reason="needs the simulated robot")
+psutil = pytest.importorskip("psutil")
+from action_msgs.msg import GoalStatus  # noqa: E402
+from rclpy.action import ActionClient  # noqa: E402
+from std_srvs.srv import Trigger  # noqa: E402
+
+from naoqi_qicore.action import RunBehavior  # noqa: E402
+from naoqi_qicore.msg import BehaviorState, MotionStatus, RobotConnection  # noqa: E402
+from naoqi_qicore.srv import GoTo, ListBehaviors  # noqa: E402
+
+from script_behaviors import motion_behavior, script_behavior  # noqa: E402
+
+ACTIVITY = "naoqi_qicore/wave_hello"
+#: wave_hello: labels, and its last frame
+LABELS = {"Hello": 1, "Wave": 30, "Skip": 70, "Bow": 90}
+
+
+def wait_future(future: Any, timeout: float, what: str) -> Any:
+    done = threading.Event()
+    future.add_done_callback(lambda _: done.set())
+    if not done.wait(timeout):
+        pytest.fail("timed out after %.0f s waiting for %s" % (timeout, what))
+    return future.result()
+
+
+class Goal:
+    """A ``behavior/run`` goal sent by the test: its feedback states and its result."""
+
+    def __init__(self, client: ActionClient, request: RunBehavior.Goal) -> None:
+        self.feedback: List[BehaviorState] = []
+        future = client.send_goal_async(
+            request, feedback_callback=lambda message: self.feedback.append(
+                message.feedback.state))
+        self.handle = wait_future(future, 20, "the goal to be accepted")
+        assert self.handle.accepted
+        self._result = self.handle.get_result_async()
+        self.result_time: Optional[float] = None
+        self._result.add_done_callback(lambda _: setattr(self, "result_time", time.monotonic()))
+
+    def wait_feedback(self, predicate: Callable[[BehaviorState], Any], timeout: float,
+                      what: str) -> BehaviorState:
+        deadline = time.monotonic() + timeout
+        while True:
+            found = next((state for state in list(self.feedback) if predicate(state)), None)
+            if found is not None:
+                return found
+            if time.monotonic() > deadline:
+                pytest.fail("no feedback with %s within %.1f s (last: %s)" % (
+                    what, timeout, self.feedback[-1] if self.feedback else None))
+            time.sleep(0.01)
+
+    def cancel(self) -> None:
+        wait_future(self.handle.cancel_goal_async(), 10, "the cancel answer")
+
+    def result(self, timeout: float = 30.0) -> Any:
+        """``(goal status, RunBehavior.Result)``."""
+        answer = wait_future(self._result, timeout, "the result")
+        return answer.status, answer.result
+
+
+class Stack:
+    """The simulated robot, the bridge and the runner (with ``behavior``), and an action
+    client."""
+
+    def __init__(self, programs: Callable[..., Any], probe: Any, behavior: Path,
+                 tmp_path: Path, robot: str = "nao") -> None:
+        self.probe = probe
+        self.robot = programs("sim", "--robot", robot)
+        self.bridge = programs("bridge", "-p", "robot_url:=" + self.robot.url)
+        self.runner = programs("runner", "-p", "robot_url:=" + self.robot.url,
+                               "-p", "behavior:=" + str(behavior),
+                               "-p", "cache_dir:=" + str(tmp_path / "cache"))
+        self.states: List[BehaviorState] = probe.listen(BehaviorState, "behavior/state")
+        connection = probe.listen(RobotConnection, "robot/connection")
+        probe.wait_until(lambda: self.states and self.states[-1].status == BehaviorState.LOADED,
+                         60, "behavior loaded")
+        probe.wait_until(lambda: connection and connection[-1].state
+                         == RobotConnection.CONNECTED, 30, "bridge connected")
+        self.client = ActionClient(probe.node, RunBehavior, "behavior/run")
+        assert self.client.wait_for_server(timeout_sec=20), "no behavior/run server"
+
+    def run(self, **fields: Any) -> Goal:
+        return Goal(self.client, RunBehavior.Goal(**fields))
+
+    def focused_activity(self) -> str:
+        return self.probe.call(Trigger, "life/focused_activity").message
+
+
+@pytest.fixture
+def wave(programs, probe, example_behavior, tmp_path) -> Stack:
+    return Stack(programs, probe, example_behavior, tmp_path)
+
+
+def frames(states: List[BehaviorState]) -> List[int]:
+    return [state.frame for state in states if state.status == BehaviorState.PLAYING]
+
+
+def test_wave_hello_runs_to_its_end(wave: Stack) -> None:
+    listed = wave.probe.call(ListBehaviors, "behavior/list").behaviors[0]
+    goal = wave.run()  # the loaded behavior
+    status, result = goal.result(60)
+    assert status == GoalStatus.STATUS_SUCCEEDED
+    assert result.status == BehaviorState.FINISHED, result.message
+    assert result.frame == listed.frame_count  # its last frame
+    assert "finished" in result.message and list(result.errors) == []
+    assert 2.0 < result.duration < 20.0
+    played = frames(goal.feedback)
+    assert len(played) >= 3 and played == sorted(played) and played[-1] > played[0]
+    assert wave.focused_activity() != ACTIVITY  # released when it finished
+
+
+def test_cancel_stops_within_half_a_second_and_releases_the_focus(wave: Stack,
+                                                                  example_behavior) -> None:
+    goal = wave.run(behavior=str(example_behavior), label="Wave")
+    start = goal.wait_feedback(lambda s: s.status == BehaviorState.PLAYING, 10, "PLAYING")
+    assert start.frame >= LABELS["Wave"]  # started at the label
+    goal.wait_feedback(lambda s: s.frame >= LABELS["Wave"] + 5, 10, "a few frames played")
+    assert wave.focused_activity() == ACTIVITY
+    cancelled = time.monotonic()
+    goal.cancel()
+    status, result = goal.result(5)
+    assert goal.result_time - cancelled < 0.5
+    assert status == GoalStatus.STATUS_CANCELED
+    assert result.status == BehaviorState.STOPPED and "cancelled" in result.message
+    assert wave.focused_activity() != ACTIVITY
+    state = wave.probe.wait_until(lambda: wave.states[-1].status == BehaviorState.STOPPED
+                                  and wave.states[-1], 5, "STOPPED state")
+    assert list(state.active_boxes) == []
+
+
+def test_a_new_goal_preempts_the_running_one(wave: Stack) -> None:
+    first = wave.run()
+    first.wait_feedback(lambda s: s.status == BehaviorState.PLAYING and s.frame > 5, 10,
+                        "the first goal playing")
+    second = wave.run(label="Bow")
+    status, result = first.result(5)
+    assert status == GoalStatus.STATUS_ABORTED
+    assert result.status == BehaviorState.STOPPED and "preempted" in result.message
+    second.wait_feedback(lambda s: s.status == BehaviorState.PLAYING
+                         and s.frame >= LABELS["Bow"], 10, "the second goal playing from Bow")
+    assert wave.focused_activity() == ACTIVITY
+    status, result = second.result(30)
+    assert (status, result.status) == (GoalStatus.STATUS_SUCCEEDED, BehaviorState.FINISHED)
+
+
+def test_services_act_on_the_goal(wave: Stack) -> None:
+    goal = wave.run()
+    goal.wait_feedback(lambda s: s.status == BehaviorState.PLAYING, 10, "PLAYING")
+    moved = wave.probe.call(GoTo, "behavior/goto", GoTo.Request(label="Bow"))
+    assert moved.success, moved.message
+    goal.wait_feedback(lambda s: s.frame >= LABELS["Bow"], 5, "the goal at Bow")
+    assert wave.probe.call(Trigger, "behavior/stop").success
+    status, result = goal.result(5)
+    assert status == GoalStatus.STATUS_ABORTED
+    assert result.status == BehaviorState.STOPPED and "behavior/stop" in result.message
+    assert result.frame >= LABELS["Bow"]
+
+
+def test_goals_that_cannot_run_say_why(wave: Stack, tmp_path) -> None:
+    for request, words in ((dict(behavior=str(tmp_path / "missing.xar")), "missing.xar"),
+                           (dict(label="NoSuchLabel"), "NoSuchLabel"),
+                           (dict(frame=-7), "frame")):
+        status, result = wave.run(**request).result(20)
+        assert status == GoalStatus.STATUS_ABORTED
+        assert result.status == BehaviorState.ERROR and words in result.message
+    status, result = wave.run(label="Bow").result(30)  # the runner goes on
+    assert result.status == BehaviorState.FINISHED
+
+
+@pytest.fixture
+def stack_for(programs, probe, example_behavior, tmp_path) -> Callable[..., Stack]:
+    """A stack whose runner loads wave_hello (on a simulated ``robot``); goals then name the
+    behavior to run."""
+    return lambda robot="nao": Stack(programs, probe, example_behavior, tmp_path, robot)
+
+
+def test_a_failing_box_is_in_the_feedback_and_the_result(stack_for, tmp_path) -> None:
+    behavior = script_behavior(tmp_path, "boom", """
+def onInput_onStart(self):
+    raise RuntimeError("BOOM from box")
+""")
+    stack = stack_for()
+    goal = stack.run(behavior=str(behavior))
+    started = time.monotonic()
+    state = goal.wait_feedback(lambda s: s.errors, 5, "an error")
+    assert time.monotonic() - started < 0.5
+    assert state.status == BehaviorState.PLAYING  # the box stopped, the behavior goes on
+    [error] = state.errors
+    assert (error.box_path, error.where, error.exception_type, error.message) == (
+        "root/Script", "onStart", "RuntimeError", "BOOM from box")
+    assert 'raise RuntimeError("BOOM from box")' in error.traceback
+    assert state.last_error == "root/Script: onStart: RuntimeError: BOOM from box"
+    assert state.error_count == 1
+    goal.cancel()
+    status, result = goal.result(5)
+    assert result.status == BehaviorState.STOPPED
+    assert [(e.box_path, e.message) for e in result.errors] == [("root/Script", "BOOM from box")]
+
+
+def test_a_failing_root_ends_the_run_with_error(stack_for, tmp_path) -> None:
+    behavior = script_behavior(tmp_path, "root_boom", "", root_code="""
+def onInput_onStart(self):
+    raise RuntimeError("BOOM from root")
+""")
+    stack = stack_for()
+    status, result = stack.run(behavior=str(behavior)).result(10)
+    assert status == GoalStatus.STATUS_ABORTED
+    assert result.status == BehaviorState.ERROR and "BOOM from root" in result.message
+    assert [(e.box_path, e.where) for e in result.errors] == [("root", "onStart")]
+    assert stack.focused_activity() != "naoqi_qicore/root_boom"
+
+
+def test_cancel_ends_a_busy_box(stack_for, tmp_path) -> None:
+    behavior = script_behavior(tmp_path, "busy", """
+def onInput_onStart(self):
+    x = 0
+    while True:
+        x += 1
+""")
+    stack = stack_for()
+    runner = psutil.Process(stack.runner.process.pid)
+    goal = stack.run(behavior=str(behavior))
+    goal.wait_feedback(lambda s: "root/Script" in s.active_boxes, 10, "the box running")
+    time.sleep(0.5)
+    assert runner.cpu_percent(interval=0.5) > 50  # it spins
+    goal.cancel()
+    status, result = goal.result(5)
+    assert result.status == BehaviorState.STOPPED
+    assert [e for e in result.errors if e.where == "stop"] == []  # it could be stopped
+    assert runner.cpu_percent(interval=3.0) < 5.0
+
+
+def test_a_looping_box_makes_no_robot_call_after_cancel(stack_for, tmp_path) -> None:
+    behavior = script_behavior(tmp_path, "chatty", """
+def onInput_onStart(self):
+    leds = ALProxy("ALLeds")
+    while True:
+        leds.fadeRGB("FaceLeds", 0x0000FF, 0.0)
+        time.sleep(0.02)
+""")
+    stack = stack_for()
+    goal = stack.run(behavior=str(behavior))
+    stack.probe.wait_until(lambda: len(stack.robot.calls("ALLeds", "fadeRGB")) > 5, 10,
+                           "the box calling the robot")
+    cancelled = time.time()
+    goal.cancel()
+    status, result = goal.result(5)
+    assert result.status == BehaviorState.STOPPED
+    time.sleep(1.5)
+    late = [call for call in stack.robot.calls("ALLeds", "fadeRGB")
+            if call["time"] > cancelled + 1.0]
+    assert late == []
+
+
+def test_leg_motion_rejected_by_pepper_is_an_error_of_the_run(stack_for, tmp_path) -> None:
+    behavior = motion_behavior(tmp_path, "nao_legs", {
+        "LAnklePitch": [(5, 0), (25, 20)], "RAnklePitch": [(5, 0), (25, 20)],
+        "HeadYaw": [(5, 0), (25, 10)]})
+    stack = stack_for("pepper")
+    status_messages = stack.probe.listen(MotionStatus, "motion/status", latched=False)
+    status, result = stack.run(behavior=str(behavior)).result(20)
+    failed = [m for m in status_messages if m.status == MotionStatus.FAILED]
+    assert failed, [(m.segment_id, m.status) for m in status_messages]
+    assert "'LAnklePitch' is not a joint" in failed[0].message and "Pepper" in failed[0].message
+    assert MotionStatus.FINISHED not in [m.status for m in status_messages
+                                         if m.segment_id == failed[0].segment_id]
+    assert result.status == BehaviorState.FINISHED  # its timeline played to its end
+    motion = [error for error in result.errors if error.where == "motion"]
+    assert motion and motion[0].box_path == "root"
+    assert "'LAnklePitch' is not a joint" in motion[0].message
+
+
+def test_a_lost_robot_ends_the_run_with_error(wave: Stack) -> None:
+    goal = wave.run()
+    goal.wait_feedback(lambda s: s.status == BehaviorState.PLAYING, 10, "PLAYING")
+    wave.robot.kill()
+    status, result = goal.result(15)
+    assert status == GoalStatus.STATUS_ABORTED
+    assert result.status == BehaviorState.ERROR and "robot connection lost" in result.message
+    assert "robot connection" in [error.where for error in result.errors]
