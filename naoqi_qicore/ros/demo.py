@@ -3,8 +3,9 @@
 1. converts ``examples/wave_hello/behavior.xar`` into ``.demo/converted`` and draws its
    graph into ``.demo/behavior_graph.svg``;
 2. starts the simulated robot (recording every call), naoqi_bridge and behavior_runner;
-3. plays the behavior, goes to a label while it plays, lets it finish, printing every
-   state and focus change as it happens;
+3. runs the behavior through the ``behavior/run`` action, goes to a label while it plays
+   (``behavior/goto``), printing the action's feedback (every state change) and the focus
+   changes as they happen, then the action's result;
 4. plots the joint angles the simulated robot executed (from its call record) into
    ``.demo/joint_angles.png``, next to the graph.
 """
@@ -16,25 +17,25 @@ import sys
 import threading
 import time
 from pathlib import Path
-from typing import Any, Dict, List, Optional, Tuple
+from typing import Dict, List, Optional, Set, Tuple
 
 import rclpy
 from rclpy.executors import SingleThreadedExecutor
 
+from naoqi_qicore.action import RunBehavior
 from naoqi_qicore.msg import ActivityFocus, BehaviorState
 from naoqi_qicore.robot.sim.bezier import BezierCurve
 from naoqi_qicore.robot.sim.joints import JointTable
 from naoqi_qicore.robot.sim.services.posture import posture_angles
 from naoqi_qicore.ros.launcher import Plan, ProcessGroup, free_tcp_port, wait_for_port
 from naoqi_qicore.ros.qos import LATCHED
-from naoqi_qicore.srv import GoTo, Play
+from naoqi_qicore.ros.run_client import BehaviorRunClient, result_lines, state_line
+from naoqi_qicore.srv import GoTo
 
 #: the demo calls behavior/goto once the behavior has played this far
 GOTO_AFTER_FRAME = 45
 #: time step of the plotted joint angles (s)
 PLOT_STEP = 0.02
-STATUS_NAMES = {getattr(BehaviorState, name): name for name in
-                ("IDLE", "LOADED", "PLAYING", "PAUSED", "STOPPED", "FINISHED", "ERROR")}
 
 
 _OUTPUT_LOCK = threading.Lock()
@@ -47,32 +48,46 @@ def say(text: str) -> None:
 
 
 class Watcher:
-    """Prints behavior/state and behavior/focus changes; remembers the latest state."""
+    """Prints the run's feedback (state changes) and behavior/focus changes; remembers the
+    latest state (behavior/state until the run starts, then the feedback)."""
 
     def __init__(self, node, started: float) -> None:
         self._started = started
         self._last_line: Optional[str] = None
+        self._running = False
         self.state: Optional[BehaviorState] = None
         self.changed = threading.Condition()
         node.create_subscription(BehaviorState, "behavior/state", self._on_state, LATCHED)
         node.create_subscription(ActivityFocus, "behavior/focus", self._on_focus, LATCHED)
 
-    def _print(self, line: str) -> None:
+    def print(self, line: str) -> None:
         say("[%6.2f s] %s" % (time.monotonic() - self._started, line))
 
     def _on_state(self, state: BehaviorState) -> None:
-        line = "state  %-8s frame %3d  states %s  boxes %s%s" % (
-            STATUS_NAMES.get(state.status, state.status), state.frame, list(state.states),
-            list(state.active_boxes), "  error: " + state.last_error if state.last_error else "")
+        if not self._running:
+            self._update(state)
+
+    def start_run(self) -> None:
+        """From now on the state is the run's feedback."""
+        with self.changed:
+            self._running = True
+            self.state = None
+
+    def on_feedback(self, state: BehaviorState) -> None:
+        """A feedback of the run: printed when it changed."""
+        line = state_line(state)
         if line != self._last_line:
             self._last_line = line
-            self._print(line)
+            self.print(line)
+        self._update(state)
+
+    def _update(self, state: BehaviorState) -> None:
         with self.changed:
             self.state = state
             self.changed.notify_all()
 
     def _on_focus(self, focus: ActivityFocus) -> None:
-        self._print("focus  %r (previous %r, started: %s, previous stopped: %s, stack %s)" % (
+        self.print("focus  %r (previous %r, started: %s, previous stopped: %s, stack %s)" % (
             focus.focused_activity, focus.previous_activity, focus.start_reason or "-",
             focus.stop_reason or "-", list(focus.focus_stack)))
 
@@ -114,14 +129,16 @@ def executed_trajectories(record: Path, robot: str = "nao"
     every :data:`PLOT_STEP` s of what the simulated robot executed, from its call record.
 
     The recorded ``angleInterpolationBezier`` calls are replayed with the simulator's own
-    curve maths: each starts when it reached the robot, from where the joint was then
-    (StandInit before the first call); a later call moving the joint takes over, and
-    ``ALMotion.stop`` of a call's task holds its joints where they are.
+    curve maths and task rules: each call starts when it reached the robot, from where its
+    joints were then (StandInit before the first call), and ends the calls still moving
+    any of its joints; ``killTasksUsingResources(names)`` ends the calls moving any of
+    those joints.  The joints of an ended call stay where they are (unless the call that
+    ended it moves them).  Failed calls moved nothing.
     """
     calls = sorted((json.loads(line) for line in record.read_text().splitlines()
                     if line.strip()), key=lambda c: c["time"])
     calls = [c for c in calls if c.get("service") == "ALMotion" and "error" not in c
-             and c.get("method") in ("angleInterpolationBezier", "stop")]
+             and c.get("method") in ("angleInterpolationBezier", "killTasksUsingResources")]
     motions = [c for c in calls if c["method"] == "angleInterpolationBezier"]
     if not motions:
         return 0.0, {}
@@ -130,28 +147,31 @@ def executed_trajectories(record: Path, robot: str = "nao"
     pose = posture_angles(robot)["StandInit"][1]
     # joint -> pieces (from time, curve started then or None, angle held when None)
     pieces: Dict[str, List[Tuple[float, Optional[BezierCurve], float]]] = {}
-    tasks: Dict[str, Any] = {}  # joint -> task id of the call moving it
+    moving: List[Tuple[float, Set[str]]] = []  # (end time, joints) of the calls still moving
 
     def angle(joint: str, time_s: float) -> float:
         start, curve, held = pieces[joint][-1] if joint in pieces else (0.0, None, pose[joint])
         return curve.angle_at(time_s - start) if curve is not None else held
 
-    end = origin
     for call in calls:
         at = call["time"]
-        if call["method"] == "stop":
-            for joint in [j for j, task in tasks.items() if task == call["args"][0]]:
-                pieces[joint].append((at, None, angle(joint, at)))
-                del tasks[joint]
+        names = [joints.coupled.get(j, j) for j in joints.expand(call["args"][0])]
+        ended = [task for task in moving if task[0] > at and task[1] & set(names)]
+        moving = [task for task in moving if task[0] > at and task not in ended]
+        for joint in set().union(*(task_joints for _, task_joints in ended)):
+            pieces[joint].append((at, None, angle(joint, at)))
+        if call["method"] == "killTasksUsingResources":
             continue
-        names, times, keys = call["args"][:3]
-        for joint, joint_times, joint_keys in zip(joints.expand(names), times, keys):
-            joint = joints.coupled.get(joint, joint)
+        _, times, keys = call["args"][:3]
+        call_end = at
+        for joint, joint_times, joint_keys in zip(names, times, keys):
             clamped = [[joints.clamp(joint, key[0]), key[1], key[2]] for key in joint_keys]
             curve = BezierCurve(joint_times, clamped, angle(joint, at))
             pieces.setdefault(joint, []).append((at, curve, 0.0))
-            tasks[joint] = call.get("result") if call.get("post") else None
-            end = max(end, at + curve.duration)
+            call_end = max(call_end, at + curve.duration)
+        moving.append((call_end, set(names)))
+    end = max(start + (curve.duration if curve is not None else 0.0)
+              for start, curve, _ in (joint_pieces[-1] for joint_pieces in pieces.values()))
     steps = math.ceil((end - origin) / PLOT_STEP - 1e-9)  # the last sample at the end
     samples: Dict[str, List[Tuple[float, float]]] = {}
     for joint, joint_pieces in pieces.items():
@@ -212,22 +232,25 @@ def run_demo(behavior: Path, out: Path, goto_label: str) -> int:
         group.start("behavior_runner", plan.runner_command(url))
         started = time.monotonic()
         watcher = Watcher(node, started)
+        runs = BehaviorRunClient(node)  # made before the node spins in another thread
         spinner.start()
         watcher.wait_for(lambda s: s.status == BehaviorState.LOADED, 60)
-        answer = call(node, Play, "behavior/play", Play.Request())
-        say("play: %s" % answer.message)
-        if not answer.success:
-            return 1
-        watcher.wait_for(lambda s: s.status == BehaviorState.PLAYING, 10)
+        say("run: behavior/run goal sent (the loaded behavior)")
+        watcher.start_run()
+        goal = runs.run(RunBehavior.Goal(), watcher.on_feedback)
         before = watcher.wait_for(lambda s: s.frame >= GOTO_AFTER_FRAME
                                   or s.status != BehaviorState.PLAYING, 30)
+        say("goto %s (called at frame %d)" % (goto_label, before.frame))
         goto_time = time.time()
         answer = call(node, GoTo, "behavior/goto", GoTo.Request(label=goto_label))
-        say("goto %s (called at frame %d): %s" % (goto_label, before.frame, answer.message))
-        final = watcher.wait_for(lambda s: s.status in (BehaviorState.FINISHED,
-                                                        BehaviorState.ERROR), 60)
+        say("goto answered: %s" % answer.message)
+        result = goal.wait(60)
+        if result is None:
+            raise RuntimeError("the run did not end within 60 s")
+        for line in result_lines(result):
+            watcher.print(line)
         time.sleep(0.5)  # let the last focus change arrive
-        say("final: %s" % STATUS_NAMES.get(final.status))
+        final = result.status
     finally:
         executor.shutdown()
         node.destroy_node()
@@ -238,7 +261,7 @@ def run_demo(behavior: Path, out: Path, goto_label: str) -> int:
     plot(samples, goto_time - origin, png)
     print("\nfiles:\n  converted behavior  %s\n  behavior graph      %s\n  robot call record   %s\n"
           "  joint angle plot    %s" % (out / "converted", graph, record, png))
-    return 0 if final.status == BehaviorState.FINISHED else 1
+    return 0 if final == BehaviorState.FINISHED else 1
 
 
 def main(argv: Optional[List[str]] = None) -> int:

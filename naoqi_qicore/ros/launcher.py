@@ -5,6 +5,10 @@ What ``ros2 launch naoqi_qicore run_behavior.launch.py`` does, for machines with
 (or SIGTERM) stops the runner first (it stops the behavior and releases the focus), then
 the bridge, then the simulated robot.  When one of them exits on its own, the others are
 stopped too and its exit code is returned.
+
+With ``--autoplay`` the behavior is run once it is loaded, through the ``behavior/run``
+action: its feedback (each state change) and its result are printed; Ctrl-C cancels the
+run before stopping the programs.
 """
 import argparse
 import os
@@ -15,7 +19,7 @@ import sys
 import threading
 import time
 from dataclasses import dataclass
-from typing import List, Optional
+from typing import Any, List, Optional
 
 #: how long a process may take to stop after SIGINT before it gets SIGTERM, then SIGKILL
 STOP_TIMEOUT = 10.0
@@ -81,8 +85,7 @@ class Plan:
                               *self.ros_arguments(["robot_url:=" + url]))
 
     def runner_command(self, url: str) -> List[str]:
-        parameters = ["robot_url:=" + url, "behavior:=" + self.behavior,
-                      "autoplay:=" + ("true" if self.autoplay else "false")]
+        parameters = ["robot_url:=" + url, "behavior:=" + self.behavior]
         return python_program("naoqi_qicore.ros.behavior_runner",
                               *self.ros_arguments(parameters))
 
@@ -125,12 +128,88 @@ class ProcessGroup:
                     continue
 
 
+class AutoRun:
+    """Runs the loaded behavior through ``behavior/run`` once the runner says it is loaded,
+    printing the feedback and the result (a node of its own, spun in a thread)."""
+
+    def __init__(self, namespace: str) -> None:
+        import rclpy
+        from rclpy.executors import SingleThreadedExecutor
+
+        from naoqi_qicore.msg import BehaviorState
+        from naoqi_qicore.ros.qos import LATCHED
+        from naoqi_qicore.ros.run_client import BehaviorRunClient
+        self._context = rclpy.Context()
+        rclpy.init(context=self._context, signal_handler_options=_no_signal_handlers())
+        self._node = rclpy.create_node("run_behavior", namespace=namespace or None,
+                                       context=self._context)
+        self._executor = SingleThreadedExecutor(context=self._context)
+        self._executor.add_node(self._node)
+        self._loaded = threading.Event()
+        self._node.create_subscription(
+            BehaviorState, "behavior/state",
+            lambda state: self._loaded.set() if state.status == BehaviorState.LOADED else None,
+            LATCHED)
+        self._runs = BehaviorRunClient(self._node)  # made before the node spins
+        self._goal: Any = None
+        self._last_line = ""
+        self._thread = threading.Thread(target=self._spin, daemon=True, name="run_behavior")
+        self._thread.start()
+
+    def _spin(self) -> None:
+        while self._context.ok():
+            try:
+                self._executor.spin_once(timeout_sec=0.1)
+            except Exception:  # shutting down
+                if self._context.ok():
+                    raise
+
+    def start(self, stop: threading.Event) -> None:
+        """Send the goal once the behavior is loaded (gives up when ``stop`` is set)."""
+        from naoqi_qicore.action import RunBehavior
+        while not self._loaded.wait(0.1):
+            if stop.is_set():
+                return
+        try:
+            self._goal = self._runs.run(RunBehavior.Goal(), self._feedback)
+        except RuntimeError as error:
+            print("run_behavior: %s" % error, file=sys.stderr, flush=True)
+            return
+        threading.Thread(target=self._report, daemon=True, name="run_behavior result").start()
+
+    def _feedback(self, state: Any) -> None:
+        from naoqi_qicore.ros.run_client import state_line
+        line = state_line(state)
+        if line != self._last_line:
+            self._last_line = line
+            print("run_behavior: " + line, flush=True)
+
+    def _report(self) -> None:
+        from naoqi_qicore.ros.run_client import result_lines
+        result = self._goal.wait()
+        for line in result_lines(result) if result is not None else []:
+            print("run_behavior: " + line, flush=True)
+
+    def close(self) -> None:
+        """Cancel the run if it still runs (its result is printed), then leave ROS."""
+        if self._goal is not None and self._goal.cancel() is not None:
+            time.sleep(0.1)  # the result's printing thread
+        self._context.try_shutdown()
+        self._thread.join(5)
+
+
+def _no_signal_handlers() -> Any:
+    from rclpy.signals import SignalHandlerOptions
+    return SignalHandlerOptions.NO
+
+
 def run(plan: Plan) -> int:
     """Start everything the plan asks for and supervise it; returns an exit code."""
     group = ProcessGroup()
     stop = threading.Event()
     previous = {sig: signal.signal(sig, lambda *_: stop.set())
                 for sig in (signal.SIGINT, signal.SIGTERM)}
+    auto_run: Optional[AutoRun] = None
     try:
         url = plan.robot_url
         if not url:
@@ -141,6 +220,10 @@ def run(plan: Plan) -> int:
             print("run_behavior: simulated %s robot at %s" % (plan.robot, url), flush=True)
         group.start("naoqi_bridge", plan.bridge_command(url))
         group.start("behavior_runner", plan.runner_command(url))
+        if plan.autoplay:
+            auto_run = AutoRun(plan.namespace)
+            threading.Thread(target=auto_run.start, args=(stop,), daemon=True,
+                             name="run_behavior goal").start()
         exited = group.first_exit(stop)
         if exited is None:
             return 0
@@ -152,6 +235,8 @@ def run(plan: Plan) -> int:
         print("run_behavior: %s" % error, file=sys.stderr)
         return 1
     finally:
+        if auto_run is not None:
+            auto_run.close()
         group.stop_all()
         for sig, handler in previous.items():
             signal.signal(sig, handler)
@@ -167,7 +252,9 @@ def parse_arguments(argv: Optional[List[str]] = None) -> Plan:
                         help="qi URL of a robot (default: start a simulated one; "
                              "environment variable NAOQI_URL)")
     parser.add_argument("--namespace", default="", help="ROS namespace of the nodes")
-    parser.add_argument("--autoplay", action="store_true", help="play once connected")
+    parser.add_argument("--autoplay", action="store_true",
+                        help="run the behavior once it is loaded (behavior/run), printing its "
+                             "state changes and how it ended")
     parser.add_argument("--log-level", default="info",
                         choices=("debug", "info", "warn", "error", "fatal"))
     parser.add_argument("--robot", default="nao", choices=("nao", "pepper"),

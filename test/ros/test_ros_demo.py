@@ -25,16 +25,22 @@ def test_demo_plays_goes_to_a_label_and_plots(example_behavior, repo_root, tmp_p
     def first(text: str) -> int:
         return next(index for index, line in enumerate(lines) if text in line)
 
-    # printed as they happened: focus taken, playing, the goto, finished, focus released
+    # printed as they happened: the goal, focus taken, playing (the action's feedback), the
+    # goto, the result, focus released
+    sent = first("run: behavior/run goal sent")
     taken = first("focus  'naoqi_qicore/wave_hello'")
     playing = first("state  PLAYING")
     goto = first("goto Wave (called at frame ")
     called_at = int(lines[goto].split("called at frame ")[1].split(")")[0])
-    assert called_at >= 45 and lines[goto].endswith("wave_hello at frame 30")
-    finished = first("state  FINISHED")
+    assert called_at >= 45
+    assert lines[first("goto answered: ")].endswith("wave_hello at frame 30")
+    frames = [int(line.split("frame")[1].split()[0]) for line in lines[playing:goto]
+              if "state  PLAYING" in line]
+    assert frames == sorted(frames) and frames[-1] > frames[0]  # feedback as it plays
+    finished = first("result FINISHED at frame 120 after ")
+    assert "wave_hello finished at frame 120" in lines[finished]
     released = first("focus  '' (previous 'naoqi_qicore/wave_hello'")
-    assert max(taken, playing) < goto < finished and taken < released
-    assert "final: FINISHED" in done.stdout
+    assert sent < max(taken, playing) < goto < finished and taken < released
 
     assert (out / "converted" / "behavior.xml").is_file()
     assert "<svg" in (out / "behavior_graph.svg").read_text()

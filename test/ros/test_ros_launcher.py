@@ -2,6 +2,8 @@
 import signal
 import subprocess
 import sys
+import threading
+import time
 
 import pytest
 
@@ -42,3 +44,82 @@ def test_starts_everything_and_stops_cleanly(probe, example_behavior, repo_root,
                 pass
         launcher.wait()
         sys.stdout.write(launcher.stdout.read())
+
+
+class _AutoplayLauncher:
+    """``run_behavior BEHAVIOR --autoplay`` with its output collected line by line."""
+
+    def __init__(self, behavior, repo_root) -> None:
+        self.process = subprocess.Popen(
+            python_program("naoqi_qicore.ros.launcher", str(behavior), "--autoplay",
+                           "--log-level", "warn"),
+            cwd=str(repo_root), stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+        self.lines: list = []
+        self._reader = threading.Thread(target=self._read, daemon=True)
+        self._reader.start()
+
+    def _read(self) -> None:
+        for line in self.process.stdout:
+            self.lines.append(line.rstrip("\n"))
+
+    def wait_for(self, text: str, timeout: float = 90) -> str:
+        """The first output line containing ``text``; fails if the launcher exits first."""
+        deadline = time.monotonic() + timeout
+        while True:
+            found = next((line for line in self.lines if text in line), None)
+            if found is not None:
+                return found
+            assert time.monotonic() < deadline, "\n".join(self.lines)
+            assert self.process.poll() is None, "\n".join(self.lines)
+            time.sleep(0.1)
+
+    def interrupt(self) -> int:
+        """Ctrl-C; the launcher's exit code."""
+        self.process.send_signal(signal.SIGINT)
+        code = self.process.wait(30)
+        self._reader.join(5)
+        return code
+
+    def close(self, others=()) -> None:
+        for process in [self.process, *others]:  # started in their own sessions: kill each
+            try:
+                process.kill()
+            except (psutil.NoSuchProcess, ProcessLookupError):
+                pass
+        self.process.wait()
+        self._reader.join(5)
+        sys.stdout.write("\n".join(self.lines))
+
+
+def test_autoplay_runs_the_behavior_through_the_action(example_behavior, repo_root) -> None:
+    """``--autoplay`` prints the run's feedback and its result; Ctrl-C then stops
+    everything cleanly."""
+    launcher = _AutoplayLauncher(example_behavior, repo_root)
+    children = []
+    try:
+        result = launcher.wait_for("run_behavior: result ")
+        children = psutil.Process(launcher.process.pid).children(recursive=True)
+        assert "result FINISHED at frame 120" in result
+        feedback = [line for line in launcher.lines if "run_behavior: state  PLAYING" in line]
+        assert len(feedback) >= 3
+        assert launcher.interrupt() == 0
+        assert psutil.wait_procs(children, timeout=10)[1] == []
+    finally:
+        launcher.close(children)
+
+
+def test_ctrl_c_cancels_the_autoplayed_run(tmp_path, repo_root) -> None:
+    from script_behaviors import script_behavior
+    behavior = script_behavior(tmp_path, "forever", """
+def onInput_onStart(self):
+    while True:
+        time.sleep(0.1)
+""")
+    launcher = _AutoplayLauncher(behavior, repo_root)
+    try:
+        launcher.wait_for("root/Script")
+        assert launcher.interrupt() == 0
+        result = launcher.wait_for("run_behavior: result ", timeout=5)
+        assert "result STOPPED" in result and "cancelled" in result
+    finally:
+        launcher.close()
