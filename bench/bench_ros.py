@@ -3,7 +3,12 @@
 * goto -> ALMotion: from calling ``behavior/goto`` (label) on a playing behavior to the
   first ALMotion call the simulated robot receives for it;
 * play -> onStart: from calling ``behavior/play`` to the robot call made by the first
-  box's onStart (``ALMemory.raiseEvent("Bench/onStart", ...)``).
+  box's onStart (``ALMemory.raiseEvent("Bench/onStart", ...)``);
+* goal accepted -> ALMotion: from the moment behavior_runner accepted a ``behavior/run``
+  goal (the ``stamp`` of its answer) to the first ALMotion call the simulated robot
+  receives for that run;
+* cancel -> STOPPED result: from sending the goal's cancel request (once its motion has
+  reached the robot) to receiving its result, which must say STOPPED.
 
 Each latency runs from ``time.time()`` just before the request is sent to the ``time``
 the simulated robot's call record gives the matching call (``time.time()`` when the call
@@ -11,12 +16,16 @@ reached the robot's service object, in the simulator's process): one wall clock,
 machine.  ``--count`` calls (200 by default) are spaced by ``--gap`` seconds (20 ms by
 default: each call meets a settled system, not the tail of the previous one) and the
 p50 / p99 / max are printed in milliseconds, with the time the service took to answer and
-the machine's load (the processes share its CPUs with whatever else runs).
-Targets: goto -> ALMotion p99 <= 5 ms; play -> first onStart p99 <= 10 ms.
+the machine's load (the processes share its CPUs with whatever else runs).  The robot
+records a motion call when it returns (the next goto ends it, the last one ends at the
+final stop): goto latencies are matched once the gotos are done.
+Targets: goto -> ALMotion p99 <= 5 ms; play -> first onStart p99 <= 10 ms; goal accepted
+-> ALMotion p99 <= 10 ms; cancel -> STOPPED result p99 <= 100 ms.
 
     .venv/bin/python bench/bench_ros.py [--count 200] [--gap 0.02]
 """
 import argparse
+import bisect
 import json
 import os
 import random
@@ -26,7 +35,7 @@ import tempfile
 import threading
 import time
 from pathlib import Path
-from typing import Callable, List
+from typing import Callable, List, Tuple
 
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
@@ -34,14 +43,18 @@ os.environ.setdefault("ROS_DOMAIN_ID", str(random.randint(102, 200)))
 os.environ.setdefault("ROS_AUTOMATIC_DISCOVERY_RANGE", "LOCALHOST")
 
 import rclpy  # noqa: E402
+from rclpy.action import ActionClient  # noqa: E402
 from rclpy.executors import SingleThreadedExecutor  # noqa: E402
 from std_srvs.srv import Trigger  # noqa: E402
 
+from naoqi_qicore.action import RunBehavior  # noqa: E402
 from naoqi_qicore.msg import BehaviorState  # noqa: E402
 from naoqi_qicore.ros.launcher import Plan, ProcessGroup, free_tcp_port, wait_for_port  # noqa: E402
 from naoqi_qicore.ros.qos import LATCHED  # noqa: E402
 from naoqi_qicore.srv import GoTo, Play  # noqa: E402
 
+#: how long each goal of the goal measurement runs before it is cancelled (s)
+RUN_BEFORE_CANCEL = 0.1
 IO = ('<Input name="onLoad" type="1" type_size="1" nature="0" inner="1" id="1" />'
       '<Input name="onStart" type="1" type_size="1" nature="2" inner="0" id="2" />'
       '<Input name="onStop" type="1" type_size="1" nature="3" inner="0" id="3" />'
@@ -111,6 +124,56 @@ class Record:
             time.sleep(0.005)  # the time measured is the record's: polling only waits for it
         raise RuntimeError("no matching robot call within %.0f s" % timeout)
 
+    def first_times_after(self, starts: List[float], match: Callable[[dict], bool],
+                          timeout: float = 5.0) -> List[float]:
+        """For each of the increasing ``starts``, the time of the first matching call at or
+        after it (calls are recorded as they return, not as they arrive)."""
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            self.poll()
+            times = sorted(call["time"] for call in self.calls if match(call))
+            found = [times[index] for index in (bisect.bisect_left(times, start)
+                                                for start in starts) if index < len(times)]
+            if len(found) == len(starts):
+                return found
+            time.sleep(0.005)
+        raise RuntimeError("no matching robot call within %.0f s" % timeout)
+
+
+def wait_done(future, what: str, timeout: float = 30.0):
+    """The result of an rclpy future completed by the spinning thread."""
+    done = threading.Event()
+    future.add_done_callback(lambda _: done.set())
+    if not done.wait(timeout):
+        raise RuntimeError("no answer for " + what)
+    return future.result()
+
+
+def run_goals(client: ActionClient, record: "Record", is_motion: Callable[[dict], bool],
+              count: int, gap: float) -> Tuple[List[float], List[float]]:
+    """``count`` behavior/run goals, each cancelled :data:`RUN_BEFORE_CANCEL` s after it was
+    accepted: (goal accepted -> first ALMotion call, cancel -> STOPPED result) latencies.
+    The robot records its motion call when the call returns (the cancel ends it)."""
+    motion_latencies, cancel_latencies = [], []
+    for _ in range(count):
+        time.sleep(gap)
+        handle = wait_done(client.send_goal_async(RunBehavior.Goal()), "a goal")
+        if not handle.accepted:
+            raise RuntimeError("behavior/run refused a goal")
+        accepted = handle.stamp.sec + handle.stamp.nanosec * 1e-9
+        result_future = handle.get_result_async()
+        result_time: List[float] = []
+        result_future.add_done_callback(lambda _: result_time.append(time.time()))
+        time.sleep(RUN_BEFORE_CANCEL)
+        cancelled = time.time()
+        handle.cancel_goal_async()
+        result = wait_done(result_future, "a result").result
+        if result.status != BehaviorState.STOPPED:
+            raise RuntimeError("a cancelled goal ended %d: %s" % (result.status, result.message))
+        cancel_latencies.append(result_time[0] - cancelled)
+        motion_latencies.append(record.first_after(accepted, is_motion) - accepted)
+    return motion_latencies, cancel_latencies
+
 
 def percentiles(samples: List[float]) -> str:
     ordered = sorted(samples)
@@ -145,6 +208,7 @@ def main() -> int:
 
     clients = {name: node.create_client(service_type, name) for service_type, name in (
         (Play, "behavior/play"), (Trigger, "behavior/stop"), (GoTo, "behavior/goto"))}
+    run_client = ActionClient(node, RunBehavior, "behavior/run")
 
     def call(name: str, request):
         done = threading.Event()
@@ -170,6 +234,8 @@ def main() -> int:
         for client in clients.values():
             if not client.wait_for_service(timeout_sec=30):
                 raise RuntimeError("no service " + client.srv_name)
+        if not run_client.wait_for_server(timeout_sec=30):
+            raise RuntimeError("no behavior/run action server")
         time.sleep(1.0)  # the bridge is up and matched
 
         is_start = lambda c: c.get("service") == "ALMemory" and "Bench/onStart" in str(c.get("args"))  # noqa
@@ -185,18 +251,25 @@ def main() -> int:
             play_latencies.append(record.first_after(start, is_start) - start)
             call("behavior/stop", Trigger.Request())
         call("behavior/play", Play.Request())
-        goto_latencies, goto_answers = [], []
+        goto_starts, goto_answers = [], []
         for index in range(count):
             time.sleep(gap)
             start = time.time()
             call("behavior/goto", GoTo.Request(label="AB"[index % 2]))
             goto_answers.append(time.time() - start)
-            goto_latencies.append(record.first_after(start, is_motion) - start)
+            goto_starts.append(start)
         call("behavior/stop", Trigger.Request())
+        goto_latencies = [arrived - start for start, arrived in zip(
+            goto_starts, record.first_times_after(goto_starts, is_motion))]
+        goal_latencies, cancel_latencies = run_goals(run_client, record, is_motion, count, gap)
         print("goto -> first ALMotion call    %s   (target p99 <= 5 ms)"
               % percentiles(goto_latencies))
         print("play -> first box onStart call %s   (target p99 <= 10 ms)"
               % percentiles(play_latencies))
+        print("goal accepted -> ALMotion call %s   (target p99 <= 10 ms)"
+              % percentiles(goal_latencies))
+        print("cancel -> STOPPED result       %s   (target p99 <= 100 ms)"
+              % percentiles(cancel_latencies))
         print("goto answered                  %s" % percentiles(goto_answers))
         print("play answered                  %s" % percentiles(play_answers))
         print("machine: %d CPUs, load average %.2f before, %.2f after; calls %.0f ms apart"
