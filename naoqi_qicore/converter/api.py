@@ -1,16 +1,19 @@
 """Converting an input (a ``.xar`` or a container of behaviors) into converted folders."""
 from __future__ import annotations
 
+import posixpath
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Dict, List, Optional, Set, Union
+from typing import Dict, List, Optional, Set, Tuple, Union
 
 from naoqi_qicore.converter.naming import format_name
+from naoqi_qicore.converter.project import (PROJECT_INDEX, project_files, project_index,
+                                            project_root)
 from naoqi_qicore.converter.writer import ConversionReport, install_files, render
 from naoqi_qicore.xar.errors import XarError
 from naoqi_qicore.xar.model import Behavior
 from naoqi_qicore.xar.parser import collector_paused
-from naoqi_qicore.xar.sources import read_behaviors
+from naoqi_qicore.xar.sources import NamedBehavior, read_behaviors
 
 
 @dataclass
@@ -23,11 +26,15 @@ class ConversionResult:
     behaviors: List[ConversionReport] = field(default_factory=list)
     #: the behaviors read from the input
     models: List[Behavior] = field(default_factory=list)
+    #: what the conversion of a project left out or moved, for the user
+    notes: List[str] = field(default_factory=list)
+    #: how many files of the project were copied next to the converted behaviors
+    copied: int = 0
 
     @property
     def warnings(self) -> List[str]:
         """Everything worth telling the user, scripts left unported included."""
-        notes: List[str] = []
+        notes: List[str] = list(self.notes)
         for report in self.behaviors:
             notes.extend(report.warnings)
             notes.extend("%s: %s.py: script not ported, commented out: %s"
@@ -40,29 +47,61 @@ def convert(source: Union[str, Path], destination: Union[str, Path], force: bool
             graph: Optional[str] = None) -> ConversionResult:
     """Convert every behavior of ``source`` into ``destination`` (atomically).
 
-    One behavior is written into ``destination`` itself; several (a project, package or
-    box library) each into ``destination/<name>``.  ``graph`` (".svg" or ".dot") adds
-    ``graph<suffix>`` to each converted folder.  Raises XarError for unreadable input
-    and OutputError when ``destination`` cannot be written.
+    A project (a ``.pml`` or a folder holding one) becomes the project again: each
+    behavior converted at its place, the project's other files copied (see
+    :mod:`naoqi_qicore.converter.project`).  Otherwise one behavior is written into
+    ``destination`` itself; several (package, box library) each into
+    ``destination/<name>``.  ``graph`` (".svg" or ".dot") adds ``graph<suffix>`` to each
+    converted folder.  Raises XarError for unreadable input and OutputError when
+    ``destination`` cannot be written.
     """
+    source, destination = Path(source), Path(destination)
     with collector_paused():
-        return _convert(Path(source), Path(destination), force, graph)
+        missing: List[str] = []
+        named = read_behaviors(source, missing)
+        if named and all(entry.path is not None for entry in named):
+            root = source if source.is_dir() else source.parent
+            result = _convert_project(source, root, named, destination, force, graph)
+            result.notes[:0] = ["%s: listed by the project but missing, not converted"
+                                % (root / path) for path in missing]
+            return result
+        return _convert(source, named, destination, force, graph)
 
 
-def _convert(source: Path, destination: Path, force: bool,
+def convert_in_project(behavior_file: Union[str, Path], destination: Union[str, Path],
+                       force: bool = False) -> ConversionResult:
+    """Convert one behavior file (``.xar``) with the project around it, if any
+    (:func:`~naoqi_qicore.converter.project.project_root`): the project's files are copied
+    around the converted behavior as :func:`convert` does for a whole project."""
+    behavior_file, destination = Path(behavior_file).resolve(), Path(destination)
+    root = project_root(behavior_file)
+    with collector_paused():
+        named = read_behaviors(behavior_file)
+        if root is None or len(named) != 1:
+            return _convert(behavior_file, named, destination, force, None)
+        named[0].path = behavior_file.relative_to(root).as_posix()
+        return _convert_project(behavior_file, root, named, destination, force, None)
+
+
+def _render(entry: NamedBehavior, graph: Optional[str]) -> Tuple[Dict[str, str],
+                                                                   ConversionReport]:
+    try:
+        rendered, report = render(entry.behavior)
+    except XarError as error:
+        raise error.located(entry.behavior.source) from None
+    if graph is not None:
+        from naoqi_qicore.converter.graph import render_graph  # matplotlib: only when asked
+        rendered["graph" + graph] = render_graph(entry.behavior, graph)
+    return rendered, report
+
+
+def _convert(source: Path, named: List[NamedBehavior], destination: Path, force: bool,
              graph: Optional[str]) -> ConversionResult:
-    named = read_behaviors(source)
     files: Dict[str, str] = {}
     result = ConversionResult(source, destination)
     used: Set[str] = set()
     for entry in named:
-        try:
-            rendered, report = render(entry.behavior)
-        except XarError as error:
-            raise error.located(entry.behavior.source) from None
-        if graph is not None:
-            from naoqi_qicore.converter.graph import render_graph  # matplotlib: only when asked
-            rendered["graph" + graph] = render_graph(entry.behavior, graph)
+        rendered, report = _render(entry, graph)
         if len(named) == 1:
             files = rendered
             report.output = destination
@@ -76,4 +115,42 @@ def _convert(source: Path, destination: Path, force: bool,
         result.behaviors.append(report)
         result.models.append(entry.behavior)
     install_files(files, destination, force)
+    return result
+
+
+def _convert_project(source: Path, root: Path, named: List[NamedBehavior], destination: Path,
+                     force: bool, graph: Optional[str]) -> ConversionResult:
+    """Each behavior converted in the folder of its ``.xar`` inside the project, the
+    project's other files copied, and the index of the converted behaviors."""
+    files: Dict[str, str] = {}
+    result = ConversionResult(source, destination)
+    folders: Set[str] = set()
+    index: List[Tuple[str, str]] = []
+    for entry in named:
+        folder = posixpath.dirname(entry.path or "") or "."
+        if folder in folders:  # two behaviors in one folder: the later one a level down
+            folder = posixpath.normpath(posixpath.join(
+                folder, format_name(posixpath.splitext(posixpath.basename(entry.path))[0])))
+            result.notes.append("%s: converted into %s/, its folder holds another behavior"
+                                % (entry.path, folder))
+        folders.add(folder)
+        rendered, report = _render(entry, graph)
+        prefix = "" if folder == "." else folder + "/"
+        files.update((prefix + name, text) for name, text in rendered.items())
+        report.output = destination / folder
+        result.behaviors.append(report)
+        result.models.append(entry.behavior)
+        index.append((entry.name, folder))
+    files[PROJECT_INDEX] = project_index(source.name, index)
+    found = project_files(root, [entry.path for entry in named if entry.path])
+    result.notes.extend(found.warnings)
+    copies = {}
+    for name, path in found.files.items():
+        if name in files:
+            result.notes.append("%s: not copied, the converted behavior has a file of that "
+                                "name" % path)
+        else:
+            copies[name] = path
+    install_files(files, destination, force, copies)
+    result.copied = len(copies)
     return result

@@ -47,7 +47,8 @@ BOX_FILE_ATTRIBUTES = ("format", "object", "code")
 DEFAULT_FPS = 25
 
 #: file names written: one optional sub-folder (behaviors of a multi-behavior input)
-_SAFE_FILE = re.compile(r"([A-Za-z0-9_]+/)?[A-Za-z0-9_]+\.(xml|py|svg|dot)")
+#: names of the files a conversion writes (inside a behavior's folder)
+_SAFE_FILE = re.compile(r"[A-Za-z0-9_]+\.(xml|py|svg|dot)")
 _XML_DECLARATION = '<?xml version="1.0" encoding="UTF-8" ?>'
 #: line breaks as Python reads them
 _NEWLINE = re.compile(r"\r\n|\r|\n")
@@ -273,50 +274,80 @@ def render(behavior: Behavior) -> Tuple[Dict[str, str], ConversionReport]:
     return files, report
 
 
-def _write_files(files: Dict[str, str], folder: Path) -> None:
-    """Create every file of ``files`` in the new, empty ``folder`` (names checked safe)."""
-    folder_fd = os.open(folder, os.O_RDONLY | os.O_DIRECTORY)
+def is_safe_relative(name: str) -> bool:
+    """True for a relative path that stays inside the folder it is relative to."""
+    parts = name.split("/")
+    return (bool(name) and "\\" not in name and "\0" not in name
+            and all(part not in ("", ".", "..") and len(part.encode("utf-8", "replace")) <= 255
+                    for part in parts))
+
+
+def _is_safe_output(name: str) -> bool:
+    """A converted file's name: ``[folder/...]name.xml|py|svg|dot``."""
+    folder, _, base = name.rpartition("/")
+    return bool(_SAFE_FILE.fullmatch(base)) and (not folder or is_safe_relative(folder))
+
+
+def _write_all(descriptor: int, data: bytes) -> None:
+    written = os.write(descriptor, data)
+    while written < len(data):  # a short write (not seen on local file systems)
+        written += os.write(descriptor, data[written:])
+
+
+def _write_files(files: Dict[str, str], copies: Dict[str, Path], folder: Path) -> None:
+    """Create every file of ``files`` (text) and ``copies`` (copied from the given paths)
+    in the new, empty ``folder``; names checked safe, symbolic links never followed."""
     flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_CLOEXEC", 0)
     made: Set[str] = set()
-    try:
-        for name, text in files.items():
-            sub_folder, _, _ = name.rpartition("/")
-            if sub_folder and sub_folder not in made:
-                os.mkdir(sub_folder, 0o755, dir_fd=folder_fd)
-                made.add(sub_folder)
-            descriptor = os.open(name, flags, 0o644, dir_fd=folder_fd)
+
+    def create(name: str) -> int:
+        sub_folder = name.rpartition("/")[0]
+        if sub_folder and sub_folder not in made:
+            os.makedirs(folder / sub_folder, 0o755, exist_ok=True)
+            made.add(sub_folder)
+        return os.open(folder / name, flags | getattr(os, "O_NOFOLLOW", 0), 0o644)
+
+    for name, text in files.items():
+        descriptor = create(name)
+        try:
+            _write_all(descriptor, text.encode("utf-8"))
+        finally:
+            os.close(descriptor)
+    for name, source in copies.items():
+        with open(os.open(source, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0)), "rb") as stream:
+            descriptor = create(name)
             try:
-                data = text.encode("utf-8")
-                written = os.write(descriptor, data)
-                while written < len(data):  # a short write (not seen on local file systems)
-                    written += os.write(descriptor, data[written:])
+                for chunk in iter(lambda: stream.read(1 << 20), b""):
+                    _write_all(descriptor, chunk)
             finally:
                 os.close(descriptor)
-    finally:
-        os.close(folder_fd)
 
 
 def _is_empty_dir(path: Path) -> bool:
     return path.is_dir() and not path.is_symlink() and not any(path.iterdir())
 
 
-def install_files(files: Dict[str, str], destination: Path, force: bool = False) -> Path:
-    """Write ``files`` as the folder ``destination``, atomically (temp folder, then rename).
+def install_files(files: Dict[str, str], destination: Path, force: bool = False,
+                  copies: Optional[Dict[str, Path]] = None) -> Path:
+    """Write ``files`` (name -> text) and ``copies`` (name -> file to copy) as the folder
+    ``destination``, atomically (temp folder, then rename).
 
     An existing non-empty ``destination`` is replaced only with ``force``.
     """
+    copies = copies or {}
     destination = Path(os.path.abspath(destination))
     if destination.exists() or destination.is_symlink():
         if not force and not _is_empty_dir(destination):
             raise OutputExistsError("%s: already exists" % destination)
-    for name in files:
-        if not _SAFE_FILE.fullmatch(name):
-            raise OutputError("%s: refusing to write the unsafe file name %r" % (destination, name))
+    unsafe = [name for name in files if not _is_safe_output(name)]
+    unsafe += [name for name in copies if not is_safe_relative(name)]
+    if unsafe:
+        raise OutputError("%s: refusing to write the unsafe file name %r" % (destination, unsafe[0]))
     destination.parent.mkdir(parents=True, exist_ok=True)
     staging = Path(tempfile.mkdtemp(prefix=".%s.converting-" % destination.name,
                                     dir=destination.parent))
     try:
-        _write_files(files, staging)
+        _write_files(files, copies, staging)
         os.chmod(staging, 0o755)
         previous = None
         if destination.is_symlink() or destination.is_file():

@@ -191,11 +191,16 @@ class BoxFileReader(ElementReader):
         return Extras({k: v for k, v in element.items() if k not in known}, [])
 
     def port(self, element) -> Port:
-        signature = self.required(element, "signature")
-        kind = signature_type(signature)
-        if kind is None:
-            raise self.error(element, "unknown signature %r" % signature)
-        extras = self.other_attributes(element, _PORT_ATTRIBUTES)
+        if element.get("signature") is None and element.get("type") is not None:
+            # the first format 4 files typed ports as xar_version 3 does
+            kind = (self.required_int(element, "type"), self.required_int(element, "type_size"))
+            extras = self.other_attributes(element, _PORT_ATTRIBUTES + ("type", "type_size"))
+        else:
+            signature = self.required(element, "signature")
+            kind = signature_type(signature)
+            if kind is None:
+                raise self.error(element, "unknown signature %r" % signature)
+            extras = self.other_attributes(element, _PORT_ATTRIBUTES)
         return Port(self.required(element, "name"), kind[0], kind[1],
                     self.required_int(element, "nature"), self.required_int(element, "id"),
                     inner=self.optional_int(element, "inner", extras),
@@ -203,14 +208,22 @@ class BoxFileReader(ElementReader):
                     stm_value_name=element.get("stm_value_name"), extras=extras)
 
     def parameter(self, element) -> Parameter:
-        kind = self.required(element, "type")
-        if kind not in PARAMETER_TYPES:
-            raise self.error(element, "unknown parameter type %r" % kind)
-        extras = self.other_attributes(element, _PARAMETER_ATTRIBUTES)
+        if element.get("type") is None and element.get("content_type") is not None:
+            # the first format 4 files typed parameters as xar_version 3 does
+            content_type = self.required_int(element, "content_type")
+            if content_type not in {int(kind) for kind in PARAMETER_TYPES.values()}:
+                raise self.error(element, "unknown parameter content_type %d" % content_type)
+            extras = self.other_attributes(element, _PARAMETER_ATTRIBUTES + ("content_type",))
+        else:
+            kind = self.required(element, "type")
+            if kind not in PARAMETER_TYPES:
+                raise self.error(element, "unknown parameter type %r" % kind)
+            content_type = int(PARAMETER_TYPES[kind])
+            extras = self.other_attributes(element, _PARAMETER_ATTRIBUTES)
         get, opt = element.get, self.optional_int
         default = self.required(element, "default_value")
         parameter = Parameter(
-            name=self.required(element, "name"), content_type=int(PARAMETER_TYPES[kind]),
+            name=self.required(element, "name"), content_type=content_type,
             value=default, default_value=default, id=self.required_int(element, "id"),
             inherits_from_parent=opt(element, "inherits_from_parent", extras),
             min=get("min"), max=get("max"), tooltip=get("tooltip"),

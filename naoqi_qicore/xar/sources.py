@@ -1,7 +1,7 @@
 """The containers behaviors come in, read without extracting anything to disk.
 
 * ``.xar`` — one behavior;
-* a folder — its ``behavior.xar``, else the project (``.pml``) it holds;
+* a folder — the project (``.pml``) it holds, else its ``behavior.xar``;
 * ``.pml`` — a Choregraphe project: every ``BehaviorDescription`` it lists;
 * ``.crg`` / ``.cbl`` — an ``ar`` archive whose ``data.tar.gz`` holds the ``.xar`` files
   (a behavior, or the ``ChoregrapheBox`` files of a box library);
@@ -44,6 +44,8 @@ class NamedBehavior:
 
     name: str
     behavior: Behavior
+    #: the behavior file's path inside a project folder (``behavior_1/behavior.xar``)
+    path: Optional[str] = None
 
 
 def _safe_member(name: str, container: str) -> str:
@@ -145,8 +147,12 @@ def read_ar_container(path: Path) -> Iterator[NamedBehavior]:
             _member_reader(posixpath.dirname(member), files.get)))
 
 
-def read_pml(path: Path) -> Iterator[NamedBehavior]:
-    """Every behavior a Choregraphe project file lists."""
+def read_pml(path: Path, missing: Optional[List[str]] = None) -> Iterator[NamedBehavior]:
+    """Every behavior a Choregraphe project file lists.
+
+    With a ``missing`` list, behaviors whose file is absent are added to it (their
+    relative paths) instead of failing the whole project.
+    """
     source = str(path)
     try:
         root = etree.fromstring(_read_limited(path), safe_xml_parser())
@@ -160,8 +166,11 @@ def read_pml(path: Path) -> Iterator[NamedBehavior]:
     for description in descriptions:
         folder = _safe_member(description.get("src", "."), source)
         xar = _safe_member(posixpath.join(folder, description.get("xar", "behavior.xar")), source)
+        if missing is not None and not (path.parent / xar).exists():
+            missing.append(xar)
+            continue
         yield NamedBehavior(folder if folder != "." else path.stem,
-                            parse_xar_file(path.parent / xar))
+                            parse_xar_file(path.parent / xar), xar)
 
 
 def read_pkg(path: Path) -> Iterator[NamedBehavior]:
@@ -212,23 +221,32 @@ def parse_manifest(data: bytes, source: str) -> List[str]:
     return [_safe_member(folder, source) for folder in folders]
 
 
-def read_behaviors(path: Union[str, Path]) -> List[NamedBehavior]:
-    """Every behavior in ``path`` (a file of :data:`SUFFIXES` or a folder); XarError if none."""
+def read_behaviors(path: Union[str, Path],
+                   missing: Optional[List[str]] = None) -> List[NamedBehavior]:
+    """Every behavior in ``path`` (a file of :data:`SUFFIXES` or a folder); XarError if none.
+
+    ``missing``: see :func:`read_pml`.
+    """
     path = Path(path)
     if path.is_dir():
-        if (path / "behavior.xar").is_file():
-            return [NamedBehavior(path.name, parse_xar_file(path / "behavior.xar"))]
         projects = sorted(path.glob("*.pml"))
         if len(projects) == 1:
-            return read_behaviors(projects[0])
-        raise XarError("a folder to convert must hold behavior.xar or one .pml project", str(path))
+            return read_behaviors(projects[0], missing)
+        if (path / "behavior.xar").is_file():
+            return [NamedBehavior(path.name, parse_xar_file(path / "behavior.xar"))]
+        raise XarError("a folder to convert must hold one .pml project or behavior.xar",
+                       str(path))
     if not path.exists():
         raise XarError("no such file or folder", str(path))
     suffix = path.suffix.lower()
     if suffix == ".xar":
         return [NamedBehavior(path.stem, parse_xar_file(path))]
     if suffix == ".pml":
-        return list(read_pml(path))
+        behaviors = list(read_pml(path, missing))
+        if not behaviors:
+            raise XarError("none of the behaviors the project lists is there (%s)"
+                           % ", ".join(missing or []), str(path))
+        return behaviors
     if suffix in (".crg", ".cbl"):
         return list(read_ar_container(path))
     if suffix == ".pkg":

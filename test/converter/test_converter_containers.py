@@ -29,9 +29,11 @@ def test_folder_and_project(tmp_path, xar):
     assert [n.name for n in read_behaviors(tmp_path / "p" / "p.pml")] == ["behavior_1", "two"]
     assert [n.name for n in read_behaviors(tmp_path / "p")] == ["behavior_1", "two"]
     result = convert(tmp_path / "p" / "p.pml", tmp_path / "out")
-    assert sorted(p.name for p in (tmp_path / "out").iterdir()) == ["behavior_1", "two"]
+    assert sorted(p.name for p in (tmp_path / "out").iterdir()) == [
+        "behavior_1", "converted_project.xml", "p.pml", "two"]
     assert [r.output.name for r in result.behaviors] == ["behavior_1", "two"]
     assert (tmp_path / "out" / "two" / "main.py").is_file()
+    assert not (tmp_path / "out" / "two" / "main.xar").exists()
 
 
 def test_crg_and_cbl_are_read_in_memory(tmp_path, xar, box):
