@@ -11,7 +11,7 @@ loopback port and both nodes are pointed at it.  Without the launch packages, th
 import socket
 
 from launch import LaunchDescription
-from launch.actions import DeclareLaunchArgument, ExecuteProcess, OpaqueFunction
+from launch.actions import DeclareLaunchArgument, ExecuteProcess, LogInfo, OpaqueFunction
 from launch.substitutions import LaunchConfiguration, PathJoinSubstitution
 from launch_ros.actions import Node
 from launch_ros.substitutions import FindPackagePrefix
@@ -23,7 +23,8 @@ ARGUMENTS = (
     ("namespace", "", "ROS namespace of the nodes"),
     ("autoplay", "false", "play the behavior once the robot is connected"),
     ("log_level", "info", "log level of the nodes"),
-    ("robot", "nao", "model of the simulated robot (nao or pepper)"),
+    ("robot", "auto", "model of the simulated robot: nao, pepper or auto (the robot the "
+              "behavior was written for)"),
 )
 
 
@@ -40,9 +41,13 @@ def _nodes(context, *args, **kwargs):
     robot_url = value["robot_url"]
     if not robot_url:
         robot_url = "tcp://127.0.0.1:%d" % _free_port()
+        from naoqi_qicore.converter.robot_kind import simulated_robot_for
+        robot, reason = simulated_robot_for(value["behavior"], value["robot"])
+        actions.append(LogInfo(msg="simulated %s robot at %s: %s"
+                               % ("Pepper" if robot == "pepper" else "NAO", robot_url, reason)))
         actions.append(ExecuteProcess(
             cmd=[PathJoinSubstitution([FindPackagePrefix(PACKAGE), "lib", PACKAGE, "naoqi_sim"]),
-                 "--robot", value["robot"], "--listen", robot_url],
+                 "--robot", robot, "--listen", robot_url],
             name="naoqi_sim", output="screen"))
     common = dict(package=PACKAGE, namespace=value["namespace"], output="screen",
                   arguments=["--ros-args", "--log-level", value["log_level"]])

@@ -30,8 +30,9 @@ def _parser(folder: str) -> argparse.ArgumentParser:
     parser.add_argument("--url", default="",
                         help="robot to play on, e.g. tcp://192.168.1.10:9559 (default: a "
                              "simulated robot started here)")
-    parser.add_argument("--robot", choices=("nao", "pepper"), default="nao",
-                        help="kind of simulated robot (without --url)")
+    parser.add_argument("--robot", choices=("auto", "nao", "pepper"), default="auto",
+                        help="kind of simulated robot (without --url); auto: the robot the "
+                             "behavior was written for")
     parser.add_argument("--verbose", action="store_true", help="print what the engine does")
     return parser
 
@@ -56,7 +57,12 @@ def main(folder: str, argv: Optional[List[str]] = None) -> int:
     simulated: Any = None
     url = options.url
     if not url:
+        from naoqi_qicore.converter.robot_kind import robot_kind
         from naoqi_qicore.robot.sim import SimulatedRobot
+        if options.robot == "auto":
+            kind = robot_kind([loaded.behavior], Path(folder))
+            options.robot = kind.kind
+            print("main.py: simulated %s" % kind, file=sys.stderr)
         simulated = SimulatedRobot(robot=options.robot, listen="tcp://127.0.0.1:0").start()
         url = simulated.url
     session = qi.Session()

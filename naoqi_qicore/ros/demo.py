@@ -226,7 +226,10 @@ def run_demo(behavior: Path, out: Path, goto_label: str) -> int:
     executor.add_node(node)
     spinner = threading.Thread(target=executor.spin, daemon=True)
     try:
-        simulator = group.start("naoqi_sim", plan.simulator_command(url))
+        robot, reason = plan.simulated_robot()
+        print("demo: simulated %s robot: %s" % ("Pepper" if robot == "pepper" else "NAO",
+                                                 reason), flush=True)
+        simulator = group.start("naoqi_sim", plan.simulator_command(url, robot))
         wait_for_port("127.0.0.1", port, 30.0, simulator)
         group.start("naoqi_bridge", plan.bridge_command(url))
         group.start("behavior_runner", plan.runner_command(url))

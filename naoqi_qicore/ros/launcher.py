@@ -19,7 +19,7 @@ import sys
 import threading
 import time
 from dataclasses import dataclass
-from typing import Any, List, Optional
+from typing import Any, List, Optional, Tuple
 
 #: how long a process may take to stop after SIGINT before it gets SIGTERM, then SIGKILL
 STOP_TIMEOUT = 10.0
@@ -62,8 +62,13 @@ class Plan:
     namespace: str = ""
     autoplay: bool = False
     log_level: str = "info"
-    robot: str = "nao"
+    robot: str = "auto"
     record: str = ""
+
+    def simulated_robot(self) -> Tuple[str, str]:
+        """The kind of simulated robot to start and why (see ``--robot``)."""
+        from naoqi_qicore.converter.robot_kind import simulated_robot_for
+        return simulated_robot_for(self.behavior, self.robot)
 
     def ros_arguments(self, node_parameters: List[str]) -> List[str]:
         arguments = ["--ros-args", "--log-level", self.log_level]
@@ -73,8 +78,8 @@ class Plan:
             arguments += ["-p", parameter]
         return arguments
 
-    def simulator_command(self, url: str) -> List[str]:
-        command = python_program("naoqi_qicore.robot.sim.cli", "--robot", self.robot,
+    def simulator_command(self, url: str, robot: str) -> List[str]:
+        command = python_program("naoqi_qicore.robot.sim.cli", "--robot", robot,
                                  "--listen", url)
         if self.record:
             command += ["--record", self.record]
@@ -215,9 +220,11 @@ def run(plan: Plan) -> int:
         if not url:
             port = free_tcp_port()
             url = "tcp://127.0.0.1:%d" % port
-            simulator = group.start("naoqi_sim", plan.simulator_command(url))
+            robot, reason = plan.simulated_robot()
+            simulator = group.start("naoqi_sim", plan.simulator_command(url, robot))
             wait_for_port("127.0.0.1", port, 30.0, simulator)
-            print("run_behavior: simulated %s robot at %s" % (plan.robot, url), flush=True)
+            print("run_behavior: simulated %s robot at %s: %s"
+                  % ("Pepper" if robot == "pepper" else "NAO", url, reason), flush=True)
         group.start("naoqi_bridge", plan.bridge_command(url))
         group.start("behavior_runner", plan.runner_command(url))
         if plan.autoplay:
@@ -257,8 +264,10 @@ def parse_arguments(argv: Optional[List[str]] = None) -> Plan:
                              "state changes and how it ended")
     parser.add_argument("--log-level", default="info",
                         choices=("debug", "info", "warn", "error", "fatal"))
-    parser.add_argument("--robot", default="nao", choices=("nao", "pepper"),
-                        help="model of the simulated robot")
+    parser.add_argument("--robot", default="auto", choices=("auto", "nao", "pepper"),
+                        help="model of the simulated robot (default: the robot the behavior "
+                             "was written for, from its project's manifest, joints and "
+                             "services)")
     parser.add_argument("--record", default="",
                         help="JSON Lines file where the simulated robot records every call")
     arguments = parser.parse_args(argv)

@@ -113,3 +113,36 @@ def test_main_says_why_a_folder_is_not_a_behavior(tmp_path):
     process = run_main(tmp_path)
     out, err = process.communicate(timeout=60)
     assert process.returncode == 2 and err.startswith("error:") and "Traceback" not in err
+
+
+def test_a_project_behavior_finds_its_files_and_its_robot(tmp_path):
+    """A project converted as a project: the box opens a file relative to
+    behaviorAbsolutePath(), and main.py starts the robot the manifest asks for."""
+    from naoqi_qicore.converter.api import convert as convert_project
+    from naoqi_qicore.xar.writer import write_xar
+    box = script_box("Reader", 1, """
+import os
+def onInput_onStart(self):
+    text = open(os.path.join(self.behaviorAbsolutePath(), "data", "greeting.txt")).read()
+    with open(os.path.join(self.getParameter("Folder"), "read.txt"), "w") as out:
+        out.write(text)
+    self.onStopped()
+""", parameters=[string_parameter("Folder", str(tmp_path), 5)])
+    project = tmp_path / "project"
+    (project / "behavior_1" / "data").mkdir(parents=True)
+    write_xar(behavior(flow_box("root", -1, [box], [link(0, 2, 1, 2), link(1, 4, 0, 4)])),
+              project / "behavior_1" / "behavior.xar")
+    (project / "behavior_1" / "data" / "greeting.txt").write_text("hello from the project")
+    (project / "manifest.xml").write_text(
+        '<package uuid="p"><requirements><robotRequirement model="JULIETTE"/></requirements>'
+        '</package>')
+    (project / "p.pml").write_text(
+        '<Package name="p" format_version="4"><BehaviorDescriptions><BehaviorDescription '
+        'name="behavior" src="behavior_1" xar="behavior.xar" /></BehaviorDescriptions>'
+        '</Package>')
+    convert_project(project / "p.pml", tmp_path / "out")
+    process = run_main(tmp_path / "out" / "behavior_1")
+    out, err = process.communicate(timeout=60)
+    assert process.returncode == 0, err
+    assert (tmp_path / "read.txt").read_text() == "hello from the project"
+    assert "simulated Pepper" in err and "JULIETTE" in err

@@ -100,6 +100,8 @@ def test_autoplay_runs_the_behavior_through_the_action(example_behavior, repo_ro
         result = launcher.wait_for("run_behavior: result ")
         children = psutil.Process(launcher.process.pid).children(recursive=True)
         assert "result FINISHED at frame 120" in result
+        robot = launcher.wait_for("run_behavior: simulated ")
+        assert "simulated NAO robot at tcp://127.0.0.1:" in robot and "timelines" in robot
         feedback = [line for line in launcher.lines if "run_behavior: state  PLAYING" in line]
         assert len(feedback) >= 3
         assert launcher.interrupt() == 0
