@@ -222,7 +222,7 @@ def main() -> int:
         return answer
 
     try:
-        simulator = group.start("naoqi_sim", plan.simulator_command(url))
+        simulator = group.start("naoqi_sim", plan.simulator_command(url, "nao"))
         wait_for_port("127.0.0.1", port, 30.0, simulator)
         group.start("naoqi_bridge", plan.bridge_command(url))
         group.start("behavior_runner", plan.runner_command(url))
