@@ -3,16 +3,17 @@
 The ``.dlg`` file (path relative to the behavior's folder) names one QiChat topic per
 language (``multilanguage:Name`` then lines ``enu:Name_enu.top``, paths relative to the
 ``.dlg``).  While the box runs, the topic of ALDialog's current language is loaded into
-ALDialog (by content: the robot need not see this machine's files) and activated, and the
-box subscribes to ALDialog.  A topic stimulates the box's outputs through QiChat
-variables named after them: ``$onStopped=1`` fires ``onStopped``, ``$choice=tea`` fires
-``choice`` with ``"tea"`` (bang outputs fire without value).  The box's onStop input, a
-Stopped output or unloading the box ends the dialog: unsubscribed, topics deactivated and
-unloaded.
+ALDialog (by content, with the files it includes inlined: the robot need not see this
+machine's files) and activated, and the box subscribes to ALDialog.  A topic stimulates
+the box's outputs through QiChat variables named after them: ``$onStopped=1`` fires
+``onStopped``, ``$choice=tea`` fires ``choice`` with ``"tea"`` (bang outputs fire without
+value).  The box's onStop input, a Stopped output or unloading the box ends the dialog:
+unsubscribed, topics deactivated and unloaded.
 """
 from __future__ import annotations
 
 import os
+import re
 from typing import Any, Callable, List, Optional, Tuple
 
 from naoqi_qicore.converter.writer import has_python
@@ -46,6 +47,32 @@ def topic_files(dialog_file: str, language: str) -> List[str]:
         entries = [line.strip().split(":", 1) for line in lines][1:]
     return [os.path.join(folder, entry[1].strip()) for entry in entries
             if len(entry) == 2 and QICHAT_LANGUAGES.get(entry[0], entry[0]) == language]
+
+
+_INCLUDE = re.compile(r"^\s*include\s*:\s*(\S.*?)\s*$")
+_HEADER = re.compile(r"^\s*(topic|language)\s*:", re.IGNORECASE)
+#: how deep included topics may include others
+_MAX_INCLUDE_DEPTH = 4
+
+
+def topic_content(path: str, depth: int = 0) -> str:
+    """The text of the topic file ``path``, its ``include:`` of files next to it inlined
+    (their ``topic:`` and ``language:`` lines left out): the content sent to ALDialog
+    needs nothing of this machine's files.  An include naming no file here (the robot's
+    own ``lexicon_enu.top``) stays for ALDialog to resolve; OSError when unreadable."""
+    with open(path, encoding="utf-8-sig") as topic:
+        lines = topic.read().splitlines()
+    out = []
+    for line in lines:
+        include = _INCLUDE.match(line)
+        if include and depth < _MAX_INCLUDE_DEPTH:
+            target = os.path.normpath(os.path.join(os.path.dirname(path), include.group(1)))
+            if os.path.isfile(target):
+                out.extend(text for text in topic_content(target, depth + 1).splitlines()
+                           if not _HEADER.match(text))
+                continue
+        out.append(line)
+    return "\n".join(out) + "\n"
 
 
 class DialogBox(GeneratedClass):
@@ -92,8 +119,7 @@ class DialogBox(GeneratedClass):
         folder, language = self.behaviorAbsolutePath(), dialog.getLanguage()
         for entry in self._box.model.dialog_files:
             for path in topic_files(os.path.normpath(os.path.join(folder, entry)), language):
-                with open(path, encoding="utf-8-sig") as topic:
-                    self._topics.append(dialog.loadTopicContent(topic.read()))
+                self._topics.append(dialog.loadTopicContent(topic_content(path)))
         if not self._topics:
             raise RuntimeError("no topic in %s for the dialog language, %s"
                                % (", ".join(self._box.model.dialog_files), language))

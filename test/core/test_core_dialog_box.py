@@ -91,3 +91,19 @@ def test_a_dialog_box_without_a_topic_for_the_language_reports_it(make_harness, 
     assert error.box_path == "root/Hello" and "no topic in ../Hello/Hello.dlg" in error.detail
     assert "Korean" in error.detail
     assert session.service("ALDialog").getAllLoadedTopics() == []
+
+
+def test_included_topics_next_to_a_topic_are_inlined(tmp_path):
+    """``include:`` of a file beside the topic travels with its content; the robot's own
+    lexicon (no file here) is left for ALDialog."""
+    from naoqi_qicore.core.dialog_box import topic_content
+    (tmp_path / "shared").mkdir()
+    (tmp_path / "shared" / "concepts_enu.top").write_text(
+        "topic: ~concepts()\nlanguage: enu\nconcept:(fruit) [apple pear]\n")
+    (tmp_path / "main").mkdir()
+    (tmp_path / "main" / "main_enu.top").write_text(
+        "topic: ~main()\nlanguage: enu\ninclude: lexicon_enu.top\n"
+        "include: ../shared/concepts_enu.top\nu:(~fruit) yummy\n")
+    content = topic_content(str(tmp_path / "main" / "main_enu.top"))
+    assert content == ("topic: ~main()\nlanguage: enu\ninclude: lexicon_enu.top\n"
+                       "concept:(fruit) [apple pear]\nu:(~fruit) yummy\n")
