@@ -2,7 +2,8 @@
 
 :func:`load_converted` reads a folder written by :mod:`naoqi_qicore.converter.writer`
 back into the same model; :func:`prepare` does in memory what the converter does
-(naming and porting) for a behavior read from a ``.xar``.
+(naming and porting) for a behavior read from a ``.xar``.  Scripts that the converter
+which wrote a folder could not port are ported again when the current one can.
 """
 from __future__ import annotations
 
@@ -13,7 +14,7 @@ from typing import Dict, List, Optional, Set
 from lxml import etree
 
 from naoqi_qicore.converter.naming import assign_names
-from naoqi_qicore.converter.pyport import port_scripts
+from naoqi_qicore.converter.pyport import port_script, port_scripts
 from naoqi_qicore.converter.writer import (BOX_FILE_ATTRIBUTES, FORMAT, MANIFEST, has_python,
                                            unported_code)
 from naoqi_qicore.xar.errors import XarError
@@ -158,5 +159,25 @@ def load_converted(folder: Path) -> LoadedBehavior:
                                      [etree.tostring(c, encoding="unicode", with_tail=False)
                                       for c in child])
     behavior.root = reader.load_box(root_name, manifest)
+    if port_errors:
+        _port_again(behavior, reader.names, reader.code, port_errors)
     return LoadedBehavior(behavior, reader.names, reader.code, folder, port_errors,
                           warnings=reader.warnings)
+
+
+def _port_again(behavior: Behavior, names: Dict[int, str], code: Dict[str, str],
+                port_errors: Dict[str, str]) -> None:
+    """Port again the scripts an older converter could not port (their ``.py`` is still
+    the original commented out): what porting learnt since (indentation mixing tabs and
+    spaces...) makes them run.  A ``.py`` edited since is left as it is."""
+    for _, box in behavior.root.walk():
+        name = names.get(id(box))
+        if name not in port_errors or box.script is None:
+            continue
+        original = box.script.content
+        if code.get(name) != unported_code(original, port_errors[name]):
+            continue
+        result = port_script(original)
+        if result.error is None:
+            code[name] = result.code
+            del port_errors[name]

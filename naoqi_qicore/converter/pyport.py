@@ -20,6 +20,10 @@ Python 2's dictionary methods (``d.iteritems()``, ``d.has_key(k)``...) compile u
 Python 3 but fail when they run, and no module can bring them back: a script that calls
 them (ported or not) goes through fissix's ``dict`` and ``has_key`` fixers as well.
 
+Indentation mixing tabs and spaces, which Python 2 accepted (a tab advances to the next
+multiple of 8 columns) and Python 3 refuses (``TabError``), is expanded as Python 2 read
+it before anything else (:func:`expand_indentation_tabs`; tabs inside strings stay).
+
 Results are cached by the script text: a behavior repeats the same library boxes.
 """
 from __future__ import annotations
@@ -30,6 +34,10 @@ import symtable
 import warnings
 from dataclasses import dataclass
 from typing import Dict, Iterable, List, Optional, Tuple
+
+#: version of what porting writes: part of the key of ported text cached on disk (bump it
+#: whenever porting writes something else for the same script)
+PORT_VERSION = "2"
 
 #: fissix fixers applied to scripts that do not compile: the Python 2 syntax, plus the
 #: renamed modules and ``has_key`` (builtins such as ``unicode`` are the engine's business)
@@ -81,6 +89,14 @@ def _compile_error(source: str) -> Optional[SyntaxError]:
     except ValueError as error:  # e.g. NUL bytes
         return SyntaxError(str(error))
     return None
+
+
+def compile_error(source: str) -> Optional[SyntaxError]:
+    """Why ``source`` does not compile under Python 3 (None when it does), without
+    running or generating its code; compiler warnings are silenced."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        return _compile_error(source)
 
 
 def _describe(error: SyntaxError) -> str:
@@ -156,6 +172,56 @@ _EXTENT = re.compile(r"%s|#[^\n]*|\\\r?\n|[()\[\]{}\n;,:]" % _STRING, re.S)
 _FISSIX_ONLY = re.compile(r"`|\bexec\b|\bdef\b|\blambda\b")
 _QI_DOT = re.compile(r"\bqi\s*\.\s*$")
 _PRINT_FUNCTION = re.compile(r"^from\s+__future__\s+import\b[^\n]*\bprint_function\b", re.M)
+
+
+#: string literals and comments, skipped when looking for where lines start
+_LITERAL_OR_COMMENT = re.compile(r"%s|#[^\r\n]*" % _STRING, re.S)
+_LINE_BREAK = re.compile(r"\r\n?|\n")
+_LEADING_WHITESPACE = re.compile(r"[ \t\f]*")
+#: columns a tab advanced to a multiple of, in Python 2's tokenizer
+TAB_SIZE = 8
+
+
+def expand_indentation_tabs(source: str) -> str:
+    """``source`` with the tabs of its lines' leading whitespace expanded to spaces as
+    Python 2 read them: a tab advances to the next multiple of 8 columns, a form feed
+    goes back to column 0.  Lines that start inside a string literal are kept as they are
+    (their tabs are the string's); so is every line whose indentation has no tab.
+
+    Python 2 accepted indentation mixing tabs and spaces that Python 3 refuses
+    (``TabError``); expanded, it means to Python 3 what it meant to Python 2.
+    """
+    if "\t" not in source:
+        return source
+    # strings spanning lines: the lines starting inside them are the string's
+    spans = [match.span() for match in _LITERAL_OR_COMMENT.finditer(source)
+             if "\n" in match.group() or "\r" in match.group()]
+    starts = [0] + [match.end() for match in _LINE_BREAK.finditer(source)]
+    parts: List[str] = []
+    position = span = 0
+    for start in starts:
+        while span < len(spans) and spans[span][1] <= start:
+            span += 1
+        if span < len(spans) and spans[span][0] < start:
+            continue  # inside a string
+        indent = _LEADING_WHITESPACE.match(source, start).group()
+        if "\t" not in indent:
+            continue
+        column = 0
+        for char in indent:
+            if char == "\t":
+                column = (column // TAB_SIZE + 1) * TAB_SIZE
+            elif char == "\f":
+                column = 0
+            else:
+                column += 1
+        parts.append(source[position:start])
+        parts.append(" " * column)
+        position = start + len(indent)
+    if not parts:
+        return source
+    parts.append(source[position:])
+    return "".join(parts)
 
 
 #: (start, end, replacement) of one rewrite
@@ -357,24 +423,29 @@ def _port(source: str) -> PortResult:
     return PortResult(code, code != source, None)
 
 
-def _port_syntax(source: str) -> PortResult:
-    error = _compile_error(source)
+def _port_syntax(original: str) -> PortResult:
+    error = _compile_error(original)
     if error is None:
-        return PortResult(source, False, None)
+        return PortResult(original, False, None)
+    source = expand_indentation_tabs(original)
+    if source != original:
+        error = _compile_error(source)
+        if error is None:
+            return PortResult(source, True, None)
     quick = _quick_fixes(source)
     if quick is not None:
         code, remaining = _replace_star_imports(quick)
         if remaining is None:
             return PortResult(code, True, None)
         if not _only_fissix_fixes(code, remaining):
-            return PortResult(source, False, _describe(remaining))
+            return PortResult(original, False, _describe(remaining))
     try:
         code, remaining = _replace_star_imports(_refactored(source, FIXERS, rename_async=True))
     except SyntaxError as failure:
-        return PortResult(source, False, "%s; %s" % (_describe(error), failure.msg))
+        return PortResult(original, False, "%s; %s" % (_describe(error), failure.msg))
     if remaining is None:
         return PortResult(code, True, None)
-    return PortResult(source, False, _describe(remaining))
+    return PortResult(original, False, _describe(remaining))
 
 
 def port_script(source: str) -> PortResult:

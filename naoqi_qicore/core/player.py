@@ -28,6 +28,7 @@ from typing import Any, Callable, Dict, Iterator, List, Optional, Union
 from naoqi_qicore.core.box import BoxNode, DiagramNode
 from naoqi_qicore.core.box_stdlib import box_stdlib_modules
 from naoqi_qicore.core.clock import Clock, MonotonicClock
+from naoqi_qicore.core.dependencies import MissingDependencies, missing_dependencies
 from naoqi_qicore.core.dialog_box import DialogBox, is_dialog_box
 from naoqi_qicore.core.environment import (BehaviorContext, BoxEnvironmentFactory,
                                            bare_environment)
@@ -36,6 +37,8 @@ from naoqi_qicore.core.events import (WHERE_SCRIPT, WHERE_STOP, BehaviorLoadErro
 from naoqi_qicore.core.generated import FrameManager, GeneratedClass, box_class, package_info
 from naoqi_qicore.core.guard import BehaviorStopped, BoxCodeGuard, Straggler
 from naoqi_qicore.core.motion import ALMotionSink, MotionSink
+from naoqi_qicore.core.project_modules import (ProjectModules, install_project_modules,
+                                               package_folder)
 from naoqi_qicore.core.py2 import PY2_SYS
 from naoqi_qicore.core.resources import ResourceManager
 from naoqi_qicore.core.script import (box_builtins, compile_box_script, find_box_class,
@@ -78,7 +81,15 @@ class BehaviorPlayer:
         self._environment = environment or bare_environment
         self._close_environment: Optional[Callable[[], None]] = None
         self.behavior_id = "behavior-%d" % next(_behavior_ids)
-        self.behavior_path = _behavior_folder(loaded)
+        own_folder = _behavior_folder(loaded)
+        self.behavior_path = own_folder or os.getcwd()
+        #: the project's folder (its modules are imported as box code's, see
+        #: ``project_modules``); None when the behavior has no folder of its own
+        self.project_folder: Optional[str] = (package_folder(own_folder)
+                                              if own_folder is not None else None)
+        self._project_modules: Optional[ProjectModules] = None
+        #: modules the box environment gives box code (set by :meth:`load`)
+        self._provided_modules: List[str] = []
         self.package_uid, self.behavior_relative_path = package_info(self.behavior_path)
         self.frame_manager = FrameManager(self)
         #: the session box scripts get from ``self.session()`` (set by :meth:`load`)
@@ -211,6 +222,12 @@ class BehaviorPlayer:
             else self.session
         stdlib = box_stdlib_modules(self.guard)
         self._builtins = box_builtins(dict(environment.modules, **stdlib))
+        self._provided_modules = sorted(set(environment.modules) | set(stdlib))
+        if self.project_folder is not None:
+            # box code imports the project's modules (Python 2 ones ported) while loaded
+            self._project_modules = install_project_modules(
+                {self.project_folder, self.behavior_path}, self._builtins,
+                environment.modules)
         # NAOqi ran box scripts where these were already imported; scripts rely on it
         self._globals = {"ALFrameManager": self.frame_manager, "time": stdlib["time"],
                          "random": random, "os": os, "sys": PY2_SYS}
@@ -221,6 +238,7 @@ class BehaviorPlayer:
             self._instantiate(box)
         self._load_errors = self.errors
         if self.root.broken:
+            self._close_project_modules()
             self._set_status("ERROR", self._last_error)
             raise BehaviorLoadError(self._last_error)
         with self.lock:
@@ -397,12 +415,33 @@ class BehaviorPlayer:
             self.stopping = False
         self._end_box_code(started + STOP_DEADLINE)
         forget_box_scripts(self.guard.script_filenames())
+        self._close_project_modules()
         self.transitions.close()
         self._runner.close()
         if self._close_environment is not None:
             close, self._close_environment = self._close_environment, None
             close()
         self._set_status("IDLE")
+
+    def _close_project_modules(self) -> None:
+        """Forget the project modules imported for the behavior; remove the import hook."""
+        if self._project_modules is not None:
+            modules, self._project_modules = self._project_modules, None
+            modules.close()
+
+    def missing_dependencies(self) -> MissingDependencies:
+        """The modules box code imports that this machine lacks (not installed, not given
+        by the box environment, not in the project), with what to install: see
+        :func:`~naoqi_qicore.core.dependencies.missing_dependencies`.  Meant to be called
+        once loaded (the box environment's modules are known then)."""
+        scripts = list(self.loaded.code.values())
+        port_errors = getattr(self.loaded, "port_errors", {}) or {}
+        if port_errors:  # commented out in the code: their imports are in the originals
+            for box in self.boxes():
+                if box.name in port_errors and box.model.script is not None:
+                    scripts.append(box.model.script.content)
+        return missing_dependencies(scripts, provided=self._provided_modules,
+                                    project_folder=self.project_folder)
 
     def wait_run_closed(self, timeout: Optional[float] = None) -> bool:
         """Wait until the box code of the run that ended (FINISHED or ERROR) is ended too
@@ -615,8 +654,9 @@ class BehaviorPlayer:
             self.root_stopped("nothing to play")
 
 
-def _behavior_folder(loaded: Any) -> str:
-    """Folder of the behavior's own files: where its .xar was, else the converted folder."""
+def _behavior_folder(loaded: Any) -> Optional[str]:
+    """Folder of the behavior's own files: where its .xar was, else the converted folder
+    (None for a behavior made in memory)."""
     source = str(getattr(loaded.behavior, "source", "") or "").split("!")[0]
     if source:
         folder = os.path.dirname(os.path.abspath(source))
@@ -624,4 +664,4 @@ def _behavior_folder(loaded: Any) -> str:
             return folder
     if getattr(loaded, "folder", None) is not None:
         return str(Path(loaded.folder).resolve())
-    return os.getcwd()
+    return None

@@ -4,7 +4,8 @@ Porting a script (``converter.pyport``) fixes its syntax; what a script *does* w
 Python 2's builtins and standard library is provided here, for box code only:
 
 * :data:`PY2_BUILTINS`: ``unicode``, ``basestring``, ``xrange``, ``long``, ``unichr``,
-  ``reduce``, ``cmp``, ``intern``, ``reload``, ``file``, ``execfile``, ``apply``, and
+  ``reduce``, ``cmp``, ``intern``, ``reload``, ``file``, ``execfile`` (of Python 2 files
+  too: ported as the project's modules are), ``apply``, and
   ``range``, ``map``, ``filter``, ``zip`` returning lists as they did;
 * :func:`py2_module`: modules by their Python 2 name: the renamed ones (``thread``,
   ``Queue``, ``cPickle``, ``StringIO``...), ``urllib`` with ``urlencode``, ``quote``,
@@ -18,6 +19,7 @@ from __future__ import annotations
 import builtins
 import functools
 import importlib
+import importlib.util
 import json
 import string
 import sys
@@ -77,8 +79,11 @@ def _reload(module: types.ModuleType) -> types.ModuleType:
 
 
 def _execfile(path: str, globals: Optional[dict] = None, locals: Optional[dict] = None) -> None:
+    """``execfile(path)``: a Python 2 file is ported first, as project modules are."""
+    from naoqi_qicore.core.project_modules import python3_source
     with open(path, "rb") as source:
-        code = compile(source.read(), path, "exec")
+        text = importlib.util.decode_source(source.read())
+    code = compile(python3_source(text, path), path, "exec", dont_inherit=True)
     exec(code, globals if globals is not None else {}, locals)
 
 
@@ -247,6 +252,8 @@ _mutex.mutex = _Mutex  # type: ignore[attr-defined]
 _OWN_MODULES: Dict[str, types.ModuleType] = {
     "urllib": _urllib, "urllib2": _urllib2, "string": _string, "sys": _sys, "mutex": _mutex,
     "json": _json}
+#: the Python 2 module names :func:`py2_module` answers with a module of its own
+REBUILT_MODULES = frozenset(_OWN_MODULES)
 
 
 def py2_module(name: str) -> Optional[types.ModuleType]:

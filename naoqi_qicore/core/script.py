@@ -10,6 +10,7 @@ a box cannot read a terminal) and whose ``__import__`` resolves, in box code onl
 * Python 2 module names (:func:`~naoqi_qicore.core.py2.py2_module`).
 
 Compiled code is cached by source text: behaviors repeat the same library boxes.
+Indentation mixing tabs and spaces that Python 2 accepted is read as Python 2 read it.
 Handlers that catch everything (``except:``, ``except BaseException``) start by letting
 a stop through (:func:`let_stop_through`): a loop around ``try: ... except: pass`` would
 otherwise swallow the ``BehaviorStopped`` that ends a stopped behavior's code.
@@ -27,6 +28,7 @@ import types
 import warnings
 from typing import Any, Callable, Dict, List, Mapping, Optional, Type, Union
 
+from naoqi_qicore.converter.pyport import expand_indentation_tabs
 from naoqi_qicore.core.guard import BehaviorStopped
 from naoqi_qicore.core.py2 import PY2_BUILTINS, py2_module
 from naoqi_qicore.core.py2_text import PY2_TEXT_BUILTINS, rewrite_text_methods
@@ -128,18 +130,30 @@ def _renamed(code: types.CodeType, filename: str) -> types.CodeType:
 
 
 def _compile(source: str) -> types.CodeType:
-    """Compile and cache ``source`` under the file name ``<box script HASH>``."""
+    """Compile and cache ``source`` under the file name ``<box script HASH>``; indentation
+    mixing tabs and spaces as Python 2 accepted it is read as Python 2 did."""
     filename = "<box script %s>" % hashlib.sha1(source.encode("utf-8", "replace")).hexdigest()[:10]
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")  # invalid escapes etc. of old scripts
-        rewritten = rewrite_text_methods(source, filename)
-        if _CATCH_ALL.search(source):
-            rewritten = _let_stops_through(rewritten, filename)
-        code = compile(rewritten, filename, "exec", dont_inherit=True)
+    try:
+        code = _compile_text(source, filename)
+    except TabError:
+        # a script converted before tabs were expanded, or a .py edited by hand
+        expanded = expand_indentation_tabs(source)
+        if expanded == source:
+            raise
+        code = _compile_text(expanded, filename)
     linecache.cache[filename] = (len(source), None, source.splitlines(True), filename)
     with _code_lock:
         _code_cache[source] = code
     return code
+
+
+def _compile_text(text: str, filename: str) -> types.CodeType:
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # invalid escapes etc. of old scripts
+        rewritten = rewrite_text_methods(text, filename)
+        if _CATCH_ALL.search(text):
+            rewritten = _let_stops_through(rewritten, filename)
+        return compile(rewritten, filename, "exec", dont_inherit=True)
 
 
 def find_box_class(namespace: Mapping[str, Any], base: Type) -> Type:

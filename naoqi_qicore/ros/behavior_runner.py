@@ -75,6 +75,8 @@ class _Loaded:
         self.path = path
         self.behavior = behavior
         self.player: Optional[BehaviorPlayer] = None
+        #: whether the Python packages its box code lacks were told (once per load)
+        self.dependencies_told = False
 
 
 class BehaviorRunner(Node):
@@ -248,8 +250,25 @@ class BehaviorRunner(Node):
         """Create and load the engine of ``loaded`` on the connected robot (lock held)."""
         player = BehaviorPlayer(loaded.behavior, self._robot.session, motion=self._motion,
                                 listener=self._on_engine_event, environment=box_environment)
-        player.load()
+        try:
+            player.load()
+        finally:
+            self._tell_missing_dependencies(loaded, player)
         loaded.player = player
+
+    def _tell_missing_dependencies(self, loaded: _Loaded, player: BehaviorPlayer) -> None:
+        """One warning naming the Python packages the box code of ``loaded`` imports and
+        this machine lacks, with the pip command (once per load of a behavior)."""
+        if loaded.dependencies_told:
+            return
+        loaded.dependencies_told = True
+        try:
+            warning = player.missing_dependencies().warning()
+        except Exception as error:  # telling is a courtesy: never the reason a load fails
+            self.get_logger().debug("cannot tell missing dependencies: %s" % error)
+            return
+        if warning:
+            self.get_logger().warning("%s: %s" % (loaded.name, warning))
 
     def _unload_player(self, loaded: _Loaded) -> None:
         """Stop and drop the engine of ``loaded`` (lock held)."""

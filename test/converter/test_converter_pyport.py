@@ -185,3 +185,56 @@ def test_warnings_made_errors_do_not_change_a_verdict():
         warnings.simplefilter("error")
         result = port_script(source)
     assert result.code == source and not result.ported and result.error is None
+
+
+#: indentation mixing tabs and spaces that Python 2 read as 8 columns per tab (a TabError
+#: for Python 3), with tabs inside strings (one spanning lines, its lines starting with tabs)
+MIXED_TABS = ('class MyClass(GeneratedClass):\n'
+              '    def onInput_onStart(self):\n'
+              '\tif True:\n'
+              '\t    text = "a\\tb"\n'
+              '        block = """\n'
+              '\tkept\ttab\n'
+              '  \t"""\n'
+              '  \treturn text, block\n')
+
+
+def test_tabs_mixed_with_spaces_are_expanded_as_python2_read_them():
+    from naoqi_qicore.converter.pyport import expand_indentation_tabs
+    try:
+        compile(MIXED_TABS, "<test>", "exec")
+    except TabError:
+        pass
+    else:
+        raise AssertionError("the example must be a TabError for Python 3")
+    result = port_script(MIXED_TABS)
+    assert result.ported and result.error is None and compiles(result.code)
+    assert result.code == expand_indentation_tabs(MIXED_TABS)
+    lines = result.code.split("\n")
+    assert lines[2] == " " * 8 + "if True:"
+    assert lines[3] == " " * 12 + 'text = "a\\tb"'
+    assert lines[5] == "\tkept\ttab"  # inside the string: the string's own tabs
+    assert lines[6] == '  \t"""' and lines[7] == " " * 8 + "return text, block"
+    scope = {"GeneratedClass": object}
+    exec(compile(result.code, "<test>", "exec"), scope)
+    assert scope["MyClass"]().onInput_onStart() == ("a\tb", "\n\tkept\ttab\n  \t")
+
+
+def test_tabs_are_expanded_along_with_python2_syntax():
+    source = "def f(x):\n        if x:\n\t    print 'yes',\n\treturn 0777\n"
+    result = port_script(source)
+    assert result.ported and result.error is None and compiles(result.code)
+    assert result.code == ("def f(x):\n        if x:\n            print('yes', end=' ')\n"
+                           "        return 0o777\n")
+
+
+def test_a_script_that_compiles_keeps_its_tabs():
+    source = "def f():\n\tif True:\n\t\treturn '\t'\n"
+    result = port_script(source)
+    assert (result.code, result.ported, result.error) == (source, False, None)
+
+
+def test_a_script_with_tabs_that_cannot_be_ported_keeps_its_text():
+    source = "def f():\n        if 1:\n\t    x = = 1\n"
+    result = port_script(source)
+    assert not result.ported and result.error and result.code == source

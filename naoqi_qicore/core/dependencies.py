@@ -1,0 +1,379 @@
+"""The Python packages a behavior's box code needs and this machine lacks, said up front.
+
+:func:`missing_dependencies` reads the box scripts (with :mod:`ast`, never running them)
+and the modules the project ships that they import, and keeps the top-level modules
+that are neither installed, nor in the standard library, nor provided by the engine
+(``naoqi``, ``qi``, ``almath``, Python 2's module names...), nor shipped in the project.
+Imports made inside a ``try`` that catches ``ImportError`` are optional and not counted.
+
+A project names the packages it needs in a ``requirements.txt`` at its root (the folder
+of its ``.pml`` or ``manifest.xml``), one per line as pip reads it: those that are not
+installed are named too, and a missing import whose name one of them contains (``Xlib``
+for ``python-xlib``) is taken as provided by it.  Otherwise import names are turned into
+the names pip knows for the common ones (``yaml`` -> ``PyYAML``, ``cv2`` ->
+``opencv-python``...; a namespace package by what is imported from it:
+``google.cloud.speech`` -> ``google-cloud-speech``).  :meth:`MissingDependencies.warning`
+is the one warning to show.
+"""
+from __future__ import annotations
+
+import ast
+import importlib.metadata
+import importlib.util
+import os
+import re
+import sys
+from dataclasses import dataclass
+from typing import Callable, Dict, FrozenSet, Iterable, List, Optional, Set, Tuple
+
+from naoqi_qicore.core.py2 import PY2_MODULES, REBUILT_MODULES
+
+#: the file of a project naming the Python packages its box code needs
+REQUIREMENTS_FILE = "requirements.txt"
+#: import name -> the name pip installs it by, where they differ
+PIP_NAMES: Dict[str, str] = {
+    "yaml": "PyYAML", "cv2": "opencv-python", "PIL": "Pillow", "bs4": "beautifulsoup4",
+    "serial": "pyserial", "speech_recognition": "SpeechRecognition",
+    "websocket": "websocket-client", "sklearn": "scikit-learn", "skimage": "scikit-image",
+    "dateutil": "python-dateutil", "Crypto": "pycryptodome", "OpenSSL": "pyOpenSSL",
+    "usb": "pyusb", "zmq": "pyzmq", "jwt": "PyJWT", "dotenv": "python-dotenv",
+    "MySQLdb": "mysqlclient", "socks": "PySocks", "telegram": "python-telegram-bot",
+    "docx": "python-docx", "pptx": "python-pptx", "magic": "python-magic",
+    "Levenshtein": "python-Levenshtein", "github": "PyGithub", "gi": "PyGObject",
+    "wx": "wxPython", "fitz": "PyMuPDF", "attr": "attrs",
+    "googleapiclient": "google-api-python-client", "apiclient": "google-api-python-client",
+    "Xlib": "python-xlib", "paho": "paho-mqtt", "pygame": "pygame", "engineio":
+    "python-engineio", "socketio": "python-socketio", "slugify": "python-slugify",
+}
+#: namespace packages, named by what is imported from them: dotted prefix -> pip name
+#: (a prefix ending with "." takes the next name: google.cloud.speech, google-cloud-speech)
+NAMESPACE_PIP_NAMES = (
+    ("google.cloud.", "google-cloud-{}"), ("google.protobuf", "protobuf"),
+    ("google.api_core", "google-api-core"), ("google.auth", "google-auth"),
+    ("google.oauth2", "google-auth"), ("google.generativeai", "google-generativeai"),
+    ("google.genai", "google-genai"), ("azure.", "azure-{}"))
+#: modules of NAOqi's SDK that box code imported on the robot (no pip package has them)
+NAOQI_SDK_MODULES = frozenset(("naoqi", "qi", "almath", "motion", "vision_definitions",
+                               "allog", "inaoqi", "qimessaging"))
+#: Python 2.7 standard modules that Python 3 removed (those the engine renames or
+#: provides are provided)
+PY2_STDLIB_MODULES = frozenset((
+    "sets", "md5", "sha", "new", "popen2", "dircache", "mimetools", "rfc822", "htmllib",
+    "sgmllib", "exceptions", "dummy_thread", "anydbm", "whichdb", "dbhash", "dumbdbm",
+    "gdbm", "robotparser", "markupbase", "DocXMLRPCServer", "SimpleXMLRPCServer",
+    "CGIHTTPServer", "MimeWriter", "mimify", "multifile", "posixfile", "statvfs", "user",
+    "imputil", "ihooks", "compiler", "hotshot", "future_builtins", "ttk", "tkMessageBox",
+    "tkFileDialog", "tkSimpleDialog", "Dialog", "ScrolledText", "Tix", "urllib2", "urlparse",
+    "thread", "Queue", "cPickle", "StringIO", "cStringIO", "ConfigParser", "httplib",
+    "HTMLParser", "cookielib", "SocketServer", "Tkinter", "commands", "htmlentitydefs",
+    "xmlrpclib", "__builtin__", "copy_reg", "repr", "BaseHTTPServer", "SimpleHTTPServer",
+    "Cookie", "UserDict", "UserList", "UserString", "mutex"))
+#: files of a project looked at, at most, to know which modules it ships
+MAX_PROJECT_FILES = 20_000
+#: project modules read, at most, for their own imports (each at most MAX_MODULE_BYTES)
+MAX_PROJECT_MODULES = 500
+MAX_MODULE_BYTES = 1 << 20
+_SKIPPED_FOLDERS = {".git", ".hg", ".svn", "__pycache__", "node_modules", ".metadata"}
+_IMPORT_LINE = re.compile(r"^[ \t]*(?:import[ \t]+([\w. \t,]+)|from[ \t]+(\w[\w.]*)[ \t]+import\b)",
+                          re.M)
+_REQUIREMENT_NAME = re.compile(r"[A-Za-z0-9](?:[A-Za-z0-9._-]*[A-Za-z0-9])?")
+_OPTIONAL_ERRORS = {"ImportError", "ModuleNotFoundError", "Exception", "BaseException"}
+
+
+@dataclass(frozen=True)
+class MissingDependencies:
+    """What box code imports that this machine does not have."""
+
+    #: top-level modules imported and not found, that a pip package may provide
+    modules: Tuple[str, ...] = ()
+    #: what to install with pip: the project's requirements not installed and the pip
+    #: names of the modules above that they do not cover
+    packages: Tuple[str, ...] = ()
+    #: the project's requirements that are not installed
+    requirements: Tuple[str, ...] = ()
+    #: modules nothing installs under Python 3: Python 2 only standard modules and NAOqi
+    #: SDK modules the engine does not provide
+    unavailable: Tuple[str, ...] = ()
+    #: the project's ``requirements.txt`` read (None: none)
+    requirements_file: Optional[str] = None
+
+    def __bool__(self) -> bool:
+        return bool(self.packages or self.unavailable)
+
+    @property
+    def pip_command(self) -> str:
+        """``pip install ...`` of :attr:`packages` ("" when nothing to install)."""
+        return "pip install " + " ".join(self.packages) if self.packages else ""
+
+    def warning(self) -> str:
+        """One line saying what is missing and how to install it ("" when nothing is)."""
+        parts = []
+        if self.modules:
+            parts.append("box code imports modules that are not installed: "
+                         + ", ".join(self.modules))
+        if self.requirements:
+            parts.append("%s names packages that are not installed: %s"
+                         % (self.requirements_file or REQUIREMENTS_FILE,
+                            ", ".join(self.requirements)))
+        if self.packages:
+            parts.append("install them with: " + self.pip_command)
+        if self.unavailable:
+            parts.append("box code imports modules no Python 3 package provides (Python 2 "
+                         "only, or NAOqi SDK): " + ", ".join(self.unavailable))
+        return "missing Python dependencies: " + "; ".join(parts) if parts else ""
+
+
+def imported_modules(source: str) -> Set[str]:
+    """Top-level modules ``source`` imports for sure (not inside a ``try`` that catches
+    ``ImportError``; relative imports left out); read with :mod:`ast`, or line by line when
+    it does not parse (a Python 2 script not ported)."""
+    return {name.partition(".")[0] for name in imported_names(source)}
+
+
+def imported_names(source: str) -> Set[str]:
+    """The dotted names :func:`imported_modules` comes from (``from a.b import c``:
+    ``a.b.c``, which may be a module or a name of ``a.b``)."""
+    try:
+        tree = ast.parse(source)
+    except (SyntaxError, ValueError):
+        return _imported_by_lines(source)
+    visitor = _Imports()
+    visitor.visit(tree)
+    return visitor.names
+
+
+class _Imports(ast.NodeVisitor):
+    def __init__(self) -> None:
+        self.names: Set[str] = set()
+        self._optional = 0
+
+    def visit_Try(self, node: ast.Try) -> None:  # noqa: N802
+        optional = any(_catches_import_error(handler) for handler in node.handlers)
+        self._optional += optional
+        for statement in node.body:
+            self.visit(statement)
+        self._optional -= optional
+        for part in node.handlers + node.orelse + node.finalbody:
+            self.visit(part)
+
+    visit_TryStar = visit_Try  # noqa: N815
+
+    def visit_Import(self, node: ast.Import) -> None:  # noqa: N802
+        if not self._optional:
+            self.names.update(alias.name for alias in node.names)
+
+    def visit_ImportFrom(self, node: ast.ImportFrom) -> None:  # noqa: N802
+        if not self._optional and not node.level and node.module:
+            self.names.update("%s.%s" % (node.module, alias.name) if alias.name != "*"
+                              else node.module for alias in node.names)
+
+    def visit_Call(self, node: ast.Call) -> None:  # noqa: N802
+        function = node.func
+        name = function.id if isinstance(function, ast.Name) else (
+            function.attr if isinstance(function, ast.Attribute) else "")
+        if (name in ("__import__", "import_module") and not self._optional and node.args
+                and isinstance(node.args[0], ast.Constant)
+                and isinstance(node.args[0].value, str) and node.args[0].value
+                and not node.args[0].value.startswith(".")):
+            self.names.add(node.args[0].value)
+        self.generic_visit(node)
+
+
+def _catches_import_error(handler: ast.ExceptHandler) -> bool:
+    if handler.type is None:
+        return True
+    types = handler.type.elts if isinstance(handler.type, ast.Tuple) else [handler.type]
+    return any(isinstance(kind, ast.Name) and kind.id in _OPTIONAL_ERRORS for kind in types)
+
+
+def _imported_by_lines(source: str) -> Set[str]:
+    names: Set[str] = set()
+    for match in _IMPORT_LINE.finditer(source):
+        if match.group(1):
+            for item in match.group(1).split(","):
+                words = item.split()
+                if words and words[0].partition(".")[0].isidentifier():
+                    names.add(words[0])
+        else:
+            names.add(match.group(2))
+    return names
+
+
+def project_module_files(folder: str) -> Dict[str, List[str]]:
+    """Top-level module name -> its source files, for the Python modules and packages found
+    anywhere in the project ``folder`` (``name.py``, a ``name/`` folder holding Python
+    files, compiled extensions ``name*.so``/``.pyd``: no files listed for those)."""
+    found: Dict[str, List[str]] = {}
+    seen = 0
+    for current, folders, names in os.walk(folder):
+        folders[:] = sorted(name for name in folders if name not in _SKIPPED_FOLDERS
+                            and not name.startswith("."))
+        seen += len(names) + len(folders)
+        if seen > MAX_PROJECT_FILES:
+            break
+        sources = [name for name in names if name.endswith(".py")]
+        for name in sorted(names):
+            stem, extension = os.path.splitext(name)
+            if extension == ".py" and stem.isidentifier():
+                found.setdefault(stem, []).append(os.path.join(current, name))
+            elif extension in (".so", ".pyd") and stem.partition(".")[0].isidentifier():
+                found.setdefault(stem.partition(".")[0], [])
+        if current != folder and sources and os.path.basename(current).isidentifier():
+            # a package (or namespace package) folder: importable by its folder's name
+            package = os.path.basename(current)
+            found.setdefault(package, []).extend(os.path.join(current, name)
+                                                 for name in sorted(sources))
+    return found
+
+
+def read_requirements(path: str) -> List[str]:
+    """The package names a ``requirements.txt`` lists (options, URLs, comments and version
+    specifiers left out; each once, as pip compares names)."""
+    names: List[str] = []
+    try:
+        with open(path, encoding="utf-8", errors="replace") as stream:
+            lines = stream.read().splitlines()
+    except OSError:
+        return names
+    for line in lines:
+        line = line.split(" #", 1)[0].strip()
+        if not line or line.startswith(("#", "-")) or "://" in line:
+            continue
+        match = _REQUIREMENT_NAME.match(line)
+        if match and _normalized(match.group()) not in map(_normalized, names):
+            names.append(match.group())
+    return names
+
+
+def _normalized(name: str) -> str:
+    return re.sub(r"[-_.]+", "", name).lower()
+
+
+def is_installed(module: str) -> bool:
+    """Whether the top-level ``module`` can be imported here (without importing it)."""
+    if module in sys.modules:
+        return True
+    try:
+        return importlib.util.find_spec(module) is not None
+    except (ImportError, ValueError):
+        return False
+
+
+def has_distribution(package: str) -> bool:
+    """Whether the pip package ``package`` is installed."""
+    try:
+        importlib.metadata.distribution(package)
+    except importlib.metadata.PackageNotFoundError:
+        return False
+    except Exception:  # a broken installation's metadata: not ours to judge
+        return True
+    return True
+
+
+def _standard_modules() -> FrozenSet[str]:
+    return frozenset(getattr(sys, "stdlib_module_names", ())) | frozenset(
+        sys.builtin_module_names) | {"__future__", "__main__"}
+
+
+#: modules the engine gives every box besides the standard library's: Python 2's renamed
+#: and rebuilt modules (``thread`` among them, bound to the behavior)
+ENGINE_MODULES = frozenset(PY2_MODULES) | REBUILT_MODULES
+
+
+def missing_dependencies(scripts: Iterable[str], *, provided: Iterable[str] = (),
+                         project_folder: Optional[str] = None,
+                         installed: Callable[[str], bool] = is_installed,
+                         distribution_installed: Callable[[str], bool] = has_distribution
+                         ) -> MissingDependencies:
+    """What the box code ``scripts`` imports that is missing here (module doc).
+
+    ``provided``: modules the behavior's box environment gives (``naoqi``, ``almath``...);
+    ``project_folder``: the project's root (its modules are shipped, its
+    ``requirements.txt`` read); ``installed(module)`` and ``distribution_installed(pip
+    name)`` say what this machine has.
+    """
+    dotted: Set[str] = set()
+    for script in scripts:
+        dotted |= imported_names(script)
+    shipped: Dict[str, List[str]] = {}
+    requirements: List[str] = []
+    requirements_file = None
+    if project_folder is not None and os.path.isdir(project_folder):
+        shipped = project_module_files(project_folder)
+        dotted |= _imports_of_shipped(dotted, shipped)
+        candidate = os.path.join(project_folder, REQUIREMENTS_FILE)
+        if os.path.isfile(candidate):
+            requirements_file = candidate
+            requirements = read_requirements(candidate)
+    imported = {name.partition(".")[0] for name in dotted}
+    known = _standard_modules() | ENGINE_MODULES | set(provided)
+    missing = sorted((name for name in imported
+                      if name not in known and name not in shipped and not installed(name)),
+                     key=str.lower)
+    unavailable = [name for name in missing
+                   if name in NAOQI_SDK_MODULES or name in PY2_STDLIB_MODULES]
+    modules = [name for name in missing if name not in unavailable]
+    absent_requirements = [name for name in requirements if not distribution_installed(name)]
+    packages = list(absent_requirements)
+    for module in modules:
+        pip_names = _pip_names(module, dotted)
+        if not any(_covers(requirement, module, pip_names) for requirement in requirements):
+            packages.extend(pip_names)
+    return MissingDependencies(tuple(modules),
+                               tuple(sorted(dict.fromkeys(packages), key=str.lower)),
+                               tuple(absent_requirements), tuple(unavailable),
+                               requirements_file)
+
+
+def _pip_names(module: str, dotted: Set[str]) -> List[str]:
+    """The pip packages providing the top-level ``module`` imported as ``dotted`` names
+    (:data:`NAMESPACE_PIP_NAMES`, :data:`PIP_NAMES`, else the module's own name)."""
+    found: List[str] = []
+    for name in sorted(dotted):
+        if not name.startswith(module + "."):
+            continue
+        for prefix, pip_name in NAMESPACE_PIP_NAMES:
+            if prefix.endswith(".") and name.startswith(prefix):
+                found.append(pip_name.format(
+                    name[len(prefix):].partition(".")[0].replace("_", "-")))
+                break
+            if name == prefix or name.startswith(prefix + "."):
+                found.append(pip_name)
+                break
+    return list(dict.fromkeys(found)) or [PIP_NAMES.get(module, module)]
+
+
+def _covers(requirement: str, module: str, pip_names: List[str]) -> bool:
+    """Whether the pip package ``requirement`` is taken to provide ``module``: one of its
+    pip names, or a name holding the module's (``python-xlib`` for ``Xlib``)."""
+    wanted, name = _normalized(module), _normalized(requirement)
+    return (any(_normalized(pip_name) == name for pip_name in pip_names)
+            or (len(wanted) >= 3 and wanted in name))
+
+
+def _imports_of_shipped(imported: Set[str], shipped: Dict[str, List[str]]) -> Set[str]:
+    """The names imported by the project's modules that box code imports (``imported``,
+    dotted names), and by those they import..."""
+    found: Set[str] = set()
+    pending = list({name.partition(".")[0] for name in imported} & set(shipped))
+    visited: Set[str] = set(pending)
+    read = 0
+    while pending and read < MAX_PROJECT_MODULES:
+        for path in shipped[pending.pop()]:
+            if read >= MAX_PROJECT_MODULES:
+                break
+            read += 1
+            try:
+                if os.path.getsize(path) > MAX_MODULE_BYTES:
+                    continue
+                with open(path, "rb") as stream:
+                    source = importlib.util.decode_source(stream.read())
+            except (OSError, SyntaxError, UnicodeDecodeError, LookupError):
+                continue
+            for name in imported_names(source):
+                found.add(name)
+                top = name.partition(".")[0]
+                if top in shipped and top not in visited:
+                    visited.add(top)
+                    pending.append(top)
+    return found

@@ -1,0 +1,331 @@
+"""Python modules shipped with a project, imported by box code as NAOqi imported them.
+
+Box code commonly puts a folder of its project on ``sys.path`` (``lib``, the package
+folder: ``self.behaviorAbsolutePath().replace(self.behaviorRelativePath(), "")``) and
+imports modules from it, written for Python 2 like the boxes.  While a behavior is loaded,
+a ``sys.meta_path`` finder takes over the modules that the usual import finds as source
+files under the behavior's project folder (:func:`package_folder`):
+
+* a module that compiles under Python 3 is imported as it is (its source, Python 3's
+  builtins, its ``__pycache__``), except that importing a module the box environment
+  provides and Python cannot find (``from naoqi import ALProxy`` without NAOqi's SDK)
+  gives the behavior's: projects often ship Python 2/3 libraries, which must keep
+  taking their Python 3 paths;
+* a module that does not compile under Python 3 is Python 2: it is ported as box scripts
+  are (:mod:`naoqi_qicore.converter.pyport`: indentation tabs, print statements,
+  ``except X, e``...; fissix is only imported when a module needs it), the ported text
+  cached on disk (:func:`port_cache_dir`, keyed by a hash of the source, the porter's
+  version and Python's): the next import does not port again; and it runs as box code
+  does, with the box builtins of the behavior importing it (Python 2's builtins and
+  module names, the behavior's ``naoqi``/``qi``/``almath`` and ``time.sleep``...) and
+  Python 2's ``encode``/``decode`` on text.  A module that cannot be ported fails its
+  import with a ``SyntaxError`` naming its file and line;
+* unloading the behavior drops those modules from ``sys.modules`` (the next load imports
+  them again, for that behavior) and removes the finder once no behavior needs it.
+
+Modules of the standard library, of site-packages (and any ``dist-packages``) and of
+naoqi_qicore itself are never taken over, wherever the project is.
+"""
+from __future__ import annotations
+
+import builtins as python_builtins
+import hashlib
+import importlib.machinery
+import importlib.util
+import logging
+import os
+import re
+import site
+import sys
+import sysconfig
+import tempfile
+import threading
+import types
+import warnings
+from pathlib import Path
+from typing import Any, Dict, Iterable, List, Mapping, Optional, Tuple
+
+from naoqi_qicore.converter import pyport
+from naoqi_qicore.core.py2_text import rewrite_text_methods
+
+_LOG = logging.getLogger(__name__)
+#: how far above a behavior's folder its project's ``manifest.xml`` or ``.pml`` may be
+MAX_PROJECT_DEPTH = 3
+_ERROR_LINE = re.compile(r"\(line (\d+)\)")
+
+
+def package_folder(behavior_path: str) -> str:
+    """The project folder of the behavior in ``behavior_path``: the nearest folder at most
+    :data:`MAX_PROJECT_DEPTH` levels above it holding a ``manifest.xml`` or a ``.pml``
+    (where box code finds ``lib/``), else the behavior's folder itself."""
+    folder = os.path.abspath(behavior_path)
+    probe = folder
+    for _ in range(MAX_PROJECT_DEPTH + 1):
+        if _is_project_folder(probe):
+            return probe
+        parent = os.path.dirname(probe)
+        if parent == probe:
+            break
+        probe = parent
+    return folder
+
+
+def _is_project_folder(folder: str) -> bool:
+    if os.path.isfile(os.path.join(folder, "manifest.xml")):
+        return True
+    try:
+        return any(name.lower().endswith(".pml") for name in os.listdir(folder))
+    except OSError:
+        return False
+
+
+def port_cache_dir() -> Path:
+    """Where ported modules are kept: ``$XDG_CACHE_HOME/naoqi_qicore/py2``
+    (``~/.cache/naoqi_qicore/py2``)."""
+    base = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
+    return Path(base) / "naoqi_qicore" / "py2"
+
+
+def _cache_key(source: str) -> str:
+    salt = "%s\0%d.%d\0" % (pyport.PORT_VERSION, sys.version_info[0], sys.version_info[1])
+    return hashlib.sha256((salt + source).encode("utf-8", "surrogatepass")).hexdigest()
+
+
+def python3_source(source: str, filename: str) -> str:
+    """``source`` (of the file ``filename``) as Python 3 compiles it: itself when it
+    compiles, else its port (cached on disk).  Raises ``SyntaxError`` with the file and
+    line when it cannot be ported."""
+    if pyport.compile_error(source) is None:
+        return source
+    cached = port_cache_dir() / (_cache_key(source) + ".py")
+    try:
+        text = cached.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError):
+        pass
+    else:
+        if pyport.compile_error(text) is None:
+            return text
+    result = pyport.port_script(source)
+    if result.error is not None:
+        found = _ERROR_LINE.search(result.error)
+        line = int(found.group(1)) if found else None
+        lines = source.splitlines()
+        text_line = lines[line - 1] if line and line <= len(lines) else None
+        raise SyntaxError("%s does not compile under Python 3 and cannot be ported: %s"
+                          % (filename, result.error), (filename, line, None, text_line))
+    _store(cached, result.code)
+    return result.code
+
+
+def _store(path: Path, text: str) -> None:
+    """Write ``text`` to ``path`` atomically (a cache: failing to write is not an error)."""
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        handle, temporary = tempfile.mkstemp(dir=str(path.parent), prefix=".port-",
+                                             suffix=".tmp")
+        try:
+            with os.fdopen(handle, "w", encoding="utf-8", newline="") as stream:
+                stream.write(text)
+            os.replace(temporary, path)
+        except BaseException:
+            os.unlink(temporary)
+            raise
+    except OSError as error:
+        _LOG.debug("cannot cache a ported module in %s: %s", path.parent, error)
+
+
+def _excluded_folders() -> Tuple[str, ...]:
+    """Folders whose modules are never taken over: the standard library, site-packages,
+    naoqi_qicore itself."""
+    folders = set()
+    paths = sysconfig.get_paths()
+    for key in ("stdlib", "platstdlib", "purelib", "platlib"):
+        if paths.get(key):
+            folders.add(paths[key])
+    for getter in ("getsitepackages", "getusersitepackages"):
+        try:
+            found = getattr(site, getter)()
+        except (AttributeError, OSError):  # some virtual environments lack them
+            continue
+        folders.update([found] if isinstance(found, str) else found)
+    folders.update(entry for entry in sys.path
+                   if entry and ("site-packages" in entry or "dist-packages" in entry))
+    folders.add(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+    return tuple(sorted({os.path.realpath(folder) for folder in folders}))
+
+
+def _inside(path: str, folder: str) -> bool:
+    return path == folder or path.startswith(folder.rstrip(os.sep) + os.sep)
+
+
+class ProjectModules:
+    """The project modules of one loaded behavior (:func:`install_project_modules`)."""
+
+    def __init__(self, roots: Iterable[str], builtins: Dict[str, Any],
+                 modules: Optional[Mapping[str, types.ModuleType]] = None) -> None:
+        self.roots = tuple(sorted({os.path.realpath(root) for root in roots}))
+        #: the ``__builtins__`` of ported modules (the behavior's box builtins)
+        self.builtins = builtins
+        #: the ``__builtins__`` of the modules imported as they are
+        self.plain_builtins = _fallback_builtins(dict(modules or {}))
+        self._modules: Dict[str, types.ModuleType] = {}
+        self._lock = threading.Lock()
+        self.closed = False
+
+    def covers(self, path: str) -> bool:
+        """Whether the module file ``path`` (real path) is one of the project's."""
+        return any(_inside(path, root) for root in self.roots) and not any(
+            _inside(path, folder) for folder in _FINDER.excluded())
+
+    @property
+    def modules(self) -> List[str]:
+        """Names of the modules imported for the behavior so far."""
+        with self._lock:
+            return sorted(self._modules)
+
+    def _imported(self, module: types.ModuleType) -> None:
+        with self._lock:
+            self._modules[module.__name__] = module
+
+    def close(self) -> None:
+        """The behavior is unloaded: forget its modules, remove the finder when no other
+        behavior needs it (again: no-op)."""
+        if self.closed:
+            return
+        self.closed = True
+        _FINDER.unregister(self)
+        with self._lock:
+            modules, self._modules = self._modules, {}
+        for name, module in modules.items():
+            if sys.modules.get(name) is module:
+                del sys.modules[name]
+
+
+def _fallback_builtins(modules: Dict[str, types.ModuleType]) -> Dict[str, Any]:
+    """Python's builtins, whose ``__import__`` gives the top-level ``modules`` that Python
+    itself cannot find."""
+    real_import = python_builtins.__import__
+
+    def project_import(name: str, globals: Any = None, locals: Any = None,
+                       fromlist: Any = (), level: int = 0) -> Any:
+        try:
+            return real_import(name, globals, locals, fromlist, level)
+        except ModuleNotFoundError as error:
+            top = name.partition(".")[0]
+            if (level or top not in modules or error.name != top
+                    or (top != name and fromlist)):
+                raise
+            return modules[top]
+
+    namespace = dict(python_builtins.__dict__)
+    namespace["__import__"] = project_import
+    return namespace
+
+
+class _ProjectModuleLoader(importlib.machinery.SourceFileLoader):
+    """Loads a project module: as it is when it compiles under Python 3, else ported and
+    run with the box builtins."""
+
+    def __init__(self, fullname: str, path: str, owner: ProjectModules) -> None:
+        super().__init__(fullname, path)
+        self._owner = owner
+
+    def _code(self, fullname: str) -> Tuple[types.CodeType, bool]:
+        """The module's code and whether it was ported."""
+        try:
+            return super().get_code(fullname), False
+        except SyntaxError:
+            pass  # Python 2 (or not Python at all)
+        path = self.get_filename(fullname)
+        try:
+            source = importlib.util.decode_source(self.get_data(path))
+        except (SyntaxError, UnicodeDecodeError, LookupError) as error:
+            raise SyntaxError("%s cannot be read as Python source: %s" % (path, error),
+                              (path, None, None, None)) from None
+        text = python3_source(source, path)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")  # invalid escapes etc. of old modules
+            return compile(rewrite_text_methods(text, path), path, "exec",
+                           dont_inherit=True), True
+
+    def get_code(self, fullname: str) -> types.CodeType:
+        return self._code(fullname)[0]
+
+    def exec_module(self, module: types.ModuleType) -> None:
+        code, ported = self._code(module.__name__)
+        module.__dict__["__builtins__"] = (self._owner.builtins if ported
+                                           else self._owner.plain_builtins)
+        self._owner._imported(module)
+        exec(code, module.__dict__)
+
+
+class ProjectModuleFinder:
+    """The ``sys.meta_path`` finder of project modules, installed while a behavior using it
+    is loaded."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._owners: List[ProjectModules] = []
+        self._excluded: Optional[Tuple[str, ...]] = None
+
+    def excluded(self) -> Tuple[str, ...]:
+        if self._excluded is None:
+            self._excluded = _excluded_folders()
+        return self._excluded
+
+    def register(self, owner: ProjectModules) -> None:
+        self.excluded()
+        with self._lock:
+            self._owners.append(owner)
+            if self not in sys.meta_path:
+                sys.meta_path.insert(0, self)
+
+    def unregister(self, owner: ProjectModules) -> None:
+        with self._lock:
+            if owner in self._owners:
+                self._owners.remove(owner)
+            if not self._owners and self in sys.meta_path:
+                sys.meta_path.remove(self)
+
+    @property
+    def installed(self) -> bool:
+        return self in sys.meta_path
+
+    def find_spec(self, fullname: str, path: Any = None,
+                  target: Any = None) -> Optional[importlib.machinery.ModuleSpec]:
+        with self._lock:
+            owners = list(self._owners)
+        if not owners:
+            return None
+        spec = importlib.machinery.PathFinder.find_spec(fullname, path)
+        if (spec is None or not spec.has_location or spec.origin is None
+                or type(spec.loader) is not importlib.machinery.SourceFileLoader):
+            return None
+        origin = os.path.realpath(spec.origin)
+        owner = next((owner for owner in reversed(owners) if owner.covers(origin)), None)
+        if owner is None:
+            return None
+        spec.loader = _ProjectModuleLoader(fullname, spec.origin, owner)
+        return spec
+
+    def invalidate_caches(self) -> None:
+        """Nothing cached here (``importlib.invalidate_caches`` calls it)."""
+
+
+_FINDER = ProjectModuleFinder()
+
+
+def install_project_modules(roots: Iterable[str], builtins: Dict[str, Any],
+                            modules: Optional[Mapping[str, types.ModuleType]] = None
+                            ) -> ProjectModules:
+    """Take over the modules under ``roots`` for a behavior whose box code has ``builtins``
+    and whose box environment gives ``modules`` (``naoqi``...), until
+    :meth:`ProjectModules.close`."""
+    owner = ProjectModules(roots, builtins, modules)
+    _FINDER.register(owner)
+    return owner
+
+
+def finder_installed() -> bool:
+    """Whether the finder of project modules is in ``sys.meta_path``."""
+    return _FINDER.installed
