@@ -113,3 +113,37 @@ def test_methods_and_signals_used_by_two_corpus_files_are_served(corpus_dir, ser
                      for (service, member), files in users.items()
                      if len(files) >= 2 and not _serves(served_services, service, member))
     assert missing == []
+
+
+_SERVICE_NAMED = re.compile(r"""(?:ALProxy|\.service)\(\s*u?["'](\w+)["']""")
+_QICHAT_CALL = re.compile(r"\^p?[cC]all\(\s*([\w.-]+?)\.\w+\s*\(")
+
+
+def corpus_services(corpus_dir) -> Dict[str, Set[str]]:
+    """Service name -> the corpus projects naming it in box scripts (``ALProxy("S")``,
+    ``....service("S")``) or calling it from QiChat (``^call(S.method(...))``)."""
+    users: Dict[str, Set[str]] = collections.defaultdict(set)
+    for path in sorted((corpus_dir / "files").glob("*.xar")):
+        for script in _scripts(path):
+            for name in _SERVICE_NAMED.findall(_NOT_CODE.sub("", script)):
+                users[name].add(path.stem)
+    projects = corpus_dir / "projects"
+    for path in sorted(projects.rglob("*.xar")) + sorted(projects.rglob("*.top")):
+        project = path.relative_to(projects).parts[0]
+        if path.suffix == ".xar":
+            names = [n for s in _scripts(path) for n in _SERVICE_NAMED.findall(
+                _NOT_CODE.sub("", s))]
+        else:
+            names = _QICHAT_CALL.findall(path.read_text(encoding="utf-8-sig", errors="replace"))
+        for name in names:
+            users[name].add(project)
+    return users
+
+
+def test_services_named_by_two_corpus_projects_are_simulated(corpus_dir):
+    users = corpus_services(corpus_dir)
+    assert len(users["ALTextToSpeech"]) >= 2
+    missing = sorted("%s (%d projects)" % (name, len(projects))
+                     for name, projects in users.items()
+                     if len(projects) >= 2 and name not in ALL_CLASSES)
+    assert missing == []

@@ -14,12 +14,14 @@ from naoqi_qicore.robot.sim.services.camera import ALPhotoCapture, ALVideoDevice
 from naoqi_qicore.robot.sim.services.dcm import DCM
 from naoqi_qicore.robot.sim.services.dialog import ALDialog, ALSpeechRecognition
 from naoqi_qicore.robot.sim.services.frames import ALChoregraphe, ALFrameManager
+from naoqi_qicore.robot.sim.services.knowledge import ALKnowledge
 from naoqi_qicore.robot.sim.services.leds import ALLeds
 from naoqi_qicore.robot.sim.services.navigation import ALNavigation, ALVisualCompass
 from naoqi_qicore.robot.sim.services.perception import (ALFaceCharacteristics, ALFaceDetection,
                                                         ALMood, ALPeoplePerception, ALSonar,
                                                         ALTouch)
 from naoqi_qicore.robot.sim.services.posture import ALRobotPosture
+from naoqi_qicore.robot.sim.services.pythonbridge import ALPythonBridge
 from naoqi_qicore.robot.sim.services.speech import ALAnimatedSpeech, ALTextToSpeech
 from naoqi_qicore.robot.sim.services.system import (ALAppsAnalytics, ALPreferenceManager,
                                                     ALServiceManager, ALSystem)
@@ -29,10 +31,10 @@ from naoqi_qicore.robot.sim.services.tracker import ALTracker
 SERVICE_CLASSES: Dict[str, type] = {cls.NAME: cls for cls in (
     ALAnimatedSpeech, ALAppsAnalytics, ALAudioDevice, ALAudioPlayer, ALAudioRecorder,
     ALAutonomousBlinking, ALAutonomousMoves, ALBasicAwareness, ALBehaviorManager, ALChoregraphe,
-    ALDialog, ALFaceCharacteristics, ALFaceDetection, ALFrameManager, ALLeds, ALMood,
-    ALNavigation, ALPeoplePerception, ALPhotoCapture, ALPreferenceManager, ALRobotPosture,
-    ALServiceManager, ALSonar, ALSpeechRecognition, ALSystem, ALTabletService, ALTextToSpeech,
-    ALTouch, ALTracker, ALVideoDevice, ALVisualCompass, DCM,
+    ALDialog, ALFaceCharacteristics, ALFaceDetection, ALFrameManager, ALKnowledge, ALLeds,
+    ALMood, ALNavigation, ALPeoplePerception, ALPhotoCapture, ALPreferenceManager,
+    ALPythonBridge, ALRobotPosture, ALServiceManager, ALSonar, ALSpeechRecognition, ALSystem,
+    ALTabletService, ALTextToSpeech, ALTouch, ALTracker, ALVideoDevice, ALVisualCompass, DCM,
 )}
 
 

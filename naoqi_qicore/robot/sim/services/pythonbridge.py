@@ -1,0 +1,142 @@
+"""Simulated ALPythonBridge: Python code evaluated inside the robot.
+
+As NAOqi's, the code runs in one interpreter namespace that lives as long as the robot (names a
+call defines are there for the next calls):
+
+* ``eval(code)`` runs statements; returns "" when they ran, else the error (its traceback);
+* ``evalReturn(expression)`` returns the value of an expression (an error when it fails);
+* ``evalFull(code)`` returns ``[value, exception, stdout, stderr]``: the value of ``code`` when
+  it is an expression (else None), the error text ("" when none) and what ``print`` wrote to
+  standard output and to standard error.
+
+Here the namespace is private to the simulated robot's process, and code is evaluated only
+while the robot listens on a loopback address (a robot started with a non-loopback ``listen``
+URL refuses).  ``print`` is what the evaluated code prints with (writes to ``sys.stdout``
+itself go to the robot process's output).
+"""
+import builtins
+import threading
+import traceback
+from typing import Any, Dict, List, Optional, Tuple
+
+from naoqi_qicore.robot.sim.services.module import SimModule
+
+
+def _loopback(url: str) -> bool:
+    from naoqi_qicore.robot.sim.robot import is_loopback_url
+    return is_loopback_url(url)
+
+
+class _Output:
+    """What one evaluation printed."""
+
+    def __init__(self) -> None:
+        self.stdout: List[str] = []
+        self.stderr: List[str] = []
+
+
+def _value(value: Any, path: str = "the result") -> Any:
+    """``value`` as libqi can send it (None, bool, numbers, text, bytes, lists, dicts)."""
+    if value is None or isinstance(value, (bool, int, float, str, bytes)):
+        return value
+    if isinstance(value, (list, tuple)):
+        return [_value(item, "%s[%d]" % (path, index)) for index, item in enumerate(value)]
+    if isinstance(value, dict):
+        return {key: _value(item, "%s[%r]" % (path, key)) for key, item in value.items()}
+    raise TypeError("%s (a %s) cannot be sent back as a NAOqi value"
+                    % (path, type(value).__name__))
+
+
+_FILE = "<ALPythonBridge>"
+
+
+def _traceback(error: Optional[BaseException]) -> str:
+    """The traceback of an error of evaluated code (its own frames only); "" for None."""
+    if error is None:
+        return ""
+    frames = [frame for frame in traceback.extract_tb(error.__traceback__)
+              if frame.filename == _FILE]
+    text = "".join(traceback.format_exception_only(type(error), error))
+    if not frames:
+        return text
+    return "Traceback (most recent call last):\n" + "".join(traceback.format_list(frames)) + text
+
+
+class ALPythonBridge(SimModule):
+    """Evaluates Python code sent by clients."""
+
+    NAME = "ALPythonBridge"
+
+    def __init__(self, sim: Any) -> None:
+        super().__init__(sim)
+        self._running = threading.Lock()  # one evaluation at a time, as one interpreter
+        self._output: Optional[_Output] = None
+        names = dict(vars(builtins))
+        names["print"] = self._print
+        self._namespace: Dict[str, Any] = {"__name__": "__main__", "__builtins__": names}
+
+    def _print(self, *values: Any, sep: Optional[str] = " ", end: Optional[str] = "\n",
+               file: Any = None, flush: bool = False) -> None:
+        import sys
+        output = self._output
+        if output is None or file not in (None, sys.stdout, sys.stderr):
+            print(*values, sep=sep, end=end, file=file, flush=flush)
+            return
+        text = (" " if sep is None else sep).join(str(v) for v in values) + \
+            ("\n" if end is None else end)
+        (output.stderr if file is sys.stderr else output.stdout).append(text)
+
+    def _check_allowed(self, method: str) -> None:
+        listen = getattr(self._sim, "listen", None)
+        if listen and not _loopback(listen):
+            raise self._error(method, "the simulated robot listens on %s, not on a loopback "
+                                      "address: it evaluates no code" % listen)
+
+    def _run(self, method: str, code: str, mode: str
+             ) -> Tuple[Any, Optional[BaseException], _Output]:
+        """(value, exception or None, output) of ``code`` compiled in ``mode`` ("exec",
+        "eval" or "auto": an expression's value, else statements)."""
+        self._check_allowed(method)
+        output = _Output()
+        with self._running:
+            self._output = output
+            try:
+                if mode == "auto":
+                    try:
+                        compiled = compile(code, _FILE, "eval")
+                    except SyntaxError:
+                        compiled = compile(code, _FILE, "exec")
+                else:
+                    compiled = compile(code, _FILE, mode)
+                return eval(compiled, self._namespace), None, output  # noqa: S307 (its purpose)
+            except Exception as error:
+                return None, error, output
+            finally:
+                self._output = None
+
+    def eval(self, stringToEvaluate: str) -> str:
+        """Run Python statements; "" when they ran, else the error."""
+        _, error, _ = self._run("eval", stringToEvaluate, "exec")
+        return _traceback(error)
+
+    def evalReturn(self, stringToEvaluate: str) -> Any:
+        """The value of a Python expression (``evalReturn("2+2")`` is 4)."""
+        value, error, _ = self._run("evalReturn", stringToEvaluate, "eval")
+        if error is not None:
+            raise self._error("evalReturn", "".join(
+                traceback.format_exception_only(type(error), error)).strip())
+        try:
+            return _value(value)
+        except TypeError as problem:
+            raise self._error("evalReturn", str(problem))
+
+    def evalFull(self, stringToEvaluate: str) -> List[Any]:
+        """[value (None for statements), error text, printed standard output, standard
+        error]."""
+        value, error, output = self._run("evalFull", stringToEvaluate, "auto")
+        text = _traceback(error)
+        try:
+            value = _value(value)
+        except TypeError as problem:
+            value, text = None, "TypeError: %s\n" % problem
+        return [value, text, "".join(output.stdout), "".join(output.stderr)]
