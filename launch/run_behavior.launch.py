@@ -5,9 +5,11 @@
         namespace:=nao1 autoplay:=true
 
 With an empty ``robot_url`` the simulated robot ``naoqi_sim`` is started on a free
-loopback port and both nodes are pointed at it.  Without the launch packages, the
-``run_behavior`` command starts the same set.
+loopback port and both nodes are pointed at it (``scenario:=FILE`` or ``scenario:=generic``:
+people around it say and do things).  Without the launch packages, the ``run_behavior``
+command starts the same set.
 """
+import os
 import socket
 
 from launch import LaunchDescription
@@ -25,6 +27,8 @@ ARGUMENTS = (
     ("log_level", "info", "log level of the nodes"),
     ("robot", "auto", "model of the simulated robot: nao, pepper or auto (the robot the "
               "behavior was written for)"),
+    ("scenario", "", "what people around the simulated robot say and do: a YAML scenario "
+                     "file, or 'generic' (someone answers whatever it asks)"),
 )
 
 
@@ -45,9 +49,13 @@ def _nodes(context, *args, **kwargs):
         robot, reason = simulated_robot_for(value["behavior"], value["robot"])
         actions.append(LogInfo(msg="simulated %s robot at %s: %s"
                                % ("Pepper" if robot == "pepper" else "NAO", robot_url, reason)))
+        scenario = value["scenario"]
+        if scenario and scenario != "generic":
+            scenario = os.path.abspath(scenario)
         actions.append(ExecuteProcess(
             cmd=[PathJoinSubstitution([FindPackagePrefix(PACKAGE), "lib", PACKAGE, "naoqi_sim"]),
-                 "--robot", robot, "--listen", robot_url],
+                 "--robot", robot, "--listen", robot_url]
+            + (["--scenario", scenario] if scenario else []),
             name="naoqi_sim", output="screen"))
     common = dict(package=PACKAGE, namespace=value["namespace"], output="screen",
                   arguments=["--ros-args", "--log-level", value["log_level"]])

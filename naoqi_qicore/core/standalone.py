@@ -1,9 +1,12 @@
 """``python OUT/main.py [--url tcp://HOST:9559]``: play a converted behavior until it ends.
 
-Without ``--url`` a simulated robot is started in this process.  Exit status: 0 when
-the root box stops, and after Ctrl-C or SIGTERM once every loaded box got its onStop and
-the behavior is unloaded; 1 when the behavior fails (its error is printed), 2 for a
-folder that is not a converted behavior, 3 when the robot cannot be reached.
+Without ``--url`` a simulated robot is started in this process; ``--scenario FILE|generic``
+has people around it say and do things (:mod:`naoqi_qicore.robot.sim.scenario`),
+``--interactive`` reads them from stdin and ``--record FILE`` writes its call record (JSON
+Lines).  Exit status: 0 when the root box stops, and after Ctrl-C or SIGTERM once every
+loaded box got its onStop and the behavior is unloaded; 1 when the behavior fails (its error
+is printed), 2 for a folder that is not a converted behavior, an invalid scenario or an
+unwritable record, 3 when the robot cannot be reached.
 
 This module is the composition root of a converted folder: it is the only one of the
 engine that brings in libqi and the robot layer, and only when :func:`main` runs.
@@ -33,13 +36,26 @@ def _parser(folder: str) -> argparse.ArgumentParser:
     parser.add_argument("--robot", choices=("auto", "nao", "pepper"), default="auto",
                         help="kind of simulated robot (without --url); auto: the robot the "
                              "behavior was written for")
+    parser.add_argument("--scenario", metavar="FILE|generic", default="",
+                        help="simulated robot only: what people around it say and do (a YAML "
+                             "scenario file), or 'generic': someone answers whatever it asks")
+    parser.add_argument("--interactive", action="store_true",
+                        help="simulated robot only: type what a person says, or /touch head, "
+                             "/face, /tablet X Y, /raise KEY VALUE (/help)")
+    parser.add_argument("--record", metavar="FILE", default="",
+                        help="simulated robot only: append every call it gets to FILE (JSON "
+                             "Lines)")
     parser.add_argument("--verbose", action="store_true", help="print what the engine does")
     return parser
 
 
 def main(folder: str, argv: Optional[List[str]] = None) -> int:
     """Play the converted behavior in ``folder``; returns the exit status."""
-    options = _parser(folder).parse_args(argv)
+    parser = _parser(folder)
+    options = parser.parse_args(argv)
+    if options.url and (options.scenario or options.interactive or options.record):
+        parser.error("--scenario, --interactive and --record need the simulated robot "
+                     "(leave out --url)")
     logging.basicConfig(level=logging.INFO if options.verbose else logging.WARNING,
                         format="%(levelname)s %(name)s: %(message)s")
     from naoqi_qicore.converter.loader import load_converted
@@ -49,6 +65,14 @@ def main(folder: str, argv: Optional[List[str]] = None) -> int:
     except XarError as error:
         print("error: %s" % error, file=sys.stderr)
         return EXIT_BAD_FOLDER
+    scenario: Any = None
+    if options.scenario:
+        from naoqi_qicore.robot.sim.scenario import ScenarioError, load_scenario
+        try:
+            scenario = load_scenario(options.scenario)
+        except ScenarioError as error:
+            print("error: %s" % error, file=sys.stderr)
+            return EXIT_BAD_FOLDER
 
     import qi
     from naoqi_qicore.core.player import BehaviorPlayer
@@ -63,8 +87,25 @@ def main(folder: str, argv: Optional[List[str]] = None) -> int:
             kind = robot_kind([loaded.behavior], Path(folder))
             options.robot = kind.kind
             print("main.py: simulated %s" % kind, file=sys.stderr)
-        simulated = SimulatedRobot(robot=options.robot, listen="tcp://127.0.0.1:0").start()
+        if scenario is not None:
+            try:
+                scenario.check_robot(options.robot)  # e.g. a tablet on NAO
+            except ScenarioError as error:
+                print("error: %s" % error, file=sys.stderr)
+                return EXIT_BAD_FOLDER
+        try:
+            simulated = SimulatedRobot(robot=options.robot, listen="tcp://127.0.0.1:0",
+                                       record=options.record or None).start()
+        except OSError as error:
+            print("error: cannot write the record %s: %s" % (options.record, error.strerror),
+                  file=sys.stderr)
+            return EXIT_BAD_FOLDER
         url = simulated.url
+        if scenario is not None:
+            simulated.play_scenario(scenario, lambda line: print("scenario: " + line,
+                                                                 file=sys.stderr, flush=True))
+        if options.interactive:
+            simulated.interact(sys.stdin, sys.stdout)
     session = qi.Session()
     try:
         try:
@@ -77,6 +118,17 @@ def main(folder: str, argv: Optional[List[str]] = None) -> int:
         session.close()
         if simulated is not None:
             simulated.stop()
+
+
+def _warn_missing_dependencies(player: Any) -> None:
+    """One warning naming the Python packages box code imports and this machine lacks."""
+    try:
+        warning = player.missing_dependencies().warning()
+    except Exception as error:  # telling is a courtesy: never the reason a behavior fails
+        logging.getLogger(__name__).debug("cannot tell missing dependencies: %s", error)
+        return
+    if warning:
+        logging.getLogger(__name__).warning("%s", warning)
 
 
 def _play(player_class: Any, loaded: Any, session: Any, environment: Any, verbose: bool) -> int:
@@ -92,7 +144,10 @@ def _play(player_class: Any, loaded: Any, session: Any, environment: Any, verbos
     previous = {number: signal.signal(number, lambda signum, frame: interrupted.set())
                 for number in (signal.SIGINT, signal.SIGTERM)}
     try:
-        player.load()
+        try:
+            player.load()
+        finally:
+            _warn_missing_dependencies(player)
         player.play()
         while not interrupted.is_set() and not player.wait(0.1):
             pass

@@ -16,7 +16,16 @@ Services under ``life/``: ``switch_focus``, ``stop_focus``, ``stop_all``, ``set_
 ``get_state``, ``focused_activity``, ``get_focus_history``,
 ``set_autonomous_ability_enabled``.  When the robot goes away the bridge reports it,
 reconnects with back-off and binds its signals and subscribers again.
+
+Talking to a simulated robot (std_msgs/String, subscribed; they reach its
+``NaoqiSimPerception`` service, see :mod:`naoqi_qicore.robot.sim.senses`, and say once that
+they only work on a simulated robot otherwise): ``robot/sim/hear`` (words heard; the robot
+gets a few seconds to start listening), ``robot/sim/touch`` (a part: ``head``,
+``left_hand``, ``right_bumper``...), ``robot/sim/face`` (a face in view; empty: it leaves),
+``robot/sim/tablet`` (``"x y"``: a tap on Pepper's tablet; a JSON object: ALMemory events a
+tablet page raises).
 """
+import json
 from typing import Any, Callable, List, Optional, Tuple
 
 from builtin_interfaces.msg import Time
@@ -30,6 +39,7 @@ from naoqi_qicore.core.motion import FAILED, ALMotionSink, MotionSegment
 from naoqi_qicore.msg import (ActivityFocus, MotionKeyframes, MotionStatus, MotionStop,
                               RobotConnection)
 from naoqi_qicore.robot.session import ConnectionState, RobotSession
+from naoqi_qicore.robot.sim.senses import DEFAULT_CONFIDENCE
 from naoqi_qicore.ros.focus import (STOP_AND_STACK_CURRENT, STOP_CURRENT, FocusTracker,
                                     LifeObserver)
 from naoqi_qicore.ros.motion_messages import bezier_arguments
@@ -40,6 +50,10 @@ from naoqi_qicore.ros.spin import NodeSetupError, run_node
 from naoqi_qicore.srv import GetFocusHistory, SetAutonomousAbility, SetLifeState, SwitchFocus
 
 LIFE_STATES = ("solitary", "interactive", "safeguard", "disabled")
+#: the simulated robot's service behind the robot/sim/* topics
+SIM_PERCEPTION = "NaoqiSimPerception"
+#: how long words sent on robot/sim/hear wait for the robot to listen (s)
+SIM_HEAR_WAIT_S = 5.0
 
 
 class NaoqiBridge(Node):
@@ -68,6 +82,13 @@ class NaoqiBridge(Node):
         self.create_subscription(MotionKeyframes, "motion/keyframes", self._on_keyframes,
                                  COMMANDS)
         self.create_subscription(MotionStop, "motion/stop", self._on_stop, COMMANDS)
+        self._perception: Any = None  # NaoqiSimPerception; False: the robot has none
+        self._said_not_simulated = False
+        for topic, handler in (("robot/sim/hear", self._sim_hear),
+                               ("robot/sim/touch", self._sim_touch),
+                               ("robot/sim/face", self._sim_face),
+                               ("robot/sim/tablet", self._sim_tablet)):
+            self.create_subscription(String, topic, handler, COMMANDS)
         services = [
             (SwitchFocus, "life/switch_focus", self._switch_focus),
             (Trigger, "life/stop_focus", self._stop_focus),
@@ -117,10 +138,12 @@ class NaoqiBridge(Node):
     def _forget_robot(self, reason: str) -> None:
         """The connection is gone: its proxies and running segments with it."""
         self._life = None
+        self._perception = None
         self._motion.forget(reason)
 
     def _bind(self, session: Any) -> None:
         """Fetch ALAutonomousLife and connect the signals of a new connection."""
+        self._perception = None  # looked up again at the next robot/sim/* message
         self._life = self._life_observer.bind(session)
         if self._life is None:
             self.get_logger().warning("the robot has no ALAutonomousLife: life/* services fail")
@@ -154,6 +177,85 @@ class NaoqiBridge(Node):
         except RuntimeError as error:  # connection lost: forget() reports the segments
             self.get_logger().warning("stopping motion segment %d: %s"
                                       % (message.segment_id, error))
+
+    # -- simulated robot: what it perceives ------------------------------------------------
+    def _sim_perception(self, topic: str) -> Any:
+        """The robot's NaoqiSimPerception service, or None (said why in the log)."""
+        if not self._robot.connected:
+            self.get_logger().warning("%s: robot not connected: %s" % (topic, self._robot.message))
+            return None
+        if self._perception is None:
+            try:
+                self._perception = self._robot.session.service(SIM_PERCEPTION)
+            except RuntimeError:
+                self._perception = False
+        if self._perception is False:
+            if not self._said_not_simulated:
+                self._said_not_simulated = True
+                self.get_logger().warning(
+                    "robot/sim/* topics only work on a simulated robot (naoqi_sim): the robot "
+                    "at %s has no %s service, so %s is ignored (and so are the next ones)"
+                    % (self._robot.url, SIM_PERCEPTION, topic))
+            return None
+        return self._perception
+
+    def _perceive(self, topic: str, what: str, call: Callable[[Any], Any]) -> None:
+        """Call the simulated robot's senses without waiting; log what it made of it."""
+        perception = self._sim_perception(topic)
+        if perception is None:
+            return
+        try:
+            future = call(perception)
+        except RuntimeError as error:
+            self.get_logger().error("%s %s: %s" % (topic, what, error))
+            return
+
+        def done(result: Any) -> None:
+            if self._closed:
+                return
+            if result.hasError():
+                self.get_logger().error("%s %s: %s" % (topic, what, result.error()))
+            else:
+                self.get_logger().info("%s %s: %s" % (topic, what, result.value()))
+        future.addCallback(done)
+
+    def _sim_hear(self, message: String) -> None:
+        self._perceive("robot/sim/hear", repr(message.data), lambda senses: senses.hear(
+            message.data, DEFAULT_CONFIDENCE, SIM_HEAR_WAIT_S, _async=True))
+
+    def _sim_touch(self, message: String) -> None:
+        part = message.data.strip() or "head"
+        self._perceive("robot/sim/touch", part,
+                       lambda senses: senses.touch(part, _async=True))
+
+    def _sim_face(self, message: String) -> None:
+        name = message.data.strip()
+        self._perceive("robot/sim/face", repr(name),
+                       lambda senses: senses.face(name, _async=True))
+
+    def _sim_tablet(self, message: String) -> None:
+        text = message.data.strip()
+        if text.startswith("{"):
+            try:
+                events = json.loads(text)
+            except ValueError as error:
+                self.get_logger().error("robot/sim/tablet: not JSON: %s" % error)
+                return
+            if not isinstance(events, dict) or not events:
+                self.get_logger().error("robot/sim/tablet: expected a JSON object of events")
+                return
+            for key, value in events.items():
+                self._perceive("robot/sim/tablet", key, lambda senses, key=key, value=value:
+                               senses.tabletEvent(key, value, _async=True))
+            return
+        try:
+            x, y = (float(part) for part in text.replace(",", " ").split())
+        except ValueError:
+            self.get_logger().error("robot/sim/tablet: expected \"x y\" (pixels) or a JSON "
+                                    "object of events, got %r" % text)
+            return
+        self._perceive("robot/sim/tablet", "tap at (%g, %g)" % (x, y),
+                       lambda senses: senses.tabletTouch(x, y, _async=True))
 
     # -- autonomous life: robot -> topics --------------------------------------------------
     def _publish_focus(self) -> None:

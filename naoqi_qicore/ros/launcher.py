@@ -8,7 +8,8 @@ stopped too and its exit code is returned.
 
 With ``--autoplay`` the behavior is run once it is loaded, through the ``behavior/run``
 action: its feedback (each state change) and its result are printed; Ctrl-C cancels the
-run before stopping the programs.
+run before stopping the programs.  ``--scenario FILE|generic`` is passed to the simulated
+robot: people around it say and do what the scenario says.
 """
 import argparse
 import os
@@ -64,6 +65,7 @@ class Plan:
     log_level: str = "info"
     robot: str = "auto"
     record: str = ""
+    scenario: str = ""
 
     def simulated_robot(self) -> Tuple[str, str]:
         """The kind of simulated robot to start and why (see ``--robot``)."""
@@ -83,6 +85,8 @@ class Plan:
                                  "--listen", url)
         if self.record:
             command += ["--record", self.record]
+        if self.scenario:
+            command += ["--scenario", self.scenario]
         return command
 
     def bridge_command(self, url: str) -> List[str]:
@@ -270,11 +274,25 @@ def parse_arguments(argv: Optional[List[str]] = None) -> Plan:
                              "services)")
     parser.add_argument("--record", default="",
                         help="JSON Lines file where the simulated robot records every call")
+    parser.add_argument("--scenario", default="", metavar="FILE|generic",
+                        help="what people around the simulated robot say and do: a YAML "
+                             "scenario file, or 'generic' (someone answers whatever it asks)")
     arguments = parser.parse_args(argv)
+    scenario = arguments.scenario
+    if scenario:
+        from naoqi_qicore.robot.sim.scenario import GENERIC, ScenarioError, load_scenario
+        if arguments.robot_url:
+            parser.error("--scenario needs the simulated robot (no --robot-url or NAOQI_URL)")
+        try:
+            load_scenario(scenario)  # its robot-specific steps are checked by naoqi_sim
+        except ScenarioError as error:
+            parser.error(str(error))
+        scenario = scenario if scenario == GENERIC else os.path.abspath(scenario)
     return Plan(behavior=os.path.abspath(arguments.behavior), robot_url=arguments.robot_url,
                 namespace=arguments.namespace, autoplay=arguments.autoplay,
                 log_level=arguments.log_level, robot=arguments.robot,
-                record=os.path.abspath(arguments.record) if arguments.record else "")
+                record=os.path.abspath(arguments.record) if arguments.record else "",
+                scenario=scenario)
 
 
 def main(argv: Optional[List[str]] = None) -> int:

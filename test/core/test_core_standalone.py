@@ -146,3 +146,37 @@ def onInput_onStart(self):
     assert process.returncode == 0, err
     assert (tmp_path / "read.txt").read_text() == "hello from the project"
     assert "simulated Pepper" in err and "JULIETTE" in err
+
+
+def test_main_warns_once_about_the_packages_box_code_lacks(tmp_path):
+    """Box code importing modules that are not installed, and a project naming a package
+    in its requirements.txt: one warning with the pip command, and the behavior runs."""
+    project = tmp_path / "project"
+    project.mkdir()
+    (project / "manifest.xml").write_text('<package uuid="p" version="1.0"/>\n')
+    (project / "requirements.txt").write_text("naoqi-qicore-test-absent-package>=1.0\n")
+    box = script_box("Worker", 1, """
+def later(self):
+    import nqtest_absent_module
+    from yaml import safe_load
+def onInput_onStart(self):
+    self.onStopped()
+""")
+    root = flow_box("root", -1, [box], [link(0, 2, 1, 2), link(1, 4, 0, 4)])
+    write_converted(behavior(root), project / "converted")
+    process = run_main(project / "converted")
+    out, err = process.communicate(timeout=60)
+    assert process.returncode == 0, err
+    warnings = [line for line in err.splitlines() if "missing Python dependencies" in line]
+    assert len(warnings) == 1, err
+    assert "nqtest_absent_module" in warnings[0]
+    missing_yaml = "yaml" not in sys.modules and not _installed("yaml")
+    expected = ["naoqi-qicore-test-absent-package", "nqtest_absent_module"]
+    if missing_yaml:
+        expected.append("PyYAML")
+    assert ("pip install " + " ".join(sorted(expected, key=str.lower))) in warnings[0]
+
+
+def _installed(module: str) -> bool:
+    import importlib.util
+    return importlib.util.find_spec(module) is not None

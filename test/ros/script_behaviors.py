@@ -16,6 +16,26 @@ xar_version="3">
 """
 
 
+#: a box body that asks until it hears "yes" (ALSpeechRecognition), then says goodbye
+#: and stops
+WAITS_FOR_YES = """
+def onLoad(self):
+    self.memory = ALProxy("ALMemory")
+    self.tts = ALProxy("ALTextToSpeech")
+    ALProxy("ALSpeechRecognition").setVocabulary(["yes", "no"], False)
+def onInput_onStart(self):
+    self.memory.subscribeToEvent("WordRecognized", self.getName(), "onWord")
+    self.tts.say("Shall we go on?")
+def onWord(self, key, value, message):
+    if value[0] != "yes":
+        self.tts.say("Sorry. Shall we go on?")
+        return
+    self.memory.unsubscribeToEvent("WordRecognized", self.getName())
+    self.tts.say("Good, goodbye")
+    self.onStopped()
+"""
+
+
 def _box(name: str, box_id: int, code: str, inside: str = "") -> str:
     script = '<script language="4"><content><![CDATA[%s]]></content></script>' % code
     return '<Box name="%s" id="%d" localization="8" tooltip="" x="0" y="0">\n%s\n%s\n%s</Box>' % (

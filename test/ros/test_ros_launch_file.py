@@ -46,3 +46,21 @@ def test_processes_follow_robot_url(robot_url: str, expected) -> None:
     names = [action.node_executable if isinstance(action, Node)
              else perform_substitutions(context, action.name) for action in actions]
     assert names == expected
+
+
+def test_the_scenario_goes_to_the_simulated_robot() -> None:
+    description = load_description()
+    from launch import LaunchContext
+    from launch.actions import ExecuteProcess, OpaqueFunction
+    from launch.utilities import perform_substitutions
+    from launch_ros.actions import Node
+    context = LaunchContext()
+    for action in description.entities:
+        if not isinstance(action, OpaqueFunction):
+            action.visit(context)
+    context.launch_configurations.update(robot_url="", robot="nao", scenario="generic")
+    opaque = [a for a in description.entities if isinstance(a, OpaqueFunction)][0]
+    simulator = [action for action in opaque.execute(context)
+                 if isinstance(action, ExecuteProcess) and not isinstance(action, Node)][0]
+    command = [perform_substitutions(context, part) for part in simulator.cmd[1:]]
+    assert command[:2] == ["--robot", "nao"] and command[-2:] == ["--scenario", "generic"]

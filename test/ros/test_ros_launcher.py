@@ -12,6 +12,7 @@ pytest.importorskip("naoqi_qicore.robot.sim.cli", reason="needs the simulated ro
 pytest.importorskip("naoqi_qicore.core.player", reason="needs the engine")
 
 from naoqi_qicore.msg import BehaviorState, RobotConnection  # noqa: E402
+from process_tools import kill_processes  # noqa: E402
 from naoqi_qicore.ros.launcher import python_program  # noqa: E402
 
 
@@ -37,11 +38,7 @@ def test_starts_everything_and_stops_cleanly(probe, example_behavior, repo_root,
         assert alive == []
         assert record.exists()
     finally:
-        for process in [launcher] + children:  # started in their own sessions: kill each
-            try:
-                process.kill()
-            except (psutil.NoSuchProcess, ProcessLookupError):
-                pass
+        kill_processes([launcher] + children)
         launcher.wait()
         sys.stdout.write(launcher.stdout.read())
 
@@ -81,11 +78,7 @@ class _AutoplayLauncher:
         return code
 
     def close(self, others=()) -> None:
-        for process in [self.process, *others]:  # started in their own sessions: kill each
-            try:
-                process.kill()
-            except (psutil.NoSuchProcess, ProcessLookupError):
-                pass
+        kill_processes([self.process, *others])
         self.process.wait()
         self._reader.join(5)
         sys.stdout.write("\n".join(self.lines))

@@ -2,6 +2,11 @@
 
 Prints ``naoqi_sim: listening on <URL>`` once clients can connect (the URL has the real
 port when ``--listen`` asks for port 0), then serves until interrupted and exits 0.
+
+``--scenario FILE|generic`` plays a scenario (:mod:`naoqi_qicore.robot.sim.scenario`: what
+people around the robot say and do), reporting each step on stderr; ``--interactive`` reads
+what a person says and does from stdin (:mod:`naoqi_qicore.robot.sim.interactive`).  An
+invalid scenario exits 2 before the robot starts.
 """
 from __future__ import annotations
 
@@ -26,6 +31,12 @@ def _parser() -> argparse.ArgumentParser:
     parser.add_argument("--robot", choices=ROBOTS, default="nao", help="robot model")
     parser.add_argument("--record", metavar="FILE",
                         help="append every client call to FILE (JSON Lines)")
+    parser.add_argument("--scenario", metavar="FILE|generic",
+                        help="play a scenario: a YAML file of what people say and do, or "
+                             "'generic' (someone answers whatever the robot asks)")
+    parser.add_argument("--interactive", action="store_true",
+                        help="read what a person says (plain lines) and does (/touch head, "
+                             "/face, /tablet X Y, /raise KEY VALUE, /help) from stdin")
     parser.add_argument("--allow-remote", action="store_true",
                         help="allow listening on a non-loopback address")
     parser.add_argument("--verbose", action="store_true", help="log libqi and service details")
@@ -42,6 +53,14 @@ def main(argv: Optional[List[str]] = None) -> int:
         print("naoqi_sim: refusing to listen on %s (not loopback); pass --allow-remote to "
               "expose the simulated robot on the network" % args.listen, file=sys.stderr)
         return 2
+    scenario = None
+    if args.scenario:
+        from naoqi_qicore.robot.sim.scenario import ScenarioError, load_scenario
+        try:
+            scenario = load_scenario(args.scenario, args.robot)
+        except ScenarioError as error:
+            print("naoqi_sim: %s" % error, file=sys.stderr)
+            return 2
     logging.basicConfig(level=logging.INFO if args.verbose else logging.WARNING,
                         format="naoqi_sim: %(levelname)s: %(message)s", stream=sys.stderr)
     import qi
@@ -62,6 +81,11 @@ def main(argv: Optional[List[str]] = None) -> int:
             print("naoqi_sim: cannot listen on %s: %s" % (args.listen, error), file=sys.stderr)
             return 1
         print(READY_PREFIX + robot.url, flush=True)
+        if scenario is not None:
+            robot.play_scenario(scenario, lambda line: print("naoqi_sim: " + line,
+                                                             file=sys.stderr, flush=True))
+        if args.interactive:
+            robot.interact(sys.stdin, sys.stdout)
         while not stop.wait(0.5):
             pass
     finally:

@@ -6,7 +6,8 @@ notifies, in order, from one dispatcher thread:
 * the ``signal`` of every object ``subscriber(key)`` returned (local or remote clients);
 * every ``subscribeToEvent``/``subscribeToMicroEvent`` subscription, by calling
   ``callback(key, value, message)`` on the named module (a simulated service or a service a
-  client registered in the robot's service directory).
+  client registered in the robot's service directory);
+* the simulator's own in-process watchers (``_watch``: scenarios observing the robot).
 """
 from __future__ import annotations
 
@@ -48,6 +49,8 @@ class ALMemory(SimModule):
         self._subscribers: Dict[str, List[MemorySubscriber]] = {}
         self._subscriptions: Dict[str, Dict[str, _Subscription]] = {}  # key -> module -> sub
         self._notifications: "queue.Queue[Optional[Tuple[str, Any]]]" = queue.Queue()
+        #: in-process observers of every stored value (the simulated robot's own tools)
+        self._watchers: List[Callable[[str, Any], None]] = []
         self._dispatcher = threading.Thread(target=self._dispatch, name="sim-memory-events",
                                             daemon=True)
         self._dispatcher.start()
@@ -76,6 +79,32 @@ class ALMemory(SimModule):
                 except Exception as error:  # the subscriber's fault: keep serving the others
                     self._sim.log.warning("ALMemory: %s.%s(%r) failed: %s",
                                           module, callback, key, error)
+            with self._lock:
+                watchers = list(self._watchers)
+            for watcher in watchers:
+                try:
+                    watcher(key, value)
+                except Exception as error:
+                    self._sim.log.warning("ALMemory: watcher of %r failed: %s", key, error)
+
+    def _watch(self, watcher: Callable[[str, Any], None]) -> None:
+        """Call ``watcher(key, value)`` after the subscribers of every stored value, from
+        the dispatcher thread (it must return quickly).  Not a NAOqi method: the simulated
+        robot's scenarios observe the robot this way."""
+        with self._lock:
+            self._watchers.append(watcher)
+
+    def _unwatch(self, watcher: Callable[[str, Any], None]) -> None:
+        """Stop calling ``watcher``."""
+        with self._lock:
+            if watcher in self._watchers:
+                self._watchers.remove(watcher)
+
+    def _listened(self, key: str) -> bool:
+        """True when a client or module waits for ``key`` (a ``subscriber(key)`` object or
+        a ``subscribeToEvent`` subscription)."""
+        with self._lock:
+            return bool(self._subscribers.get(key)) or bool(self._subscriptions.get(key))
 
     # -- data -------------------------------------------------------------------------------
     def getData(self, key: str, deprecatedParameter: int = 0) -> Any:

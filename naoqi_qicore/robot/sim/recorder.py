@@ -16,7 +16,7 @@ from __future__ import annotations
 import json
 import threading
 from pathlib import Path
-from typing import Any, Dict, List, Optional
+from typing import Any, Callable, Dict, List, Optional
 
 
 def plain(value: Any) -> Any:
@@ -40,6 +40,7 @@ class CallRecord:
         self._count = 0
         self._lock = threading.Lock()
         self._file = open(path, "a", encoding="utf-8") if path is not None else None
+        self._listeners: List[Callable[[Dict[str, Any]], None]] = []
 
     def add(self, service: str, method: str, args: Any, started: float, duration: float,
             post: bool = False, result: Any = None, error: Optional[str] = None) -> Dict[str, Any]:
@@ -57,7 +58,22 @@ class CallRecord:
             if self._file is not None:
                 self._file.write(json.dumps(entry) + "\n")
                 self._file.flush()
+            listeners = list(self._listeners)
+        for listener in listeners:
+            listener(entry)
         return entry
+
+    def add_listener(self, listener: Callable[[Dict[str, Any]], None]) -> None:
+        """Call ``listener(entry)`` for each new entry, in the thread that adds it (it must
+        return quickly and not raise)."""
+        with self._lock:
+            self._listeners.append(listener)
+
+    def remove_listener(self, listener: Callable[[Dict[str, Any]], None]) -> None:
+        """Stop calling ``listener``."""
+        with self._lock:
+            if listener in self._listeners:
+                self._listeners.remove(listener)
 
     def since(self, index: int = 0) -> List[Dict[str, Any]]:
         """Entries whose index is >= ``index`` (entries dropped by clear() are gone)."""

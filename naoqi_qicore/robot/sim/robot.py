@@ -1,12 +1,18 @@
 """The simulated robot: every simulated service in a standalone libqi service directory.
 
 Clients reach it with their own ``qi.Session().connect(robot.url)`` exactly as a real NAO or
-Pepper.  Besides the NAOqi services it registers two services of its own (not recorded):
+Pepper.  Besides the NAOqi services it registers three services of its own (not recorded):
 
 * ``NaoqiSimRecorder``: ``calls(sinceIndex=0) -> [entry]``, ``count()``, ``clear()`` (the
   call record, see :mod:`naoqi_qicore.robot.sim.recorder`);
 * ``NaoqiSimActivities``: activities ALAutonomousLife knows (see
-  :mod:`naoqi_qicore.robot.sim.control`).
+  :mod:`naoqi_qicore.robot.sim.control`);
+* ``NaoqiSimPerception``: what the robot hears, sees and feels (see
+  :mod:`naoqi_qicore.robot.sim.senses`).
+
+:meth:`SimulatedRobot.play_scenario` plays a scenario (:mod:`naoqi_qicore.robot.sim.scenario`)
+against it and :meth:`SimulatedRobot.interact` lets a person at the keyboard talk to it
+(:mod:`naoqi_qicore.robot.sim.interactive`); both stop with the robot.
 """
 from __future__ import annotations
 
@@ -15,7 +21,7 @@ import threading
 import time
 import weakref
 from pathlib import Path
-from typing import Any, Dict, List, Optional, Union
+from typing import Any, Callable, Dict, List, Optional, TextIO, Union
 from urllib.parse import urlsplit
 
 import qi
@@ -24,6 +30,7 @@ from naoqi_qicore.robot.sim.context import ROBOTS, SimContext
 from naoqi_qicore.robot.sim.control import NaoqiSimActivities, NaoqiSimRecorder
 from naoqi_qicore.robot.sim.facade import recording_facade
 from naoqi_qicore.robot.sim.recorder import CallRecord
+from naoqi_qicore.robot.sim.senses import NaoqiSimPerception
 
 DEFAULT_URL = "tcp://127.0.0.1:9559"
 #: how long stop() waits for libqi to let go of the registered objects
@@ -76,6 +83,8 @@ class SimulatedRobot:
         self._record: Optional[CallRecord] = None
         self._url = ""
         self._registered: List[weakref.ref] = []
+        self._perception: Optional[NaoqiSimPerception] = None
+        self._attached: List[Callable[[], None]] = []  # stopped first when the robot stops
         self._lock = threading.Lock()
 
     # -- life cycle -------------------------------------------------------------------------
@@ -90,6 +99,7 @@ class SimulatedRobot:
             classes.update(core)
             self._record = CallRecord(self.record_path)
             self._context = SimContext(self.robot, classes, _LOG)
+            self._context.listen = self.listen  # ALPythonBridge evaluates only on loopback
             self._session = qi.Session()
             try:
                 self._serve(list(core))
@@ -109,6 +119,8 @@ class SimulatedRobot:
                   for name, service in self._context.build_all(order=first).items()}
         served[NaoqiSimRecorder.NAME] = NaoqiSimRecorder(self._context, self._record)
         served[NaoqiSimActivities.NAME] = NaoqiSimActivities(self._context)
+        self._perception = NaoqiSimPerception(self._context)
+        served[NaoqiSimPerception.NAME] = self._perception
         for name, served_object in served.items():
             self._session.registerService(name, served_object)
             self._registered.append(weakref.ref(served_object))
@@ -133,6 +145,12 @@ class SimulatedRobot:
         """Close what :meth:`start` opened (only this object may hold the session, so that
         dropping it lets libqi release the registered objects)."""
         assert self._context is not None and self._record is not None
+        attached, self._attached = self._attached, []
+        while attached:  # scenarios and consoles, newest first, before the services
+            attached.pop()()
+        if self._perception is not None:
+            self._perception.close()
+            self._perception = None
         self._context.remote = None
         self._context.close()
         if self._session is not None:
@@ -183,6 +201,39 @@ class SimulatedRobot:
         self._started()
         assert self._record is not None
         return self._record.since(since_index)
+
+    @property
+    def perception(self) -> NaoqiSimPerception:
+        """The robot's senses: ``hear``, ``touch``, ``face``... (see
+        :mod:`naoqi_qicore.robot.sim.senses`)."""
+        self._started()
+        assert self._perception is not None
+        return self._perception
+
+    def play_scenario(self, scenario: Any, report: Optional[Callable[[str], None]] = None
+                      ) -> Any:
+        """Start playing ``scenario`` (a :class:`~naoqi_qicore.robot.sim.scenario.Scenario`);
+        ``report`` receives a line per thing done.  Returns the
+        :class:`~naoqi_qicore.robot.sim.scenario.ScenarioRunner` (it stops with the robot)."""
+        from naoqi_qicore.robot.sim.scenario import ScenarioRunner
+        scenario.check_robot(self.robot)
+        with self._lock:
+            self._started()
+            assert self._record is not None
+            runner = ScenarioRunner(self.perception, self.service("ALMemory"), self._record,
+                                    scenario, report)
+            self._attached.append(runner.stop)
+        return runner.start()
+
+    def interact(self, lines: TextIO, output: TextIO) -> Any:
+        """Let a person talk to the robot: each line of ``lines`` is a perception, answers
+        go to ``output`` (see :mod:`naoqi_qicore.robot.sim.interactive`).  Returns the
+        console, reading in a background thread (it stops with the robot)."""
+        from naoqi_qicore.robot.sim.interactive import Console
+        with self._lock:
+            console = Console(self.perception, self.service("ALMemory"), lines, output)
+            self._attached.append(console.stop)
+        return console.start()
 
     def register_activity(self, name: str, nature: str = "interactive",
                           duration_s: float = 0.0) -> None:

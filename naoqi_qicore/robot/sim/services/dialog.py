@@ -2,16 +2,24 @@
 
 There is no microphone: recognition happens through ``ALSpeechRecognition.simulateRecognition``
 (a simulation-only method) and ``ALDialog.forceInput``; both raise the ALMemory events of
-the real services (WordRecognized, Dialog/LastInput, Dialog/Answered...).
+the real services (WordRecognized, Dialog/LastInput, Dialog/Answered...).  ALDialog reads
+topics with :mod:`~naoqi_qicore.robot.sim.services.qichat` (a topic it cannot read fails to
+load with ``file:line: message``).
 """
+import ast
 import os
-from typing import Any, Dict, List, Optional, Tuple
+import random
+import re
+from typing import Any, Dict, List, Optional, Sequence, Set, Tuple
 
 from naoqi_qicore.core.dialog_box import QICHAT_LANGUAGES
 from naoqi_qicore.robot.sim.services.extractor import Extractor
 from naoqi_qicore.robot.sim.services.module import check_range
-from naoqi_qicore.robot.sim.services.qichat import (Rule, Topic, TopicError, answer_for,
-                                                    parse_topic, render_answer)
+from naoqi_qicore.robot.sim.services.qichat import (Output, Rule, Topic, TopicError,
+                                                    Undefined, answer_for, candidates,
+                                                    event_conditions_hold, match_input,
+                                                    matches, parse_topic, render_output,
+                                                    split_arguments, topic_concept)
 from naoqi_qicore.robot.sim.services.speech import INSTALLED_LANGUAGES
 
 #: the name NAOqi gives the private topic loader of the Choice box
@@ -150,9 +158,26 @@ class ALSpeechRecognition(Extractor):
 
 
 class ALDialog(Extractor):
-    """QiChat topics: load, activate, match forced inputs and say the answers."""
+    """QiChat topics: load, activate, match forced inputs and say the answers.
+
+    The engine (see :mod:`~naoqi_qicore.robot.sim.services.qichat`): an input is matched
+    against the sub-rules the last answer opened, then against the rules of the activated
+    topics of the dialog language (the focused topic first; ``^private`` rules only there).
+    An answer sets its variables (ALMemory keys), says its text, then does its rule functions:
+    ``^goto``/``^gotoReactivate``/``^gotoRandom``/``^nextProposal``/``^sameProposal``/
+    ``^previousProposal``/``^topicTag`` say a proposal (each proposal once, unless
+    reactivated), ``^clear`` removes a variable, ``^activate``/``^deactivate`` a tag's
+    proposals, ``^call`` calls a service and answers its result with the rule's ``c1:``
+    rules, ``^pCall`` calls one in the background.  Animation functions (``^start``,
+    ``^wait``...) are left out of the text said.  Event rules ``u:(e:Key)`` answer
+    ``Key``'s ALMemory events while the dialog runs; ``e:onStart`` rules answer when the
+    dialog starts or their topic is activated while it runs.  ``%script`` blocks are kept
+    with their rule, not run (a warning says so when the rule answers).
+    """
 
     NAME = "ALDialog"
+    #: rule functions that say a proposal: a chain of them stops after this many
+    MAX_JUMPS = 16
 
     def __init__(self, sim: Any) -> None:
         super().__init__(sim)
@@ -164,30 +189,47 @@ class ALDialog(Extractor):
         self._focus = ""
         #: (topic, sub-rule) pairs active for the next input (those of the last matched rule)
         self._expected: List[Tuple[Topic, Rule]] = []
+        #: proposals said (and not reactivated since), by id, per topic
+        self._used: Dict[str, Set[int]] = {}
+        #: the last proposal said, per topic
+        self._last_proposal: Dict[str, Rule] = {}
+        #: ALMemory events the dialog subscribed to for its event rules
+        self._events: Set[str] = set()
+        self._rng = random.Random()
 
     def _topic(self, method: str, name: str) -> Topic:
         if name not in self._topics:
             raise self._error(method, "topic '%s' is not loaded" % name)
         return self._topics[name]
 
-    def _add_topic(self, method: str, text: str, origin: str) -> str:
+    def _add_topic(self, method: str, text: str, origin: Optional[str]) -> str:
         try:
-            topic = parse_topic(text)
+            topic = parse_topic(text, origin)
         except TopicError as error:
-            raise self._error(method, "%s: %s" % (origin, error))
-        topic.language = QICHAT_LANGUAGES.get(topic.language, topic.language)
+            raise self._error(method, str(error) if origin else "<content>: %s" % error)
+        for warning in topic.warnings:
+            self._sim.log.warning("ALDialog: %s", warning)
+        code = topic.language
+        topic.language = QICHAT_LANGUAGES.get(code, code)
         if topic.language not in INSTALLED_LANGUAGES:
-            raise self._error(method, "%s: language '%s' is not installed" % (origin,
-                                                                              topic.language))
+            where = TopicError("language '%s' is not installed" % code,
+                               topic.language_line or None, origin or "<content>")
+            raise self._error(method, str(where))
         with self._lock:
             self._topics[topic.name] = topic
+            self._used[topic.name] = set()
+            self._last_proposal.pop(topic.name, None)
         return topic.name
 
     def _load_topic_file(self, method: str, path: str) -> str:
         if not os.path.isfile(path):
             raise self._error(method, "file '%s' does not exist" % path)
-        with open(path, encoding="utf-8") as source:
-            return self._add_topic(method, source.read(), path)
+        try:
+            with open(path, encoding="utf-8") as source:
+                text = source.read()
+        except UnicodeDecodeError as error:
+            raise self._error(method, "%s: not UTF-8 text (%s)" % (path, error.reason))
+        return self._add_topic(method, text, path)
 
     def loadTopic(self, topicFilePath: str) -> str:
         """Load a .top file; returns the topic name."""
@@ -203,7 +245,7 @@ class ALDialog(Extractor):
 
     def loadTopicContent(self, topicContent: str) -> str:
         """Load a topic from its text; returns the topic name."""
-        return self._add_topic("loadTopicContent", topicContent, "<content>")
+        return self._add_topic("loadTopicContent", topicContent, None)
 
     def unloadTopic(self, topicName: str) -> None:
         """Forget a deactivated topic."""
@@ -212,14 +254,21 @@ class ALDialog(Extractor):
             raise self._error("unloadTopic", "topic '%s' is still activated" % topicName)
         with self._lock:
             del self._topics[topicName]
+            self._used.pop(topicName, None)
+            self._last_proposal.pop(topicName, None)
 
     def activateTopic(self, topicName: str) -> None:
-        """Let a loaded topic answer."""
-        self._topic("activateTopic", topicName)
+        """Let a loaded topic answer (its ``e:onStart`` rules answer if the dialog runs)."""
+        topic = self._topic("activateTopic", topicName)
         with self._lock:
-            if topicName not in self._active:
+            added = topicName not in self._active
+            if added:
                 self._active.append(topicName)
-        self._focus = self._focus or topicName
+            self._focus = self._focus or topicName
+            running = bool(self._subscribers)
+        if added and running:
+            self._follow_events()
+            self._start_rules([topic])
 
     def deactivateTopic(self, topicName: str) -> None:
         """Stop a topic answering."""
@@ -227,8 +276,12 @@ class ALDialog(Extractor):
         with self._lock:
             if topicName in self._active:
                 self._active.remove(topicName)
-        if self._focus == topicName:
-            self._focus = self._active[0] if self._active else ""
+            if self._focus == topicName:
+                self._focus = self._active[0] if self._active else ""
+            self._expected = [(t, r) for t, r in self._expected if t.name != topicName]
+            running = bool(self._subscribers)
+        if running:
+            self._follow_events()
 
     def getLoadedTopics(self, language: str) -> List[str]:
         """Topics loaded for ``language``."""
@@ -254,8 +307,12 @@ class ALDialog(Extractor):
 
     def _started(self) -> None:
         self._raise_event("Dialog/IsStarted", 1)
+        self._follow_events()
+        topics, _ = self._listening_to()
+        self._start_rules(topics)
 
     def _stopped(self) -> None:
+        self._follow_events()
         self._raise_event("Dialog/IsStarted", 0)
 
     def stopDialog(self) -> None:
@@ -265,7 +322,9 @@ class ALDialog(Extractor):
 
     def closeSession(self) -> None:
         """End the conversation with the current user (focus goes back to the first topic)."""
-        self._focus = self._active[0] if self._active else ""
+        with self._lock:
+            self._focus = self._active[0] if self._active else ""
+            self._expected = []
 
     def setLanguage(self, language: str) -> None:
         """Dialog language (an installed one)."""
@@ -301,34 +360,274 @@ class ALDialog(Extractor):
     def _say(self, text: str) -> None:
         self._sim.service("ALTextToSpeech").say(text)
 
+    # -- matching ---------------------------------------------------------------------------
+    def _listening_to(self) -> Tuple[List[Topic], List[Tuple[Topic, Rule]]]:
+        """(activated topics of the current language, focused one first; the sub-rules
+        expected now): what the next input is matched against."""
+        with self._lock:
+            ordered = sorted(self._active, key=lambda n: n != self._focus)
+            topics = [self._topics[n] for n in ordered
+                      if self._topics[n].language == self._language]
+            expected = [(topic, rule) for topic, rule in self._expected if topic.name in ordered]
+        return topics, expected
+
+    def _dynamic_concept(self, name: str) -> List[str]:
+        return self._concepts.get(name, [])
+
+    def _variable(self, name: str) -> Optional[str]:
+        """A QiChat variable: the ALMemory value of ``name`` as text, None when unset."""
+        try:
+            value = self._memory().getData(name)
+        except RuntimeError:
+            return None
+        if value is None:
+            return None
+        if isinstance(value, float) and value.is_integer():
+            value = int(value)
+        return str(value)
+
+    def _match(self, input: str) -> Optional[Tuple[str, Rule]]:
+        """(topic name, rule) that would answer ``input`` now, or None."""
+        topics, expected = self._listening_to()
+        return answer_for(topics, input, self._dynamic_concept, expected, self._variable)
+
     def forceInput(self, input: str) -> None:
         """Act as if the user said ``input``: answer from the activated topics."""
         self._raise_event("Dialog/LastInput", input)
         if not self._subscribers:
             return
-        ordered = sorted(self._active, key=lambda n: n != self._focus)
-        topics = [self._topics[n] for n in ordered if self._topics[n].language == self._language]
-        expected = [(topic, rule) for topic, rule in self._expected if topic.name in ordered]
-        match = answer_for(topics, input, lambda name: self._concepts.get(name, []), expected)
-        if match is None:
-            self._raise_event("Dialog/NotUnderstood", input)
-            return
-        self._focus = match[0]
-        self._expected = [(self._topics[match[0]], sub) for sub in match[1].subrules]
-        text, assignments = render_answer(match[1].answer)
-        for variable, value in assignments.items():
-            self._memory().insertData(variable, value)
-        self._raise_event("Dialog/Answered", text)
-        if text:
-            self._say(text)
+        topics, expected = self._listening_to()
+        for topic, rule, found in matches(topics, input, self._dynamic_concept, expected,
+                                          self._variable):
+            answer = self._render(topics, topic, rule, found.stored)
+            if answer is not None:
+                self._answer(topic, rule, answer, found.stored, found.assignments)
+                return
+        self._raise_event("Dialog/NotUnderstood", input)
 
     def forceOutput(self) -> None:
         """Say the next proposal of the focused topic."""
-        topic = self._topics.get(self._focus)
-        if topic is None or not topic.proposals:
+        with self._lock:
+            topic = self._topics.get(self._focus)
+            proposal = None if topic is None else next(
+                (p for p in topic.proposals if id(p) not in self._used[topic.name]), None)
+        if topic is None or proposal is None:
             raise self._error("forceOutput", "no proposal to make")
-        proposal = topic.proposals.pop(0)
-        self._expected = [(topic, sub) for sub in proposal.subrules]
-        text, _ = render_answer(proposal.answer)
-        self._raise_event("Dialog/Answered", text)
-        self._say(text)
+        self._propose(topic, proposal, 0)
+
+    # -- answering --------------------------------------------------------------------------
+    def _render(self, topics: List[Topic], topic: Topic, rule: Rule,
+                stored: List[str]) -> Optional[Output]:
+        """The rule's output, or None when it needs a value nobody set."""
+        try:
+            return render_output(rule.output, topic, stored,
+                                 topic_concept(topics, self._dynamic_concept, topic),
+                                 self._variable, rule.scripts, self._rng)
+        except Undefined as missing:
+            self._sim.log.info("ALDialog: %s line %d cannot answer: %s undefined",
+                               topic.name, rule.line, missing)
+            return None
+
+    def _answer(self, topic: Topic, rule: Rule, answer: Output, stored: List[str],
+                assignments: Sequence[Tuple[str, str]] = (), jumps: int = 0) -> None:
+        """Say a rule's rendered output and do what it asks."""
+        with self._lock:
+            self._focus = topic.name
+            if rule.subrules or "stayInScope" not in [a for a, _ in answer.actions]:
+                self._expected = [(topic, sub) for sub in rule.subrules]
+            if rule.kind == "proposal":
+                self._used.setdefault(topic.name, set()).add(id(rule))
+                self._last_proposal[topic.name] = rule
+        memory = self._memory()
+        for name, value in list(assignments) + answer.assignments:
+            memory.insertData(name, value)
+        if answer.scripts:
+            self._sim.log.warning("ALDialog: %s line %d: %d %%script block(s) not run (the "
+                                  "simulated robot does not run QiChat's Python)",
+                                  topic.name, rule.line, len(answer.scripts))
+        self._raise_event("Dialog/Answered", answer.text)
+        if answer.text:
+            self._say(answer.text)
+        for name, args in answer.actions:
+            self._act(topic, rule, name, args, jumps)
+
+    def _propose(self, topic: Topic, proposal: Rule, jumps: int) -> None:
+        """Say a proposal (its sub-rules are expected next)."""
+        topics, _ = self._listening_to()
+        answer = self._render(topics or [topic], topic, proposal, [])
+        if answer is None:
+            with self._lock:
+                self._used.setdefault(topic.name, set()).add(id(proposal))
+            return
+        self._answer(topic, proposal, answer, [], (), jumps)
+
+    def _proposal(self, topic: Topic, function: str, args: str, rule: Rule) -> Optional[Rule]:
+        """The proposal a ``^goto``-like function leads to, or None."""
+        with self._lock:
+            used = self._used.setdefault(topic.name, set())
+            last = self._last_proposal.get(topic.name)
+        fresh = [p for p in topic.proposals if id(p) not in used]
+        tag = args.strip()
+        if function in ("goto", "gotoReactivate", "enableThenGoto", "topicTag", "gotoRandom"):
+            tagged = [p for p in topic.proposals if tag in p.tags]
+            if function == "gotoRandom":
+                tagged = [p for p in tagged if id(p) not in used]
+                return self._rng.choice(tagged) if tagged else None
+            if function == "goto" or function == "topicTag":
+                tagged = [p for p in tagged if id(p) not in used]
+            return tagged[0] if tagged else None
+        if function == "sameProposal":
+            return last
+        reference = last.line if last is not None else rule.line
+        if function == "nextProposal":
+            return next((p for p in fresh if p.line > reference), None)
+        if function == "previousProposal":
+            before = [p for p in topic.proposals if p.line < reference]
+            return before[-1] if before else None
+        return None
+
+    def _act(self, topic: Topic, rule: Rule, name: str, args: str, jumps: int) -> None:
+        """Do one rule function of an answer."""
+        if name in JUMPS:
+            if jumps >= self.MAX_JUMPS:
+                self._sim.log.warning("ALDialog: %s line %d: more than %d jumps in a row",
+                                      topic.name, rule.line, self.MAX_JUMPS)
+                return
+            target = topic
+            if name == "topicTag":
+                parts = split_arguments(args)
+                target = self._topics.get(parts[0].lstrip("~")) if parts else None
+                args = parts[1] if len(parts) > 1 else ""
+                if target is None or target.name not in self._active:
+                    return
+            if name in ("gotoReactivate", "enableThenGoto"):
+                with self._lock:
+                    for proposal in target.proposals:
+                        if args.strip() in proposal.tags:
+                            self._used.setdefault(target.name, set()).discard(id(proposal))
+            proposal = self._proposal(target, name, args, rule)
+            if proposal is not None:
+                self._propose(target, proposal, jumps + 1)
+        elif name == "clear":
+            for variable in split_arguments(args):
+                try:
+                    self._memory().removeData(variable.lstrip("$"))
+                except RuntimeError:
+                    pass  # already unset
+        elif name in ("activate", "deactivate"):
+            with self._lock:
+                used = self._used.setdefault(topic.name, set())
+                for proposal in topic.proposals:
+                    if args.strip() in proposal.tags:
+                        (used.discard if name == "activate" else used.add)(id(proposal))
+        elif name == "call":
+            result = self._call(topic, rule, args)
+            if result is not _FAILED:
+                self._callback(topic, rule, result, jumps)
+        elif name == "pCall":
+            self._sim.tasks.start(self._call, topic, rule, args)
+
+    def _call(self, topic: Topic, rule: Rule, call: str) -> Any:
+        """``Service.method(arguments)`` of a ``^call``/``^pCall``: its result, or _FAILED."""
+        found = re.fullmatch(r"\s*([\w.-]+)\.(\w+)\s*\((.*)\)\s*", call, re.DOTALL)
+        if found is None:
+            self._sim.log.warning("ALDialog: %s line %d: cannot call '%s' (expected "
+                                  "Service.method(arguments))", topic.name, rule.line, call)
+            return _FAILED
+        values = [_argument(text) for text in split_arguments(found.group(3))]
+        try:
+            return getattr(self._sim.service(found.group(1)), found.group(2))(*values)
+        except Exception as error:  # the called service's failure, as NAOqi logs it
+            self._sim.log.warning("ALDialog: %s line %d: %s.%s failed: %s", topic.name,
+                                  rule.line, found.group(1), found.group(2), error)
+            return _FAILED
+
+    def _callback(self, topic: Topic, rule: Rule, result: Any, jumps: int) -> None:
+        """Answer a ``^call`` result with the first of the rule's ``c1:`` rules matching it."""
+        heard = " ".join(str(v) for v in result) if isinstance(result, (list, tuple)) \
+            else str(result)
+        topics, _ = self._listening_to()
+        for callback in rule.callbacks:
+            found = match_input(callback, heard, topic_concept(topics or [topic],
+                                                               self._dynamic_concept, topic),
+                                self._variable)
+            if found is None:
+                continue
+            answer = self._render(topics or [topic], topic, callback, found.stored)
+            if answer is not None:
+                self._answer(topic, callback, answer, found.stored, found.assignments,
+                             jumps + 1)
+                return
+
+    # -- events ---------------------------------------------------------------------------
+    def _event_rules(self, topics: Sequence[Topic]) -> Dict[str, List[Tuple[Topic, Rule]]]:
+        """ALMemory event -> the event rules of ``topics`` answering it."""
+        found: Dict[str, List[Tuple[Topic, Rule]]] = {}
+        for topic in topics:
+            for rule in topic.all_rules():
+                if rule.event is not None and rule.kind == "u":
+                    found.setdefault(rule.event, []).append((topic, rule))
+        return found
+
+    def _follow_events(self) -> None:
+        """Subscribe to the ALMemory events of the activated topics' event rules while the
+        dialog runs; unsubscribe from the others."""
+        with self._lock:
+            running = bool(self._subscribers)
+            topics, _ = self._listening_to()
+            wanted = {e for e in self._event_rules(topics) if e not in LOCAL_EVENTS
+                      and not e.startswith("in:")} if running else set()
+            memory = self._memory()
+            for event in sorted(wanted - self._events):
+                memory.subscribeToEvent(event, self.NAME, "_on_event")
+            for event in sorted(self._events - wanted):
+                try:
+                    memory.unsubscribeToEvent(event, self.NAME)
+                except RuntimeError:
+                    pass  # someone else ended it
+            self._events = wanted
+
+    def _on_event(self, key: str, value: Any, message: str = "") -> None:
+        """ALMemory callback of an event an event rule answers (from the memory thread:
+        the answer is said from a task)."""
+        if self._subscribers:
+            self._sim.tasks.start(self._fire, key)
+
+    def _start_rules(self, topics: Sequence[Topic]) -> None:
+        """Answer the ``e:onStart`` rules of ``topics`` (from a task)."""
+        if any(rule.event in LOCAL_EVENTS for topic in topics for rule in topic.rules):
+            self._sim.tasks.start(self._fire, "onStart", [t.name for t in topics])
+
+    def _fire(self, event: str, only: Optional[List[str]] = None) -> None:
+        """Answer ``event`` with the first event rule (expected sub-rules first) whose
+        conditions hold and whose output can be said; ``only``: answer it in each of these
+        topics (``e:onStart``: every topic starting)."""
+        topics, expected = self._listening_to()
+        if only is None:
+            groups = [candidates(topics, expected)]
+        else:
+            groups = [[(t, r) for r in t.rules] for t in topics if t.name in only]
+        for group in groups:
+            for topic, rule in group:
+                if rule.event != event or not event_conditions_hold(rule, self._variable):
+                    continue
+                answer = self._render(topics, topic, rule, [])
+                if answer is not None:
+                    self._answer(topic, rule, answer, [])
+                    break
+
+
+#: events the dialog raises itself rather than ALMemory
+LOCAL_EVENTS = ("onStart",)
+#: rule functions that say a proposal
+JUMPS = ("goto", "gotoReactivate", "gotoRandom", "enableThenGoto", "nextProposal",
+         "sameProposal", "previousProposal", "topicTag")
+_FAILED = object()
+
+
+def _argument(text: str) -> Any:
+    """A ``^call`` argument: a Python literal (string, number, list...), else its text."""
+    try:
+        return ast.literal_eval(text)
+    except (ValueError, SyntaxError):
+        return text

@@ -1,0 +1,764 @@
+"""Scenarios: what the people around the simulated robot say and do, and when.
+
+A scenario file is YAML: a list of steps, or a mapping with ``steps`` and optionally
+``name``, ``seed`` (of the generic person's choices, default 0) and ``generic: true`` (the
+generic person below also answers, besides the steps)::
+
+    name: answer the quiz
+    steps:
+      - at: 1.5                        # seconds after the scenario started
+        face: Ada                      # Ada's face comes into view and stays
+      - after_say: "what is your name" # once the robot has said a sentence containing it
+        hear: Ada
+      - on_event: Dialog/IsStarted     # once this ALMemory key is raised or written
+        wait: 0.5
+        hear: {text: "I like tea", confidence: 0.6, wait: 10}
+      - on_call: ALTabletService.showWebview
+        tablet_touch: [640, 400]
+      - touch: head                    # no trigger: right after the step above
+
+Steps run one after the other: a step waits for its trigger (at most one), then runs its
+actions in the order they are written, then the next step waits for its own trigger.  A key
+appears once in a step: actions that repeat go in a list, ``do: [{touch: head}, {wait: 1},
+{touch: head}]`` (run where the ``do`` key stands among the step's other actions).  A
+trigger is met by what happens after the previous step's trigger was met, so a sentence the
+robot says while the previous step's actions run is not missed.
+
+Triggers (what the simulated robot can observe; the behavior's boxes, states and timeline
+live in the client and are not seen by the robot):
+
+``at: SECONDS``
+    that long after the scenario started (at once when already past);
+``after_say: TEXT``
+    the robot finished saying a sentence (ALTextToSpeech, ALAnimatedSpeech, ALDialog's
+    answers) that contains ``TEXT`` (case-insensitive) or in which ``TEXT`` as a regular
+    expression is found (seen through ALTextToSpeech's ALMemory notifications, on unless a
+    behavior disables them);
+``on_event: KEY`` or ``on_event: {key: KEY, value: VALUE}``
+    an ALMemory key raised or written (by anyone), with that value if given;
+``on_call: SERVICE.METHOD``
+    a client call ended (``*`` wildcards allowed: ``ALTabletService.show*``).
+
+Actions (see :mod:`naoqi_qicore.robot.sim.senses` for what each raises):
+
+``hear: TEXT`` or ``{text: TEXT, confidence: 0.75, wait: 10}``
+    someone says ``TEXT``; when nothing listens yet, up to ``wait`` s (default 10) are given
+    to ALSpeechRecognition or ALDialog to start;
+``touch: PART``
+    ``head`` (the three head sensors), ``head_front``, ``head_middle``, ``head_rear``,
+    ``left_hand``, ``right_hand``, ``left_bumper``, ``right_bumper`` (``back_bumper`` on
+    Pepper), or an ALTouch sensor name (``RHand/Touch/Left``);
+``face: NAME``, ``face: true`` (a stranger), ``face: {name: NAME, alpha: 0, beta: 0}``,
+``face: false``
+    a face comes into view and stays, or leaves;
+``people: COUNT``
+    that many people around;
+``tablet_touch: [X, Y]``
+    a tap on Pepper's tablet (pixels);
+``tablet_event: {KEY: VALUE, ...}``
+    ALMemory events a tablet page raises with ``ALMemory.raiseEvent``;
+``sonar: {left: M, right: M}``
+    obstacles (5: nothing; a side left out keeps its distance);
+``raise: {key: KEY, value: VALUE}``
+    any ALMemory event;
+``wait: SECONDS``
+    a pause before the next action.
+
+``generic`` (``--scenario generic``) is a built-in person who keeps any behavior going: a
+person comes and shows their face at the start; shortly after the robot stops speaking or
+starts listening (and again after some silence) it says something the robot is listening
+for: ``yes`` to a yes/no question when the robot accepts it, else one of
+ALSpeechRecognition's words or an input matching one of ALDialog's rules (the sub-rules it
+expects first: the first alternative of each ``[...]``), the least said first, at random
+among equals with a seeded generator (the same behavior gets the same answers); when nothing
+listens for words but something waits for a head touch, it touches the head now and then.
+It acts at most once per turn or per few seconds, looking at the robot 5 times a second.
+"""
+from __future__ import annotations
+
+import difflib
+import fnmatch
+import math
+import random
+import re
+import threading
+import time
+from collections import deque
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Callable, Deque, Dict, List, Optional, Tuple, Union
+
+from naoqi_qicore.robot.sim.senses import DEFAULT_CONFIDENCE, LISTEN_POLL_S, TOUCH_PARTS
+
+GENERIC = "generic"
+TRIGGERS = ("at", "after_say", "on_event", "on_call")
+ACTIONS = ("hear", "touch", "face", "people", "tablet_touch", "tablet_event", "sonar", "raise",
+           "wait")
+#: how long ``hear`` waits for something to listen, by default (s)
+HEAR_WAIT_S = 10.0
+SONAR_RANGE = (0.2, 5.0)
+
+#: the generic person: pause after the robot stopped speaking before answering (s)
+REPLY_DELAY_S = 0.7
+#: ... silence after which it says something anyway when something listens (s)
+IDLE_REPLY_S = 5.0
+#: ... silence after which it touches the head when something waits for a touch (s)
+TOUCH_AFTER_S = 3.0
+#: ... and at most once per (s)
+TOUCH_EVERY_S = 10.0
+#: ... how often it looks at the robot (s)
+GENERIC_TICK_S = 0.2
+YES_WORDS = ("yes", "yeah", "yep", "sure", "ok", "okay", "oui", "ja", "si", "sí", "sim", "da")
+_YES_NO_STARTS = frozenset(
+    "do does did don't doesn't didn't are is am was were aren't isn't can could can't will "
+    "would won't shall should have has had may might must shall want ready".split())
+
+_SPEECH_TAG = re.compile(r"\\\w+(?:=[^\\]*)?\\")
+
+Report = Callable[[str], None]
+
+
+class ScenarioError(ValueError):
+    """A scenario that cannot be played; the message names the file and the step."""
+
+
+@dataclass
+class Step:
+    """One step: its trigger (kind, value) or None, and its actions in order."""
+
+    number: int
+    trigger: Optional[Tuple[str, Any]]
+    actions: List[Tuple[str, Any]]
+
+    def describe(self) -> str:
+        if self.trigger is None:
+            return "step %d" % self.number
+        kind, value = self.trigger
+        if kind == "on_event":
+            value = value[0] if value[1] is _ANY else "%s = %r" % value
+        elif kind == "after_say":
+            value = repr(value[0])
+        elif kind == "at":
+            value = "%g s" % value
+        return "step %d (%s %s)" % (self.number, kind, value)
+
+
+@dataclass
+class Scenario:
+    """A parsed scenario."""
+
+    origin: str
+    name: str = ""
+    steps: List[Step] = field(default_factory=list)
+    generic: bool = False
+    seed: int = 0
+
+    def check_robot(self, robot: str) -> None:
+        """ScenarioError when a step needs what ``robot`` ("nao"/"pepper") does not have."""
+        for step in self.steps:
+            for kind, value in step.actions:
+                where = "%s: step %d: %s" % (self.origin, step.number, kind)
+                if kind == "tablet_touch" and robot != "pepper":
+                    raise ScenarioError("%s: NAO has no tablet (a Pepper scenario: use "
+                                        "--robot pepper)" % where)
+                if kind == "touch" and "/" not in value and value not in TOUCH_PARTS[robot]:
+                    raise ScenarioError("%s: %s has no part %r (parts: %s)" % (
+                        where, "NAO" if robot == "nao" else "Pepper", value,
+                        ", ".join(sorted(TOUCH_PARTS[robot]))))
+
+
+class _Any:
+    def __repr__(self) -> str:
+        return "any value"
+
+
+_ANY = _Any()
+
+
+# -- reading and checking ----------------------------------------------------------------------
+def load_scenario(spec: Union[str, Path], robot: Optional[str] = None) -> Scenario:
+    """The scenario ``spec`` names: ``"generic"`` or a YAML file; checked for ``robot``
+    when given.  ScenarioError says what is wrong, with the file and the step."""
+    if str(spec) == GENERIC:
+        return Scenario(origin=GENERIC, name=GENERIC, generic=True)
+    path = Path(spec)
+    try:
+        text = path.read_text(encoding="utf-8")
+    except OSError as error:
+        raise ScenarioError("%s: cannot read the scenario: %s" % (path, error.strerror or error))
+    except UnicodeDecodeError as error:
+        raise ScenarioError("%s: not UTF-8 text: %s" % (path, error))
+    scenario = parse_scenario(text, str(path))
+    if robot is not None:
+        scenario.check_robot(robot)
+    return scenario
+
+
+def _yaml_loader() -> Any:
+    """PyYAML's safe loader, except that only true/false are booleans (YAML 1.2): ``hear:
+    yes`` and ``hear: no`` are words; and a key twice in a mapping is an error (YAML would
+    keep the last one: a step's second ``touch`` would replace its first)."""
+    import yaml
+
+    class Loader(yaml.SafeLoader):
+        def construct_mapping(self, node: Any, deep: bool = False) -> Any:
+            seen = set()
+            for key_node, _ in node.value:
+                key = self.construct_object(key_node, deep=deep)
+                try:
+                    twice = key in seen
+                    seen.add(key)
+                except TypeError:  # an unhashable key: YAML's own error follows
+                    continue
+                if twice:
+                    raise yaml.MarkedYAMLError(
+                        problem="%r twice in one mapping (to do something twice, list the "
+                                "actions: do: [{touch: head}, {touch: head}])" % (key,),
+                        problem_mark=key_node.start_mark)
+            return super().construct_mapping(node, deep)
+    boolean = "tag:yaml.org,2002:bool"
+    Loader.yaml_implicit_resolvers = {
+        first: [(tag, regexp) for tag, regexp in resolvers if tag != boolean]
+        for first, resolvers in yaml.SafeLoader.yaml_implicit_resolvers.items()}
+    Loader.add_implicit_resolver(boolean, re.compile(r"^(?:true|True|TRUE|false|False|FALSE)$"),
+                                 list("tTfF"))
+    return Loader
+
+
+def parse_scenario(text: str, origin: str = "<scenario>") -> Scenario:
+    """A scenario from its YAML text (``origin`` names it in errors)."""
+    import yaml
+    try:
+        data = yaml.load(text, Loader=_yaml_loader())  # noqa: S506 (a safe loader)
+    except yaml.YAMLError as error:
+        mark = getattr(error, "problem_mark", None)
+        where = " line %d, column %d:" % (mark.line + 1, mark.column + 1) if mark else ""
+        problem = getattr(error, "problem", None) or str(error)
+        if type(error) is not yaml.MarkedYAMLError:  # not one of ours: the syntax
+            problem = "not valid YAML: " + problem
+        raise ScenarioError("%s:%s %s" % (origin, where, problem))
+    scenario = Scenario(origin=origin)
+    if isinstance(data, dict):
+        unknown = sorted(set(map(str, data)) - {"name", "seed", "generic", "steps"})
+        if unknown:
+            raise ScenarioError("%s: unknown key %r (a scenario has steps, and optionally "
+                                "name, seed, generic)" % (origin, unknown[0]))
+        scenario.name = str(data.get("name") or "")
+        seed = data.get("seed", 0)
+        if not isinstance(seed, int) or isinstance(seed, bool):
+            raise ScenarioError("%s: seed must be an integer, got %r" % (origin, seed))
+        generic = data.get("generic", False)
+        if not isinstance(generic, bool):
+            raise ScenarioError("%s: generic must be true or false, got %r" % (origin, generic))
+        scenario.seed, scenario.generic = seed, generic
+        steps = data.get("steps", [])
+        if steps is None:
+            steps = []
+    elif isinstance(data, list):
+        steps = data
+    elif data is None:
+        raise ScenarioError("%s: the scenario is empty (expected a list of steps)" % origin)
+    else:
+        raise ScenarioError("%s: expected a list of steps or a mapping with 'steps', got %s"
+                            % (origin, _kind(data)))
+    if not isinstance(steps, list):
+        raise ScenarioError("%s: steps must be a list, got %s" % (origin, _kind(steps)))
+    if not steps and not scenario.generic:
+        raise ScenarioError("%s: the scenario has no steps" % origin)
+    scenario.steps = [_step(origin, number, raw) for number, raw in enumerate(steps, 1)]
+    return scenario
+
+
+def _kind(value: Any) -> str:
+    names = {dict: "a mapping", list: "a list", str: "a string", bool: "a boolean",
+             int: "a number", float: "a number", type(None): "nothing"}
+    return names.get(type(value), type(value).__name__)
+
+
+def _step(origin: str, number: int, raw: Any) -> Step:
+    where = "%s: step %d" % (origin, number)
+    if not isinstance(raw, dict) or not raw:
+        raise ScenarioError("%s: a step is a mapping of a trigger and actions "
+                            "(e.g. {after_say: hello, hear: hi}), got %s" % (where, _kind(raw)))
+    trigger: Optional[Tuple[str, Any]] = None
+    actions: List[Tuple[str, Any]] = []
+    for key, value in raw.items():
+        key = str(key)
+        if key == "do":
+            actions.extend(_listed_actions(where, value))
+        elif key in TRIGGERS:
+            if trigger is not None:
+                raise ScenarioError("%s: two triggers (%s and %s): a step waits for one"
+                                    % (where, trigger[0], key))
+            trigger = (key, _check(where, key, value))
+        elif key in ACTIONS:
+            actions.append((key, _check(where, key, value)))
+        else:
+            near = difflib.get_close_matches(key, TRIGGERS + ACTIONS + ("do",), 1)
+            raise ScenarioError("%s: unknown key %r%s (triggers: %s; actions: %s; do: a "
+                                "list of actions)" % (
+                                    where, key, " (did you mean %r?)" % near[0] if near else "",
+                                    ", ".join(TRIGGERS), ", ".join(ACTIONS)))
+    return Step(number, trigger, actions)
+
+
+def _listed_actions(where: str, value: Any) -> List[Tuple[str, Any]]:
+    """The actions of ``do: [{action: value}, ...]``, in order."""
+    if not isinstance(value, list) or not value:
+        raise ScenarioError("%s: do must be a list of actions (e.g. [{touch: head}, {wait: 1}]"
+                            "), got %r" % (where, value))
+    actions: List[Tuple[str, Any]] = []
+    for index, item in enumerate(value, 1):
+        if not isinstance(item, dict) or not item:
+            raise ScenarioError("%s: do item %d: an action is a mapping such as {touch: head}, "
+                                "got %r" % (where, index, item))
+        for key, argument in item.items():
+            key = str(key)
+            if key not in ACTIONS:
+                raise ScenarioError("%s: do item %d: %r is not an action (actions: %s)"
+                                    % (where, index, key, ", ".join(ACTIONS)))
+            actions.append((key, _check("%s: do item %d" % (where, index), key, argument)))
+    return actions
+
+
+def _number(where: str, key: str, value: Any, low: float = 0.0,
+            high: float = math.inf) -> float:
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or \
+            not low <= value <= high or math.isnan(value):
+        bounds = ">= %g" % low if high == math.inf else "in [%g, %g]" % (low, high)
+        raise ScenarioError("%s: %s must be a number %s, got %r" % (where, key, bounds, value))
+    return float(value)
+
+
+def _text(where: str, key: str, value: Any) -> str:
+    if isinstance(value, (int, float)) and not isinstance(value, bool):
+        value = str(value)
+    if not isinstance(value, str) or not value.strip():
+        raise ScenarioError("%s: %s must be a non-empty text, got %r" % (where, key, value))
+    return value
+
+
+def _fields(where: str, key: str, value: Dict[Any, Any], allowed: Tuple[str, ...],
+            required: Tuple[str, ...] = ()) -> None:
+    unknown = sorted(set(map(str, value)) - set(allowed))
+    if unknown:
+        raise ScenarioError("%s: %s: unknown field %r (fields: %s)"
+                            % (where, key, unknown[0], ", ".join(allowed)))
+    for name in required:
+        if name not in value:
+            raise ScenarioError("%s: %s: %r is missing" % (where, key, name))
+
+
+def _check(where: str, key: str, value: Any) -> Any:
+    """The checked value of a trigger or action."""
+    if key in ("at", "wait"):
+        return _number(where, key, value)
+    if key == "after_say":
+        text = _text(where, key, value)
+        try:
+            return text, re.compile(text, re.IGNORECASE)
+        except re.error:
+            return text, None  # not a regular expression: a plain text then
+    if key == "on_event":
+        if isinstance(value, dict):
+            _fields(where, key, value, ("key", "value"), ("key",))
+            return _text(where, key + " key", value["key"]), value.get("value", _ANY)
+        return _text(where, key, value), _ANY
+    if key == "on_call":
+        text = _text(where, key, value)
+        if "." not in text:
+            raise ScenarioError("%s: on_call must be SERVICE.METHOD (e.g. "
+                                "ALTabletService.showWebview), got %r" % (where, text))
+        return text
+    if key == "hear":
+        if isinstance(value, dict):
+            _fields(where, key, value, ("text", "confidence", "wait"), ("text",))
+            return {"text": _text(where, "hear text", value["text"]),
+                    "confidence": _number(where, "hear confidence",
+                                          value.get("confidence", DEFAULT_CONFIDENCE), 0, 1),
+                    "wait": _number(where, "hear wait", value.get("wait", HEAR_WAIT_S))}
+        return {"text": _text(where, key, value), "confidence": DEFAULT_CONFIDENCE,
+                "wait": HEAR_WAIT_S}
+    if key == "touch":
+        part = _text(where, key, value)
+        known = set(TOUCH_PARTS["nao"]) | set(TOUCH_PARTS["pepper"])
+        if "/" not in part and part not in known:
+            near = difflib.get_close_matches(part, sorted(known), 1)
+            raise ScenarioError("%s: touch: unknown part %r%s (parts: %s; or an ALTouch "
+                                "sensor such as RHand/Touch/Left)" % (
+                                    where, part, " (did you mean %r?)" % near[0] if near else "",
+                                    ", ".join(sorted(known))))
+        return part
+    if key == "face":
+        if value is None or value is False:
+            return None
+        if value is True:
+            return {"name": "", "alpha": 0.0, "beta": 0.0}
+        if isinstance(value, dict):
+            _fields(where, key, value, ("name", "alpha", "beta"))
+            name = value.get("name", "")
+            if not isinstance(name, str):
+                raise ScenarioError("%s: face name must be a text, got %r" % (where, name))
+            return {"name": name,
+                    "alpha": _number(where, "face alpha", value.get("alpha", 0.0), -math.pi,
+                                     math.pi),
+                    "beta": _number(where, "face beta", value.get("beta", 0.0), -math.pi,
+                                    math.pi)}
+        if isinstance(value, str) and value.strip():
+            return {"name": value, "alpha": 0.0, "beta": 0.0}
+        raise ScenarioError("%s: face must be a name, true (a stranger), false (no face) or "
+                            "{name, alpha, beta}, got %r" % (where, value))
+    if key == "people":
+        if isinstance(value, bool) or not isinstance(value, int) or value < 0:
+            raise ScenarioError("%s: people must be a count >= 0, got %r" % (where, value))
+        return value
+    if key == "tablet_touch":
+        if not isinstance(value, list) or len(value) != 2:
+            raise ScenarioError("%s: tablet_touch must be [x, y] (pixels), got %r"
+                                % (where, value))
+        return [_number(where, "tablet_touch x", value[0]),
+                _number(where, "tablet_touch y", value[1])]
+    if key == "tablet_event":
+        if not isinstance(value, dict) or not value:
+            raise ScenarioError("%s: tablet_event must be a mapping {event: value, ...}, "
+                                "got %r" % (where, value))
+        return {_text(where, "tablet_event key", name): item for name, item in value.items()}
+    if key == "sonar":
+        if not isinstance(value, dict) or not value:
+            raise ScenarioError("%s: sonar must be {left: m, right: m}, got %r" % (where, value))
+        _fields(where, key, value, ("left", "right"))
+        return {side: _number(where, "sonar " + side, distance, *SONAR_RANGE)
+                for side, distance in value.items()}
+    if key == "raise":
+        if not isinstance(value, dict):
+            raise ScenarioError("%s: raise must be {key: KEY, value: VALUE}, got %r"
+                                % (where, value))
+        _fields(where, key, value, ("key", "value"), ("key", "value"))
+        return _text(where, "raise key", value["key"]), value["value"]
+    raise AssertionError(key)
+
+
+# -- watching the robot ------------------------------------------------------------------------
+@dataclass
+class Observation:
+    """Something the simulated robot did: ``kind`` "saying" (a sentence starts), "said" (it
+    ended), "event" (an ALMemory key written or raised) or "call" (a client call ended)."""
+
+    kind: str
+    name: str
+    value: Any = None
+
+
+class RobotWatch:
+    """Turns ALMemory writes and recorded calls into :class:`Observation` s for ``observe``
+    (called from the robot's threads: it must return quickly)."""
+
+    def __init__(self, memory: Any, record: Any, observe: Callable[[Observation], None]) -> None:
+        self._memory = memory
+        self._record = record
+        self._observe = observe
+        self._sentence = ""
+        memory._watch(self._on_memory)
+        if record is not None:
+            record.add_listener(self._on_call)
+
+    def _on_memory(self, key: str, value: Any) -> None:
+        if key == "ALTextToSpeech/CurrentSentence":  # without speech tags such as \pau=500\
+            self._sentence = " ".join(_SPEECH_TAG.sub(" ", str(value)).split())
+            self._observe(Observation("saying", self._sentence))
+        elif key == "ALTextToSpeech/TextDone" and value == 1 and self._sentence:
+            sentence, self._sentence = self._sentence, ""
+            self._observe(Observation("said", sentence))
+        self._observe(Observation("event", key, value))
+
+    def _on_call(self, entry: Dict[str, Any]) -> None:
+        self._observe(Observation("call", "%s.%s" % (entry["service"], entry["method"]),
+                                  entry.get("args")))
+
+    def close(self) -> None:
+        self._memory._unwatch(self._on_memory)
+        if self._record is not None:
+            self._record.remove_listener(self._on_call)
+
+
+def _matches(trigger: Tuple[str, Any], seen: Observation) -> bool:
+    kind, value = trigger
+    if kind == "after_say":
+        text, pattern = value
+        return seen.kind == "said" and (text.lower() in seen.name.lower() or (
+            pattern is not None and pattern.search(seen.name) is not None))
+    if kind == "on_event":
+        key, expected = value
+        return seen.kind == "event" and seen.name == key and (
+            expected is _ANY or seen.value == expected)
+    if kind == "on_call":
+        return seen.kind == "call" and fnmatch.fnmatchcase(seen.name, value)
+    return False
+
+
+def is_yes_no_question(sentence: str) -> bool:
+    """True for a sentence asking a question that starts like "Do you...", "Are you...",
+    "Can I..." or saying "yes or no" (English)."""
+    if "yes or no" in sentence.lower():
+        return True
+    for phrase in re.split(r"(?<=[.!?])\s+", sentence.strip()):
+        words = re.findall(r"[\w']+", phrase.lower())
+        if phrase.endswith("?") and words and words[0] in _YES_NO_STARTS:
+            return True
+    return False
+
+
+# -- playing ------------------------------------------------------------------------------------
+class ScenarioRunner:
+    """Plays a :class:`Scenario` against a simulated robot's senses (a
+    :class:`~naoqi_qicore.robot.sim.senses.NaoqiSimPerception`), its ALMemory and its call
+    record; ``report`` receives one line per thing done."""
+
+    def __init__(self, senses: Any, memory: Any, record: Any, scenario: Scenario,
+                 report: Optional[Report] = None, clock: Callable[[], float] = time.monotonic
+                 ) -> None:
+        self.scenario = scenario
+        self._senses = senses
+        self._memory = memory
+        self._report_line = report or (lambda line: None)
+        self._clock = clock
+        self._cond = threading.Condition()
+        self._stopping = False
+        self._started_at = 0.0
+        self.done = threading.Event()  # set when the steps are over (or there are none)
+        self._pending: Optional[Tuple[str, Any]] = None
+        self._seen: Deque[Observation] = deque()
+        # what the generic person knows of the robot
+        self._speaking = False
+        self._last_sentence = ""
+        self._quiet_since = 0.0
+        self._turn = False
+        self._unheeded: List[str] = []  # the generic person's answers since the robot spoke
+        self._uses: Dict[str, int] = {}  # how often it said each answer
+        self._random = random.Random(scenario.seed)
+        self._threads: List[threading.Thread] = []
+        self._watch = RobotWatch(memory, record, self._observe)
+
+    def _report(self, line: str) -> None:
+        self._report_line(line)
+
+    # -- life cycle -----------------------------------------------------------------------
+    def start(self) -> "ScenarioRunner":
+        """Start playing (steps and, if asked, the generic person, each in a thread)."""
+        self._started_at = self._quiet_since = self._clock()
+        label = self.scenario.name or self.scenario.origin
+        self._report("scenario %s: %d step(s)%s" % (label, len(self.scenario.steps),
+                                                    ", generic person" if self.scenario.generic
+                                                    else ""))
+        targets = [self._play_steps] + ([self._play_generic] if self.scenario.generic else [])
+        for target in targets:
+            thread = threading.Thread(target=target, daemon=True,
+                                      name="sim-scenario-" + target.__name__.strip("_"))
+            self._threads.append(thread)
+            thread.start()
+        return self
+
+    def stop(self, timeout: float = 2.0) -> None:
+        """Stop playing: ``hear`` and ``wait`` are cut short, a running action may take up
+        to ``timeout`` s to end (the robot's own shutdown then interrupts what it does)."""
+        with self._cond:
+            self._stopping = True
+            self._cond.notify_all()
+        for thread in self._threads:
+            if thread is not threading.current_thread():
+                thread.join(timeout)
+        self._watch.close()
+        self._senses = self._memory = None  # the robot's objects go with the robot
+
+    def wait(self, timeout: Optional[float] = None) -> bool:
+        """Wait for the steps to be over; True when they are."""
+        return self.done.wait(timeout)
+
+    # -- observations (robot threads) ------------------------------------------------------
+    def _observe(self, seen: Observation) -> None:
+        with self._cond:
+            if seen.kind == "saying":
+                self._speaking, self._last_sentence = True, seen.name
+            elif seen.kind == "said":
+                self._speaking, self._turn = False, True
+                self._quiet_since = self._clock()
+                self._unheeded = []
+            pending = self._pending
+            if pending is not None and _matches(pending, seen):
+                self._seen.append(seen)
+            elif seen.kind not in ("saying", "said"):
+                return
+            self._cond.notify_all()
+
+    # -- steps ----------------------------------------------------------------------------
+    def _arm(self, step: Optional[Step]) -> None:
+        """Collect what meets ``step``'s trigger from now on (called with ``_cond`` held)."""
+        self._seen.clear()
+        self._pending = step.trigger if step is not None and step.trigger is not None and \
+            step.trigger[0] != "at" else None
+
+    def _wait_trigger(self, step: Step, following: Optional[Step]) -> Optional[str]:
+        """Wait for ``step``'s trigger, then arm ``following``; what met the trigger, or None
+        when stopping."""
+        with self._cond:
+            if step.trigger is None:
+                met = "after the previous step" if step.number > 1 else "at the start"
+            elif step.trigger[0] == "at":
+                deadline = self._started_at + step.trigger[1]
+                while not self._stopping and self._clock() < deadline:
+                    self._cond.wait(deadline - self._clock())
+                met = "%.1f s after the start" % (self._clock() - self._started_at)
+            else:
+                self._cond.wait_for(lambda: self._stopping or bool(self._seen))
+                if self._stopping:
+                    return None
+                seen = self._seen.popleft()
+                met = ("the robot said %r" % seen.name if seen.kind == "said" else
+                       "%s = %r" % (seen.name, seen.value) if seen.kind == "event" else
+                       "call %s" % seen.name)
+            if self._stopping:
+                return None
+            self._arm(following)
+            return met
+
+    def _play_steps(self) -> None:
+        steps = self.scenario.steps
+        with self._cond:
+            self._arm(steps[0] if steps else None)
+        try:
+            for index, step in enumerate(steps):
+                met = self._wait_trigger(step, steps[index + 1] if index + 1 < len(steps)
+                                         else None)
+                if met is None:
+                    return
+                self._report("%s: %s" % (step.describe(), met))
+                for kind, value in step.actions:
+                    if self._stopping:
+                        return
+                    self._report("%s: %s %s -> %s" % (step.describe(), kind,
+                                                      _shown(kind, value), self._act(kind, value)))
+            if steps:
+                self._report("scenario %s: done" % (self.scenario.name or self.scenario.origin))
+        finally:
+            self.done.set()
+
+    def _act(self, kind: str, value: Any) -> str:
+        senses = self._senses
+        try:
+            if kind == "wait":
+                with self._cond:
+                    self._cond.wait_for(lambda: self._stopping, value)
+                return "waited"
+            if kind == "hear":
+                deadline = self._clock() + value["wait"]
+                while not senses._speech_listeners() and self._clock() < deadline:
+                    with self._cond:  # gives something time to listen, unless stopping
+                        if self._cond.wait_for(lambda: self._stopping, LISTEN_POLL_S):
+                            return "not said: the scenario stopped"
+                return senses.hear(value["text"], value["confidence"])
+            if kind == "touch":
+                return senses.touch(value)
+            if kind == "face":
+                return senses.hideFace() if value is None else \
+                    senses.showFace(value["name"], value["alpha"], value["beta"])
+            if kind == "people":
+                return senses.people(value)
+            if kind == "tablet_touch":
+                return senses.tabletTouch(*value)
+            if kind == "tablet_event":
+                return "; ".join(senses.tabletEvent(key, item) for key, item in value.items())
+            if kind == "sonar":
+                distances = senses._sonar_distances()
+                distances.update(value)
+                return senses.sonar(distances["left"], distances["right"])
+            if kind == "raise":
+                self._memory.raiseEvent(value[0], value[1])
+                return "ALMemory event %s = %r" % value
+        except (RuntimeError, TypeError) as error:
+            return "failed: %s" % error
+        raise AssertionError(kind)
+
+    # -- the generic person -----------------------------------------------------------------
+    def _play_generic(self) -> None:
+        senses = self._senses
+        self._report("generic: %s; %s" % (senses.people(1), senses.showFace("")))
+        last_answer = last_touch = -math.inf
+        listened = False
+        while True:
+            with self._cond:
+                self._cond.wait_for(lambda: self._stopping, GENERIC_TICK_S)
+                if self._stopping:
+                    return
+                now = self._clock()
+                speaking, turn, sentence = self._speaking, self._turn, self._last_sentence
+                quiet = 0.0 if speaking else now - self._quiet_since
+            if speaking:
+                continue
+            try:
+                listeners = senses._speech_listeners()
+                if listeners and not listened:  # it starts listening: the person's turn,
+                    with self._cond:            # after a short pause
+                        self._turn, self._quiet_since = True, now
+                    listened = True
+                    continue
+                listened = bool(listeners)
+                if listeners and ((turn and quiet >= REPLY_DELAY_S) or (
+                        quiet >= IDLE_REPLY_S and now - last_answer >= IDLE_REPLY_S)):
+                    text = self._generic_answer(listeners, sentence if turn else "")
+                    with self._cond:
+                        self._turn = False
+                    last_answer = now
+                    if text is not None:
+                        with self._cond:
+                            self._unheeded.append(text)
+                        self._report("generic: hear %r -> %s" % (text, senses.hear(text)))
+                        last_answer = self._clock()
+                elif not listeners and quiet >= TOUCH_AFTER_S and \
+                        now - last_touch >= TOUCH_EVERY_S and senses._touch_listened():
+                    last_touch = now
+                    self._report("generic: touch head -> %s" % senses.touch("head"))
+            except RuntimeError as error:  # a service going away while the robot stops
+                self._report("generic: %s" % error)
+
+    def _generic_answer(self, listeners: List[str], sentence: str) -> Optional[str]:
+        """What the generic person says to the robot that listens (None: nothing fits):
+        "yes" to a yes/no question, else a choice among what the robot can understand
+        (see :meth:`_pick`)."""
+        yes_no = is_yes_no_question(sentence)
+        with self._cond:
+            unheeded = list(self._unheeded)
+        if "ALSpeechRecognition" in listeners:
+            vocabulary = [w for w in self._senses._vocabulary() if w.strip()]
+            if vocabulary:
+                yes = [w for w in vocabulary if w.strip().lower() in YES_WORDS
+                       and w not in unheeded]
+                return yes[0] if yes_no and yes else self._pick(vocabulary, unheeded)
+        if "ALDialog" in listeners:
+            if yes_no:
+                for word in YES_WORDS:
+                    if word not in unheeded and self._senses._dialog_understands(word):
+                        return word
+            expected, rules = self._senses._dialog_inputs()
+            choices = expected or rules
+            if choices:
+                return self._pick(choices, unheeded)
+        return None
+
+    def _pick(self, choices: List[str], unheeded: List[str]) -> str:
+        """One of the choices the robot has not ignored since it spoke, among the least
+        said so far (a conversation explores its branches), at random among equals."""
+        fresh = [choice for choice in choices if choice not in unheeded] or choices
+        least = min(self._uses.get(choice, 0) for choice in fresh)
+        picked = self._random.choice([c for c in fresh if self._uses.get(c, 0) == least])
+        self._uses[picked] = self._uses.get(picked, 0) + 1
+        return picked
+
+
+def _shown(kind: str, value: Any) -> str:
+    if kind == "hear":
+        return repr(value["text"])
+    if kind == "face":
+        return "none" if value is None else repr(value["name"] or "a stranger")
+    if kind == "raise":
+        return "%s = %r" % value
+    return repr(value) if isinstance(value, str) else str(value)
