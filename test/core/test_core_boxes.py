@@ -2,8 +2,6 @@
 ALMemory inputs, the onLoad rule, resources, stop, the script API."""
 import threading
 
-import pytest
-
 from naoqi_qicore.xar.model import BehaviorKeyframe, BehaviorLayer, Diagram, Parameter, Port, Resource
 
 from core_builders import (RECORD, flow_box, link, script_box, stopped, string_parameter,

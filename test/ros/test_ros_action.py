@@ -268,6 +268,9 @@ def test_leg_motion_rejected_by_pepper_is_an_error_of_the_run(stack_for, tmp_pat
         "HeadYaw": [(5, 0), (25, 10)]})
     stack = stack_for("pepper")
     status_messages = stack.probe.listen(MotionStatus, "motion/status", latched=False)
+    # motion/status is not latched: subscribed before the first segment is sent
+    stack.probe.wait_until(lambda: stack.probe.node.count_publishers("/motion/status") > 0,
+                           10, "the bridge's motion/status publisher")
     status, result = stack.run(behavior=str(behavior)).result(20)
     failed = [m for m in status_messages if m.status == MotionStatus.FAILED]
     assert failed, [(m.segment_id, m.status) for m in status_messages]
