@@ -654,9 +654,21 @@ class BehaviorPlayer:
             self.root_stopped("nothing to play")
 
 
+def _in_converted_project(folder: Path) -> bool:
+    """True when ``folder`` is a behavior of a converted project (which holds the
+    project's files around it)."""
+    from naoqi_qicore.converter.project import MAX_PROJECT_DEPTH, PROJECT_INDEX
+    return any((parent / PROJECT_INDEX).is_file()
+               for parent in [folder, *folder.parents][:MAX_PROJECT_DEPTH + 1])
+
+
 def _behavior_folder(loaded: Any) -> Optional[str]:
-    """Folder of the behavior's own files: where its .xar was, else the converted folder
-    (None for a behavior made in memory)."""
+    """Folder of the behavior's own files: the converted folder of a converted project
+    (the project's files were copied around it), else where its .xar was, else the
+    converted folder (None for a behavior made in memory)."""
+    converted = getattr(loaded, "folder", None)
+    if converted is not None and _in_converted_project(Path(converted).resolve()):
+        return str(Path(converted).resolve())
     source = str(getattr(loaded.behavior, "source", "") or "").split("!")[0]
     if source:
         folder = os.path.dirname(os.path.abspath(source))

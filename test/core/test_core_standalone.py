@@ -141,6 +141,8 @@ def onInput_onStart(self):
         'name="behavior" src="behavior_1" xar="behavior.xar" /></BehaviorDescriptions>'
         '</Package>')
     convert_project(project / "p.pml", tmp_path / "out")
+    # the converted project is the behavior's folder, not the source it came from
+    (project / "behavior_1" / "data" / "greeting.txt").write_text("changed in the source")
     process = run_main(tmp_path / "out" / "behavior_1")
     out, err = process.communicate(timeout=60)
     assert process.returncode == 0, err
