@@ -308,6 +308,20 @@ def test_people_arrive_and_basic_awareness_tracks_them(nao):
     assert detected and [person[0] for person in detected[0][1]] == [1, 2]
 
 
+def test_a_tracked_person_in_view_is_detected_and_reached_in_move_mode(pepper):
+    robot, client = pepper
+    client.watch("ALTracker/TargetDetected", "ALTracker/TargetReached")
+    tracker = client.service("ALTracker")
+    tracker.registerTarget("People", [])
+    tracker.setMode("Move")
+    tracker.track("People")
+    runner, lines = play(robot, "- people: 1\n- wait: 1.2\n")
+    assert runner.wait(10)
+    assert client.wait_for("ALTracker/TargetReached") == [True]
+    assert client.values("ALTracker/TargetDetected") == ["People"]  # once per tracking
+    assert tracker.getTargetPosition(0)[0] == pytest.approx(1.0)
+
+
 def test_tablet_touches_events_sonar_and_raise_on_pepper(pepper):
     robot, client = pepper
     client.watch("myapp/clicked", "SonarLeftDetected", "Device/SubDeviceList/US/Left/Sensor/Value",

@@ -416,6 +416,11 @@ class NaoqiSimPerception(SimModule):
 
     def _report_presence(self, face: Optional[Tuple[str, float, float]],
                          people: Dict[int, float]) -> None:
+        tracker = self._service("ALTracker")
+        target = tracker.getActiveTarget()
+        if ((target == "Face" and face is not None) or (target == "People" and people)) \
+                and not tracker.getTargetPosition(0):
+            tracker.simulateTarget([min(people.values(), default=PERSON_DISTANCE_M), 0.0, 0.2])
         if face is not None:
             self._service("ALFaceDetection").simulateFace(*face)  # only while subscribed
         if people and self._service("ALPeoplePerception").getSubscribersInfo():

@@ -2,7 +2,9 @@
 
 Positions are converted to head and arm angles with a simple geometric model (head and
 shoulders at fixed heights in the torso frame); the simulator has no vision, so tracked
-targets are only reported where ``simulateTarget`` puts them.
+targets are only reported where ``simulateTarget`` puts them (the perception service
+does so for a tracked face or person in view).  In Move and Navigate modes a target seen
+is at once reached (``ALTracker/TargetReached``): the simulated robot does not walk.
 """
 import math
 from typing import Any, Dict, List
@@ -84,6 +86,7 @@ class ALTracker(SimModule):
         if target not in self._targets:
             raise self._error("track", "target '%s' is not registered" % target)
         self._active = target
+        self._position = []  # not seen since this tracking started
         self._raise_event("ALTracker/ActiveTargetChanged", target)
 
     def stopTracker(self) -> None:
@@ -119,6 +122,9 @@ class ALTracker(SimModule):
         if self._active:
             self._raise_event("ALTracker/TargetDetected", self._active)
             self.lookAt(position, 0, 0.5, False)
+            if self._mode in ("Move", "Navigate"):
+                # the simulated robot has no legs to walk on: it is where it should be
+                self._raise_event("ALTracker/TargetReached", True)
 
     # -- settings ---------------------------------------------------------------------------
     def setMode(self, mode: str) -> None:
