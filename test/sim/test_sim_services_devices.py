@@ -66,6 +66,8 @@ def test_tablet_web_images_video_and_signals(pepper):
     tablet = pepper.service("ALTabletService")
     events = []
     tablet.onTouchDown.connect(lambda x, y: events.append(("down", x, y)))
+    tablet.onTouch.connect(lambda x, y: events.append(("touch", x, y)))
+    tablet.onTouchMove.connect(lambda x, y: events.append(("move", x, y)))
     tablet.onInputText.connect(lambda button, text: events.append(("text", button, text)))
     assert tablet.showWebview("http://198.18.0.1/apps/my_app/index.html")
     assert tablet.isWebviewVisible()
@@ -87,8 +89,9 @@ def test_tablet_web_images_video_and_signals(pepper):
     tablet.simulateTouch(100.0, 200.0)
     tablet.showInputTextDialog("Name?", "OK", "Cancel")
     tablet.simulateInputText(1, "Ada")
-    assert wait_until(lambda: len(events) == 2)
-    assert ("down", 100.0, 200.0) in events and ("text", 1, "Ada") in events
+    assert wait_until(lambda: len(events) == 3)
+    assert sorted(events) == [("down", 100.0, 200.0), ("text", 1, "Ada"),
+                              ("touch", 100.0, 200.0)]  # a tap does not move
     with pytest.raises(RuntimeError, match="no input dialog is open"):
         tablet.simulateInputText(1, "again")
 

@@ -38,6 +38,8 @@ class ALTabletService(SimModule):
         self.scripts: List[str] = []
         self.onTouchDown = qi.Signal("(ff)")
         self.onTouchUp = qi.Signal("(ff)")
+        self.onTouchMove = qi.Signal("(ff)")  # a finger dragged (a tap does not move)
+        self.onTouch = qi.Signal("(ff)")  # the older name of onTouchDown, still raised
         self.onTouchDownRatio = qi.Signal("(ffs)")
         self.onPageStarted = qi.Signal("()")
         self.onPageFinished = qi.Signal("()")
@@ -250,6 +252,7 @@ class ALTabletService(SimModule):
     def simulateTouch(self, x: float, y: float) -> None:
         """Simulation only: a finger taps the screen at (x, y) pixels."""
         self.onTouchDown(x, y)
+        self.onTouch(x, y)
         self.onTouchDownRatio(x / 1280.0, y / 800.0, "webview" if self._webview_visible else "")
         self.onTouchUp(x, y)
 
