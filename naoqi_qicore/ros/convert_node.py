@@ -5,7 +5,13 @@ into ``output_dir/<name>``; the answer lists the folders written and every warni
 input that cannot be converted makes the answer fail with its error; the others are still
 converted.  An existing, non-empty ``output_dir/<name>`` is replaced only when the
 parameter ``force`` is true (it is read at each call, so it can be changed at run time).
+
+Any peer of the ROS domain can call the service, so inputs must be inside the folders of
+the parameter ``behavior_roots`` and ``output_dir`` inside those of ``output_roots``
+(default for both: the folder the node was started in; the behavior cache is also an
+output root); other paths are refused with the answer ``success=false``.
 """
+import os
 from pathlib import Path
 from typing import Any, List, Optional
 
@@ -14,7 +20,8 @@ from rclpy.node import Node
 
 from naoqi_qicore.converter.api import convert
 from naoqi_qicore.converter.writer import OutputExistsError
-from naoqi_qicore.ros.behavior_cache import behavior_name
+from naoqi_qicore.ros.behavior_cache import behavior_name, default_cache_dir
+from naoqi_qicore.ros.path_roots import is_under, outside_message, resolve_roots
 from naoqi_qicore.ros.spin import run_node
 from naoqi_qicore.srv import Convert
 
@@ -27,6 +34,15 @@ class ConvertNode(Node):
         self.declare_parameter("force", False, ParameterDescriptor(
             description="replace output folders that already exist (else such an input "
                         "fails with an error)"))
+        here = os.getcwd()
+        self.declare_parameter("behavior_roots", [here], ParameterDescriptor(
+            description="folders whose behaviors the service may convert (read only)",
+            read_only=True))
+        self.declare_parameter("output_roots", [here, str(default_cache_dir())],
+                               ParameterDescriptor(
+            description="folders the service may write into (read only)", read_only=True))
+        self._behavior_roots = resolve_roots(self.get_parameter("behavior_roots").value)
+        self._output_roots = resolve_roots(self.get_parameter("output_roots").value)
         self.create_service(Convert, "~/convert", self._convert)
 
     def _convert(self, request: Convert.Request, response: Convert.Response):
@@ -37,9 +53,15 @@ class ConvertNode(Node):
             errors.append("output_dir is empty")
         force = bool(self.get_parameter("force").value)
         output_dir = Path(request.output_dir).expanduser()
+        if not errors and not is_under(output_dir, self._output_roots):
+            errors.append(outside_message(request.output_dir, self._output_roots,
+                                          "output_roots"))
         for source in request.inputs if not errors else []:
             target = output_dir / behavior_name(source)
             try:
+                if not is_under(Path(source), self._behavior_roots):
+                    raise ValueError(outside_message(source, self._behavior_roots,
+                                                     "behavior_roots"))
                 if not Path(source).expanduser().exists():
                     raise ValueError("%s: no such file or folder" % source)
                 response.warnings.extend(convert(Path(source).expanduser(), target,
