@@ -1,13 +1,16 @@
 """``xar_convert IN... OUT``: convert behaviors into the file-per-object format.
 
-Exit status: 0 all converted, 1 some failed, 2 usage error.  Every error is printed as
-one line (``file:line: <element>: message``), never a traceback.
+Exit status: 0 all converted, 1 some failed, 2 usage error, 128 + the signal number when
+interrupted by SIGINT or SIGTERM (the folder being written is removed first).  Every error
+is printed as one line (``file:line: <element>: message``), never a traceback.
 """
 from __future__ import annotations
 
 import argparse
 import json
+import signal
 import sys
+import threading
 from pathlib import Path
 from typing import Dict, List, Optional, Sequence
 
@@ -15,6 +18,21 @@ from naoqi_qicore.converter.writer import OutputError, OutputExistsError
 from naoqi_qicore.xar.errors import XarError
 
 EXIT_OK, EXIT_FAILED, EXIT_USAGE = 0, 1, 2
+_STOP_SIGNALS = (signal.SIGINT, signal.SIGTERM)
+
+
+class Interrupted(BaseException):
+    """SIGINT or SIGTERM arrived: unwinds the conversion (its staging folder is removed)."""
+
+    def __init__(self, signum: int) -> None:
+        super().__init__(signum)
+        self.signum = signum
+
+
+def _interrupt(signum: int, _frame: object) -> None:
+    for sig in _STOP_SIGNALS:  # let the clean-up finish: later signals are ignored
+        signal.signal(sig, signal.SIG_IGN)
+    raise Interrupted(signum)
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -104,6 +122,25 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     if len(jobs) > 1 and not (options.quiet or options.json):
         from tqdm import tqdm
         jobs = tqdm(jobs, desc="converting", unit="behavior", file=sys.stderr)
+    previous = {}
+    if threading.current_thread() is threading.main_thread():
+        previous = {sig: signal.signal(sig, _interrupt) for sig in _STOP_SIGNALS}
+    try:
+        entries = _convert_all(jobs, options)
+    except Interrupted as interruption:
+        print("xar_convert: interrupted (%s), nothing left of the folder being written"
+              % signal.Signals(interruption.signum).name, file=sys.stderr)
+        return 128 + interruption.signum
+    finally:
+        for sig, handler in previous.items():
+            signal.signal(sig, handler)
+    if options.json:
+        json.dump(entries, sys.stdout, indent=2, sort_keys=True)
+        sys.stdout.write("\n")
+    return EXIT_OK if all(entry["ok"] for entry in entries) else EXIT_FAILED
+
+
+def _convert_all(jobs, options: argparse.Namespace) -> List[dict]:
     entries = []
     for source, destination in jobs:
         try:
@@ -128,10 +165,7 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
             ported = sum(len(b["ported"]) for b in entry["behaviors"])
             print("%s -> %s (%s, %s ported)" % (source, destination, _count(boxes, "box"),
                                                  _count(ported, "script")))
-    if options.json:
-        json.dump(entries, sys.stdout, indent=2, sort_keys=True)
-        sys.stdout.write("\n")
-    return EXIT_OK if all(entry["ok"] for entry in entries) else EXIT_FAILED
+    return entries
 
 
 def _count(number: int, noun: str) -> str:

@@ -22,10 +22,16 @@ from __future__ import annotations
 import os
 import re
 import shutil
+import stat
 import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Dict, List, Optional, Set, Tuple
+from typing import Dict, List, Optional, Set, Tuple, Union
+
+try:
+    import fcntl
+except ImportError:  # not POSIX: no locks, a running conversion's folder may be removed
+    fcntl = None  # type: ignore[assignment]
 
 from naoqi_qicore.converter.naming import assign_names
 from naoqi_qicore.converter.pyport import port_scripts
@@ -327,15 +333,113 @@ def _is_empty_dir(path: Path) -> bool:
     return path.is_dir() and not path.is_symlink() and not any(path.iterdir())
 
 
+#: the staging folders :func:`install_files` builds beside a destination, and the old
+#: destination it moves aside while renaming (``tempfile.mkdtemp`` suffixes)
+_STAGING = r"%s\.converting-[a-z0-9_]{8}"
+
+
+def _staging_pattern(name: str) -> "re.Pattern[str]":
+    return re.compile("\\." + _STAGING % re.escape(name) + "(\\.previous)?")
+
+
+def _lock_folder(path: Path) -> Optional[int]:
+    """A descriptor holding an exclusive lock on the folder ``path`` (not following a
+    symbolic link); None when another process holds it (or it is gone)."""
+    try:
+        descriptor = os.open(path, os.O_RDONLY | getattr(os, "O_DIRECTORY", 0)
+                             | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_CLOEXEC", 0))
+    except OSError:
+        return None
+    if fcntl is not None:
+        try:
+            fcntl.flock(descriptor, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except OSError:
+            os.close(descriptor)
+            return None
+    return descriptor
+
+
+def remove_leftovers(destination: Path) -> List[Path]:
+    """Remove the staging folders of ``destination`` that interrupted conversions left
+    beside it (``.<name>.converting-XXXXXXXX`` and their ``.previous``); returns them.
+
+    Only folders of exactly that name, owned by this user and not symbolic links, are
+    removed, and never one that a running conversion holds (each holds a lock on its
+    staging folder while it works)."""
+    destination = Path(os.path.abspath(destination))
+    pattern = _staging_pattern(destination.name)
+    try:
+        names = sorted(entry.name for entry in os.scandir(destination.parent)
+                       if pattern.fullmatch(entry.name))
+    except OSError:
+        return []
+    removed = []
+    for name in sorted(names, key=lambda name: name.endswith(".previous")):  # staging first
+        path = destination.parent / name
+        try:
+            info = os.lstat(path)
+        except OSError:
+            continue
+        if not stat.S_ISDIR(info.st_mode) or info.st_uid != os.getuid():
+            continue
+        if name.endswith(".previous"):  # moved aside by a conversion that may be running
+            staging = path.with_name(name[:-len(".previous")])
+            held = os.path.lexists(staging)
+            if held:
+                lock = _lock_folder(staging)
+                if lock is None:
+                    continue
+                os.close(lock)
+                held = os.path.lexists(staging)  # not removed: not ours or not a folder
+            if held:
+                continue
+            shutil.rmtree(path, ignore_errors=True)
+        else:
+            lock = _lock_folder(path)
+            if lock is None:
+                continue
+            try:
+                shutil.rmtree(path, ignore_errors=True)
+            finally:
+                os.close(lock)
+        if not os.path.lexists(path):
+            removed.append(path)
+    return removed
+
+
+def _output_error(error: OSError, given: Union[str, Path], staging: Optional[Path]) -> OSError:
+    """``error`` (raised while writing) as an OutputError naming the destination the user
+    gave rather than the staging folder; other files' errors are returned as they are."""
+    reason = error.strerror or str(error)
+    filename = error.filename
+    if staging is not None and filename is not None:
+        text = os.fsdecode(filename)
+        root = str(staging)
+        if text == root or text.startswith(root + os.sep) or text.startswith(root + ".previous"):
+            inside = os.path.relpath(text, root) if text.startswith(root + os.sep) else ""
+            shown = os.path.join(str(given), inside) if inside else str(given)
+            return OutputError("%s: cannot write %s: %s" % (given, shown, reason))
+        return error
+    if filename is None or ".converting-" in os.path.basename(os.fsdecode(filename)):
+        return OutputError("%s: cannot write: %s" % (given, reason))  # the staging folder
+    return error
+
+
 def install_files(files: Dict[str, str], destination: Path, force: bool = False,
                   copies: Optional[Dict[str, Path]] = None) -> Path:
     """Write ``files`` (name -> text) and ``copies`` (name -> file to copy) as the folder
     ``destination``, atomically (temp folder, then rename).
 
-    An existing non-empty ``destination`` is replaced only with ``force``.
+    An existing non-empty ``destination`` is replaced only with ``force``.  The staging
+    folders interrupted runs left beside ``destination`` are removed first
+    (:func:`remove_leftovers`); the one of this run is removed on any error or
+    interruption (KeyboardInterrupt included).  Errors while writing are OutputErrors
+    naming ``destination`` as given.
     """
     copies = copies or {}
+    given = destination
     destination = Path(os.path.abspath(destination))
+    remove_leftovers(destination)
     if destination.exists() or destination.is_symlink():
         if not force and not _is_empty_dir(destination):
             raise OutputExistsError("%s: already exists" % destination)
@@ -344,25 +448,43 @@ def install_files(files: Dict[str, str], destination: Path, force: bool = False,
     if unsafe:
         raise OutputError("%s: refusing to write the unsafe file name %r" % (destination, unsafe[0]))
     destination.parent.mkdir(parents=True, exist_ok=True)
-    staging = Path(tempfile.mkdtemp(prefix=".%s.converting-" % destination.name,
-                                    dir=destination.parent))
+    staging: Optional[Path] = None
+    lock: Optional[int] = None
+    previous: Optional[Path] = None
     try:
-        _write_files(files, copies, staging)
-        os.chmod(staging, 0o755)
-        previous = None
-        if destination.is_symlink() or destination.is_file():
-            destination.unlink()
-        elif _is_empty_dir(destination):
-            destination.rmdir()
-        elif destination.exists():
-            previous = destination.with_name(staging.name + ".previous")
-            destination.rename(previous)
-        staging.rename(destination)
+        try:
+            staging = Path(tempfile.mkdtemp(prefix=".%s.converting-" % destination.name,
+                                            dir=destination.parent))
+            lock = _lock_folder(staging)
+            _write_files(files, copies, staging)
+            os.chmod(staging, 0o755)
+            if destination.is_symlink() or destination.is_file():
+                destination.unlink()
+            elif _is_empty_dir(destination):
+                destination.rmdir()
+            elif destination.exists():
+                previous = destination.with_name(staging.name + ".previous")
+                destination.rename(previous)
+            staging.rename(destination)
+        except BaseException:
+            if staging is not None:
+                shutil.rmtree(staging, ignore_errors=True)
+            if previous is not None and not os.path.lexists(destination):
+                try:  # put the old destination back
+                    previous.rename(destination)
+                except OSError:
+                    pass
+            raise
+        finally:
+            if lock is not None:
+                os.close(lock)
         if previous is not None:
             shutil.rmtree(previous, ignore_errors=True)
-    except BaseException:
-        shutil.rmtree(staging, ignore_errors=True)
-        raise
+    except OSError as error:
+        converted = _output_error(error, given, staging)
+        if converted is error:
+            raise
+        raise converted from None
     return destination
 
 

@@ -9,10 +9,14 @@
 
 Archive members are read in memory with size limits (no member larger than the parser
 accepts, bounded totals, no absolute or ``..`` paths); truncated or malformed archives
-give an :class:`~naoqi_qicore.xar.errors.XarError`.
+give an :class:`~naoqi_qicore.xar.errors.XarError`.  Compressed data is decompressed as a
+stream with a running count, and refused as soon as it grows past
+:data:`MAX_COMPRESSION_RATIO` times its compressed size (when that is more than
+:data:`RATIO_FREE_BYTES`): a decompression bomb costs no more memory than that limit.
 """
 from __future__ import annotations
 
+import gzip
 import io
 import posixpath
 import tarfile
@@ -33,6 +37,11 @@ SUFFIXES = (".xar", ".pml", ".crg", ".cbl", ".pkg")
 #: the most an archive may hold, uncompressed, and the most members it may list
 MAX_ARCHIVE_BYTES = 512 * 1024 * 1024
 MAX_ARCHIVE_MEMBERS = 100_000
+#: the most compressed data may grow when decompressed (times its compressed size) ...
+MAX_COMPRESSION_RATIO = 100
+#: ... once it is larger than this (small, highly compressible XML is fine)
+RATIO_FREE_BYTES = 8 * 1024 * 1024
+_CHUNK = 1 << 20
 
 _AR_MAGIC = b"!<arch>\n"
 _AR_HEADER = 60
@@ -82,13 +91,57 @@ def ar_members(data: bytes, source: str) -> Dict[str, bytes]:
     return members
 
 
-def tar_members(data: bytes, source: str) -> Dict[str, bytes]:
-    """The regular files of a gzip-compressed tar (path -> bytes), in archive order."""
+def decompressed_limit(compressed: int) -> int:
+    """The most ``compressed`` bytes may decompress to (ratio and total limits)."""
+    return min(MAX_ARCHIVE_BYTES, max(RATIO_FREE_BYTES, MAX_COMPRESSION_RATIO * compressed))
+
+
+def _bomb(source: str, member: str, compressed: int, inner: str = "") -> XarError:
+    return XarError("%s decompresses to more than %d MB, over %d times its compressed size "
+                    "(%d bytes)%s: refusing a likely decompression bomb"
+                    % (member, decompressed_limit(compressed) >> 20, MAX_COMPRESSION_RATIO,
+                       compressed, " (at %s)" % inner if inner else ""), source)
+
+
+class _CountedReader(io.RawIOBase):
+    """Reads a decompressing stream, raising ``refuse()`` (an XarError) once more than
+    ``limit`` bytes came out."""
+
+    def __init__(self, stream, limit: int, refuse: Callable[[], XarError]) -> None:
+        super().__init__()
+        self.stream, self.limit, self.refuse, self.count = stream, limit, refuse, 0
+
+    def readable(self) -> bool:
+        return True
+
+    def read(self, size: int = -1) -> bytes:
+        if size is None or size < 0 or size > _CHUNK:
+            size = _CHUNK  # never more than a chunk at once: the count stays ahead
+        data = self.stream.read(size)
+        self.count += len(data)
+        if self.count > self.limit:
+            raise self.refuse()
+        return data
+
+    def readinto(self, buffer) -> int:
+        data = self.read(len(buffer))
+        buffer[:len(data)] = data
+        return len(data)
+
+
+def tar_members(data: bytes, source: str, name: str = "data.tar.gz") -> Dict[str, bytes]:
+    """The regular files of a gzip-compressed tar (path -> bytes), in archive order,
+    decompressed as a stream (at most :func:`decompressed_limit` bytes)."""
     found: Dict[str, bytes] = {}
     total = 0
+    current = [""]
+    counted = _CountedReader(gzip.GzipFile(fileobj=io.BytesIO(data), mode="rb"),
+                             decompressed_limit(len(data)),
+                             lambda: _bomb(source, name, len(data), current[0]))
     try:
-        with tarfile.open(fileobj=io.BytesIO(data), mode="r:gz") as archive:
+        with tarfile.open(fileobj=counted, mode="r|") as archive:
             for count, member in enumerate(archive):
+                current[0] = member.name
                 if count > MAX_ARCHIVE_MEMBERS:
                     raise XarError("archive with too many members", source)
                 total += max(member.size, 0)
@@ -104,7 +157,7 @@ def tar_members(data: bytes, source: str) -> Dict[str, bytes]:
                 stream = archive.extractfile(member)
                 found[path] = stream.read() if stream is not None else b""
     except (tarfile.TarError, EOFError, OSError, zipfile.zlib.error) as error:
-        raise XarError("truncated or corrupt data.tar.gz: %s" % error, source) from None
+        raise XarError("truncated or corrupt %s: %s" % (name, error), source) from None
     return found
 
 
@@ -166,6 +219,9 @@ def read_pml(path: Path, missing: Optional[List[str]] = None) -> Iterator[NamedB
     for description in descriptions:
         folder = _safe_member(description.get("src", "."), source)
         xar = _safe_member(posixpath.join(folder, description.get("xar", "behavior.xar")), source)
+        if not (path.parent / xar).resolve().is_relative_to(path.parent.resolve()):
+            raise XarError("refusing %s: a symbolic link leads it outside the project's "
+                           "folder" % xar, source, description.sourceline, "BehaviorDescription")
         if missing is not None and not (path.parent / xar).exists():
             missing.append(xar)
             continue
@@ -183,6 +239,8 @@ def read_pkg(path: Path) -> Iterator[NamedBehavior]:
                 raise XarError("package larger than %d MB uncompressed"
                                % (MAX_ARCHIVE_BYTES >> 20), source)
 
+            total = [0, decompressed_limit(path.stat().st_size)]
+
             def read(name: str) -> bytes:
                 info = infos.get(name)
                 if info is None:
@@ -190,7 +248,17 @@ def read_pkg(path: Path) -> Iterator[NamedBehavior]:
                 if info.file_size > MAX_DOCUMENT_BYTES:
                     raise XarError("%s is larger than %d MB" % (name, MAX_DOCUMENT_BYTES >> 20),
                                    source)
-                return archive.read(info)
+                limit = min(decompressed_limit(info.compress_size), total[1] - total[0])
+                if info.file_size > limit:
+                    raise _bomb(source, name, info.compress_size)
+                chunks = []
+                with archive.open(info) as stream:  # stops at file_size, checks the CRC
+                    counted = _CountedReader(stream, limit,
+                                             lambda: _bomb(source, name, info.compress_size))
+                    for chunk in iter(counted.read, b""):
+                        chunks.append(chunk)
+                total[0] += counted.count
+                return b"".join(chunks)
 
             manifest = parse_manifest(read("manifest.xml"), "%s!manifest.xml" % source)
             behaviors = [(folder, _safe_member(posixpath.join(folder, "behavior.xar"), source))

@@ -18,9 +18,20 @@ import threading
 from typing import List, Optional
 
 from naoqi_qicore.robot.sim.context import ROBOTS
-from naoqi_qicore.robot.sim.robot import DEFAULT_URL, SimulatedRobot, is_loopback_url
+from naoqi_qicore.robot.sim.recorder import DEFAULT_LIMIT
+from naoqi_qicore.robot.sim.robot import DEFAULT_URL, SimulatedRobot, loopback_problem
 
 READY_PREFIX = "naoqi_sim: listening on "
+
+
+def _positive(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        value = 0
+    if value < 1:
+        raise argparse.ArgumentTypeError("expected a positive number, got %r" % text)
+    return value
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -31,6 +42,9 @@ def _parser() -> argparse.ArgumentParser:
     parser.add_argument("--robot", choices=ROBOTS, default="nao", help="robot model")
     parser.add_argument("--record", metavar="FILE",
                         help="append every client call to FILE (JSON Lines)")
+    parser.add_argument("--record-limit", type=_positive, default=DEFAULT_LIMIT, metavar="N",
+                        help="keep the last N calls in memory for NaoqiSimRecorder "
+                             "(default %(default)s; --record files get them all)")
     parser.add_argument("--scenario", metavar="FILE|generic",
                         help="play a scenario: a YAML file of what people say and do, or "
                              "'generic' (someone answers whatever the robot asks)")
@@ -40,6 +54,10 @@ def _parser() -> argparse.ArgumentParser:
     parser.add_argument("--allow-remote", action="store_true",
                         help="allow listening on a non-loopback address")
     parser.add_argument("--verbose", action="store_true", help="log libqi and service details")
+    parser.add_argument("--ignore-sigint", action="store_true",
+                        help="stop on SIGTERM only: a launcher that sends SIGINT to every "
+                             "program (ros2 launch, Ctrl-C) stops the robot after the nodes "
+                             "that use it")
     return parser
 
 
@@ -49,9 +67,10 @@ def main(argv: Optional[List[str]] = None) -> int:
     if not args.listen.startswith(("tcp://", "tcps://")):
         print("naoqi_sim: --listen must be a tcp:// URL, got %r" % args.listen, file=sys.stderr)
         return 2
-    if not is_loopback_url(args.listen) and not args.allow_remote:
-        print("naoqi_sim: refusing to listen on %s (not loopback); pass --allow-remote to "
-              "expose the simulated robot on the network" % args.listen, file=sys.stderr)
+    problem = None if args.allow_remote else loopback_problem(args.listen)
+    if problem is not None:
+        print("naoqi_sim: refusing to listen on %s (%s); pass --allow-remote to expose the "
+              "simulated robot on the network" % (args.listen, problem), file=sys.stderr)
         return 2
     scenario = None
     if args.scenario:
@@ -69,7 +88,9 @@ def main(argv: Optional[List[str]] = None) -> int:
     stop = threading.Event()
     previous = {sig: signal.signal(sig, lambda *_: stop.set())
                 for sig in (signal.SIGINT, signal.SIGTERM)}
-    robot = SimulatedRobot(args.robot, args.listen, args.record)
+    if args.ignore_sigint:
+        signal.signal(signal.SIGINT, signal.SIG_IGN)
+    robot = SimulatedRobot(args.robot, args.listen, args.record, args.record_limit)
     try:
         try:
             robot.start()

@@ -30,12 +30,17 @@ class NaoqiSimRecorder(SimModule):
         self._record = record
 
     def calls(self, sinceIndex: int = 0) -> List[Dict[str, Any]]:
-        """Recorded calls whose index is >= ``sinceIndex``."""
+        """Recorded calls kept in memory whose index is >= ``sinceIndex``."""
         return self._record.since(sinceIndex)
 
     def count(self) -> int:
         """How many calls were recorded since the start."""
         return self._record.count()
+
+    def dropped(self) -> int:
+        """How many of the oldest calls are no longer kept in memory (the record keeps the
+        last ``--record-limit``; the ``--record`` file has them all)."""
+        return self._record.dropped()
 
     def clear(self) -> None:
         """Forget the recorded calls kept in memory."""

@@ -10,13 +10,22 @@ message) instead of ``"result"``.  A post-style call (``pCall("m", ...)``, what
 ``proxy.post.m(...)`` sends) is recorded as method ``m`` with ``"post": true`` and the task id
 as result.  Values that JSON cannot hold (bytes, qi objects) are recorded as short strings.
 Entries can also be appended to a JSON Lines file as they come.
+
+Only the last :data:`DEFAULT_LIMIT` entries (``limit``) are kept in memory, so that a robot
+serving for hours does not grow: :meth:`CallRecord.since` returns what is kept,
+:meth:`CallRecord.dropped` says how many older entries were let go; the file has them all.
 """
 from __future__ import annotations
 
 import json
 import threading
+from collections import deque
+from itertools import islice
 from pathlib import Path
-from typing import Any, Callable, Dict, List, Optional
+from typing import Any, Callable, Deque, Dict, List, Optional
+
+#: how many entries a record keeps in memory by default
+DEFAULT_LIMIT = 10_000
 
 
 def plain(value: Any) -> Any:
@@ -33,11 +42,16 @@ def plain(value: Any) -> Any:
 
 
 class CallRecord:
-    """Thread-safe list of call entries, optionally mirrored to a JSON Lines file."""
+    """Thread-safe ring of the last ``limit`` call entries, optionally mirrored (all of
+    them) to a JSON Lines file."""
 
-    def __init__(self, path: Optional[Path] = None) -> None:
-        self._entries: List[Dict[str, Any]] = []
+    def __init__(self, path: Optional[Path] = None, limit: int = DEFAULT_LIMIT) -> None:
+        if limit < 1:
+            raise ValueError("the record must keep at least one call, got %r" % limit)
+        self.limit = limit
+        self._entries: Deque[Dict[str, Any]] = deque(maxlen=limit)
         self._count = 0
+        self._dropped = 0
         self._lock = threading.Lock()
         self._file = open(path, "a", encoding="utf-8") if path is not None else None
         self._listeners: List[Callable[[Dict[str, Any]], None]] = []
@@ -54,6 +68,8 @@ class CallRecord:
         with self._lock:
             entry["index"] = self._count
             self._count += 1
+            if len(self._entries) == self.limit:
+                self._dropped += 1
             self._entries.append(entry)
             if self._file is not None:
                 self._file.write(json.dumps(entry) + "\n")
@@ -76,14 +92,25 @@ class CallRecord:
                 self._listeners.remove(listener)
 
     def since(self, index: int = 0) -> List[Dict[str, Any]]:
-        """Entries whose index is >= ``index`` (entries dropped by clear() are gone)."""
+        """Entries kept in memory whose index is >= ``index`` (entries dropped by the
+        limit or by clear() are gone: see :meth:`dropped`)."""
         with self._lock:
-            return [dict(entry) for entry in self._entries if entry["index"] >= index]
+            if not self._entries:
+                return []
+            # kept entries have consecutive indexes
+            start = max(0, index - self._entries[0]["index"])
+            return [dict(entry) for entry in islice(self._entries, start, None)]
 
     def count(self) -> int:
         """How many calls were recorded since the start (clear() does not reset it)."""
         with self._lock:
             return self._count
+
+    def dropped(self) -> int:
+        """How many of the oldest entries were let go to keep at most ``limit`` in memory
+        (those clear() forgot are not counted)."""
+        with self._lock:
+            return self._dropped
 
     def clear(self) -> None:
         """Forget the entries kept in memory (the file keeps them)."""

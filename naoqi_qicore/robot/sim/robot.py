@@ -4,7 +4,7 @@ Clients reach it with their own ``qi.Session().connect(robot.url)`` exactly as a
 Pepper.  Besides the NAOqi services it registers three services of its own (not recorded):
 
 * ``NaoqiSimRecorder``: ``calls(sinceIndex=0) -> [entry]``, ``count()``, ``clear()`` (the
-  call record, see :mod:`naoqi_qicore.robot.sim.recorder`);
+  ``dropped()`` (the call record, see :mod:`naoqi_qicore.robot.sim.recorder`);
 * ``NaoqiSimActivities``: activities ALAutonomousLife knows (see
   :mod:`naoqi_qicore.robot.sim.control`);
 * ``NaoqiSimPerception``: what the robot hears, sees and feels (see
@@ -16,7 +16,9 @@ against it and :meth:`SimulatedRobot.interact` lets a person at the keyboard tal
 """
 from __future__ import annotations
 
+import ipaddress
 import logging
+import socket
 import threading
 import time
 import weakref
@@ -29,7 +31,7 @@ import qi
 from naoqi_qicore.robot.sim.context import ROBOTS, SimContext
 from naoqi_qicore.robot.sim.control import NaoqiSimActivities, NaoqiSimRecorder
 from naoqi_qicore.robot.sim.facade import recording_facade
-from naoqi_qicore.robot.sim.recorder import CallRecord
+from naoqi_qicore.robot.sim.recorder import DEFAULT_LIMIT, CallRecord
 from naoqi_qicore.robot.sim.senses import NaoqiSimPerception
 
 DEFAULT_URL = "tcp://127.0.0.1:9559"
@@ -58,26 +60,63 @@ def other_service_classes(robot: str) -> Dict[str, type]:
             if robot in getattr(cls, "ROBOTS", ROBOTS)}
 
 
-def is_loopback_url(url: str) -> bool:
-    """True for a tcp/tcps URL on 127.0.0.0/8, ::1 or localhost."""
+def _is_loopback_address(address: str) -> bool:
+    try:
+        ip = ipaddress.ip_address(address.split("%", 1)[0])
+    except ValueError:
+        return False
+    mapped = getattr(ip, "ipv4_mapped", None)
+    return (mapped or ip).is_loopback
+
+
+def loopback_problem(url: str) -> Optional[str]:
+    """None when ``url``'s host is loopback: every address it resolves to (``getaddrinfo``,
+    what libqi binds) is in 127.0.0.0/8 or ::1; else why it is not, for the user."""
     host = urlsplit(url).hostname or ""
-    return host == "localhost" or host == "::1" or host.startswith("127.")
+    if not host:
+        return "%s names no host" % url
+    try:
+        ipaddress.ip_address(host.split("%", 1)[0])
+        addresses = [host]
+    except ValueError:
+        try:
+            addresses = sorted({info[4][0] for info in socket.getaddrinfo(
+                host, None, type=socket.SOCK_STREAM)})
+        except (socket.gaierror, UnicodeError, OSError) as error:
+            return "cannot resolve the host %r (%s)" % (host, getattr(error, "strerror", None)
+                                                       or error)
+        if not addresses:
+            return "the host %r resolves to no address" % host
+    remote = [address for address in addresses if not _is_loopback_address(address)]
+    if remote:
+        return ("%s is not loopback" % host if remote == [host] else
+                "%r resolves to %s, not loopback" % (host, ", ".join(remote)))
+    return None
+
+
+def is_loopback_url(url: str) -> bool:
+    """True when every address the host of a tcp/tcps URL resolves to is loopback
+    (see :func:`loopback_problem`); a name that does not resolve is not."""
+    return loopback_problem(url) is None
 
 
 class SimulatedRobot:
     """A simulated NAO or Pepper listening on ``listen`` (port 0: a free port).
 
-    ``record``: a JSON Lines file that receives every client call as it finishes.
+    ``record``: a JSON Lines file that receives every client call as it finishes;
+    ``record_limit``: how many calls are kept in memory (:meth:`calls`).
     Use as a context manager, or call :meth:`start` then :meth:`stop`.
     """
 
     def __init__(self, robot: str = "nao", listen: str = DEFAULT_URL,
-                 record: Optional[Union[str, Path]] = None) -> None:
+                 record: Optional[Union[str, Path]] = None,
+                 record_limit: int = DEFAULT_LIMIT) -> None:
         if robot not in ROBOTS:
             raise ValueError("robot must be one of %s, got %r" % (", ".join(ROBOTS), robot))
         self.robot = robot
         self.listen = listen
         self.record_path = Path(record) if record else None
+        self.record_limit = record_limit
         self._session: Optional[Any] = None
         self._context: Optional[SimContext] = None
         self._record: Optional[CallRecord] = None
@@ -97,7 +136,7 @@ class SimulatedRobot:
             classes = {name: cls for name, cls in other_service_classes(self.robot).items()
                        if name not in core}
             classes.update(core)
-            self._record = CallRecord(self.record_path)
+            self._record = CallRecord(self.record_path, self.record_limit)
             self._context = SimContext(self.robot, classes, _LOG)
             self._context.listen = self.listen  # ALPythonBridge evaluates only on loopback
             self._session = qi.Session()
@@ -197,10 +236,17 @@ class SimulatedRobot:
         return self._started().names()
 
     def calls(self, since_index: int = 0) -> List[Dict[str, Any]]:
-        """The recorded client calls (entries as in :mod:`naoqi_qicore.robot.sim.recorder`)."""
+        """The recorded client calls kept in memory, the last ``record_limit`` (entries as in
+        :mod:`naoqi_qicore.robot.sim.recorder`); :meth:`dropped_calls` says how many older
+        ones were let go."""
         self._started()
         assert self._record is not None
         return self._record.since(since_index)
+
+    def dropped_calls(self) -> int:
+        """How many of the oldest calls are no longer kept in memory (``record_limit``)."""
+        assert self._record is not None, "the simulated robot is not started"
+        return self._record.dropped()
 
     @property
     def perception(self) -> NaoqiSimPerception:

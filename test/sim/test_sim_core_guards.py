@@ -1,0 +1,156 @@
+"""naoqi_sim's loopback guard on the addresses it really binds, and the bounded call record
+(issue 13)."""
+import json
+import os
+import socket
+import sys
+import time
+
+import psutil
+import pytest
+
+qi = pytest.importorskip("qi")
+
+from naoqi_qicore.robot.sim import cli, robot as robot_module  # noqa: E402
+from naoqi_qicore.robot.sim.recorder import DEFAULT_LIMIT, CallRecord  # noqa: E402
+from naoqi_qicore.robot.sim.robot import is_loopback_url, loopback_problem  # noqa: E402
+
+sys.path.insert(0, os.path.dirname(__file__))
+from sim_core_support import SimProcess, wait_until  # noqa: E402
+
+
+# -- E: the loopback guard resolves the host ------------------------------------------------
+
+def _resolving(table):
+    real = socket.getaddrinfo
+
+    def getaddrinfo(host, port, *args, **kwargs):
+        if host not in table:
+            return real(host, port, *args, **kwargs)
+        if table[host] is None:
+            raise socket.gaierror(socket.EAI_NONAME, "Name or service not known")
+        return [(socket.AF_INET6 if ":" in address else socket.AF_INET, socket.SOCK_STREAM, 6,
+                 "", (address, 0)) for address in table[host]]
+    return getaddrinfo
+
+
+def test_the_guard_checks_every_address_the_host_resolves_to(monkeypatch):
+    monkeypatch.setattr(robot_module.socket, "getaddrinfo", _resolving({
+        "127.0.0.1.nip.io": ["203.0.113.5"],
+        "half.example": ["127.0.0.1", "10.0.0.5"],
+        "loop.example": ["127.0.0.2", "::1"],
+        "nowhere.invalid": None}))
+    assert loopback_problem("tcp://127.0.0.1.nip.io:9559") == (
+        "'127.0.0.1.nip.io' resolves to 203.0.113.5, not loopback")
+    assert loopback_problem("tcp://half.example:9559") == (
+        "'half.example' resolves to 10.0.0.5, not loopback")
+    assert "cannot resolve the host 'nowhere.invalid'" in loopback_problem(
+        "tcp://nowhere.invalid:9559")
+    assert loopback_problem("tcp://loop.example:0") is None
+    assert is_loopback_url("tcp://localhost:9559")
+    assert is_loopback_url("tcp://127.0.0.1:9559") and is_loopback_url("tcp://[::1]:0")
+    assert not is_loopback_url("tcp://0.0.0.0:0") and not is_loopback_url("tcp://:9559")
+    assert not is_loopback_url("tcp://[::ffff:10.0.0.1]:0")
+
+
+def test_the_command_line_refuses_a_name_not_resolving_to_loopback(monkeypatch, capsys):
+    monkeypatch.setattr(robot_module.socket, "getaddrinfo",
+                        _resolving({"127.0.0.1.nip.io": ["203.0.113.5"]}))
+    assert cli.main(["--listen", "tcp://127.0.0.1.nip.io:9559"]) == 2
+    error = capsys.readouterr().err
+    assert "refusing to listen on tcp://127.0.0.1.nip.io:9559 ('127.0.0.1.nip.io' resolves " \
+           "to 203.0.113.5, not loopback); pass --allow-remote" in error
+
+    class Unlistenable:  # --allow-remote: no check, the robot is started
+        def __init__(self, *args):
+            pass
+
+        def start(self):
+            raise RuntimeError("no such address")
+
+        def stop(self):
+            pass
+    monkeypatch.setattr(cli, "SimulatedRobot", Unlistenable)
+    assert cli.main(["--listen", "tcp://127.0.0.1.nip.io:9559", "--allow-remote"]) == 1
+    assert "cannot listen on" in capsys.readouterr().err
+
+
+def test_the_command_line_refuses_a_name_that_does_not_resolve(monkeypatch, capsys):
+    try:
+        resolved = {info[4][0] for info in socket.getaddrinfo("127.0.0.1.nip.io", None)}
+    except socket.gaierror:
+        resolved = None
+    if resolved is None:  # offline: the real resolver says no
+        assert cli.main(["--listen", "tcp://127.0.0.1.nip.io:9559"]) == 2
+        assert "cannot resolve the host '127.0.0.1.nip.io'" in capsys.readouterr().err
+    monkeypatch.setattr(robot_module.socket, "getaddrinfo",
+                        _resolving({"127.0.0.1.nip.io": None}))
+    assert cli.main(["--listen", "tcp://127.0.0.1.nip.io:9559"]) == 2
+    error = capsys.readouterr().err
+    assert "cannot resolve the host '127.0.0.1.nip.io'" in error and "--allow-remote" in error
+
+
+# -- F: the call record keeps the last calls ---------------------------------------------
+
+def test_the_record_keeps_the_last_calls_and_the_file_all(tmp_path):
+    assert DEFAULT_LIMIT == 10_000
+    path = tmp_path / "calls.jsonl"
+    record = CallRecord(path, limit=3)
+    for index in range(5):
+        record.add("ALMemory", "getData", ["k%d" % index], 0.0, 0.0)
+    assert [entry["index"] for entry in record.since(0)] == [2, 3, 4]
+    assert [entry["index"] for entry in record.since(3)] == [3, 4]
+    assert record.since(9) == []
+    assert (record.count(), record.dropped()) == (5, 2)
+    record.clear()
+    record.add("ALMemory", "getData", ["k5"], 0.0, 0.0)
+    assert [entry["index"] for entry in record.since(0)] == [5]
+    assert (record.count(), record.dropped()) == (6, 2)
+    record.close()
+    assert [json.loads(line)["args"] for line in path.read_text().splitlines()] == [
+        ["k%d" % index] for index in range(6)]
+    with pytest.raises(ValueError):
+        CallRecord(limit=0)
+
+
+def _cycles(memory, motion, count, start=0):
+    """play / goto / stop-like cycles: ten calls each."""
+    for index in range(start, start + count):
+        memory.insertData("issue13/index", index)
+        memory.getData("issue13/index")
+        motion.setAngles("HeadYaw", 0.1 if index % 2 else -0.1, 0.5)
+        motion.getAngles(["HeadYaw"], True)
+        motion.moveToward(0.1, 0.0, 0.0)
+        motion.moveIsActive()
+        motion.stopMove()
+        motion.getRobotPosition(False)
+        memory.raiseEvent("issue13/event", index)
+        motion.killTasksUsingResources(["HeadYaw"])
+
+
+def test_the_simulator_memory_stays_flat_over_many_calls(tmp_path):
+    record = tmp_path / "calls.jsonl"
+    sim = SimProcess("nao", record=record, extra=["--record-limit", "1000"])
+    session = qi.Session()
+    try:
+        session.connect(sim.wait_ready())
+        memory, motion = session.service("ALMemory"), session.service("ALMotion")
+        recorder = session.service("NaoqiSimRecorder")
+        process = psutil.Process(sim.process.pid)
+        _cycles(memory, motion, 300)  # warm-up: the ring is full, libqi's caches too
+        before = process.memory_info().rss
+        started = time.monotonic()
+        _cycles(memory, motion, 2000, start=300)
+        grown = process.memory_info().rss - before
+        assert recorder.count() == 23_000
+        assert recorder.dropped() == 22_000
+        kept = recorder.calls(0)
+        assert len(kept) == 1000 and kept[-1]["index"] == 22_999
+        assert [entry["index"] for entry in recorder.calls(22_998)] == [22_998, 22_999]
+        assert grown < 5 << 20, "grew %d kB in %.1f s" % (grown >> 10,
+                                                           time.monotonic() - started)
+    finally:
+        session.close()
+        code = sim.interrupt()
+    assert code == 0, sim.stderr
+    assert wait_until(lambda: len(record.read_text().splitlines()) == 23_000)
