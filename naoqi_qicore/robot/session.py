@@ -14,11 +14,12 @@ from __future__ import annotations
 
 import enum
 import logging
+import re
 import threading
 import time
 from dataclasses import dataclass, field
 from typing import Any, Callable, Dict, List, Optional, Sequence
-from urllib.parse import urlsplit
+from urllib.parse import unquote, urlsplit
 
 import qi
 
@@ -26,6 +27,14 @@ NAOQI_PORT = 9559
 NAOQI_SECURE_PORT = 9503
 
 _LOG = logging.getLogger(__name__)
+
+
+_USERINFO = re.compile(r"(?P<scheme>[A-Za-z][A-Za-z0-9+.-]*://)[^/@\s]*@")
+
+
+def strip_credentials(text: str) -> str:
+    """``text`` with the ``user:password@`` of every URL in it removed."""
+    return _USERINFO.sub(r"\g<scheme>", text)
 
 
 @dataclass(frozen=True)
@@ -48,17 +57,23 @@ class RobotAddress:
         if robot_url:
             url = robot_url if "://" in robot_url else "tcp://" + robot_url
             parts = urlsplit(url)
+            shown = strip_credentials(url)  # error messages never show a password
             if parts.scheme not in ("tcp", "tcps") or not parts.hostname:
                 raise ValueError("robot_url %r is not a tcp:// or tcps:// URL with a host"
-                                 % robot_url)
+                                 % shown)
             try:
                 port = parts.port
             except ValueError:
-                raise ValueError("robot_url %r has an invalid port" % robot_url) from None
+                raise ValueError("robot_url %r has an invalid port" % shown) from None
+            # user:password@ in the URL: credentials of their own, never part of self.url
+            if parts.username and not user:
+                user = unquote(parts.username)
+            if parts.password and not password:
+                password = unquote(parts.password)
+            host = parts.hostname if ":" not in parts.hostname else "[%s]" % parts.hostname
             if port is None:
-                default = NAOQI_SECURE_PORT if parts.scheme == "tcps" else NAOQI_PORT
-                url = "%s://%s:%d" % (parts.scheme, parts.hostname, default)
-            return cls(url, user, password)
+                port = NAOQI_SECURE_PORT if parts.scheme == "tcps" else NAOQI_PORT
+            return cls("%s://%s:%d" % (parts.scheme, host, port), user, password)
         if not nao_ip:
             raise ValueError("no robot given: set robot_url or nao_ip")
         if not 0 < int(nao_port) < 65536:
@@ -216,6 +231,7 @@ class RobotSession:
             self._wake.notify_all()
 
     def _set_state(self, state: ConnectionState, message: str) -> None:
+        message = strip_credentials(message)
         with self._wake:
             changed = (state, message) != (self._state, self._message)
             self._state, self._message = state, message

@@ -37,6 +37,7 @@ from naoqi_qicore.core.player import BehaviorPlayer
 from naoqi_qicore.msg import ActivityFocus, BehaviorInfo, BehaviorState
 from naoqi_qicore.robot.naoqi_compat import box_environment
 from naoqi_qicore.robot.session import ConnectionState, RobotAddress, RobotSession
+from naoqi_qicore.ros import diagnostics
 from naoqi_qicore.ros.behavior_cache import behavior_name, default_cache_dir, load_behavior
 from naoqi_qicore.ros.behavior_run import WHERE_ROBOT_CONNECTION, BehaviorRun, error_message
 from naoqi_qicore.ros.focus import STOP_AND_STACK_CURRENT, STOP_CURRENT, FocusTracker, LifeObserver
@@ -110,6 +111,7 @@ class BehaviorRunner(Node):
                                               name="behavior_runner events")
         self._event_thread.start()
         self._robot = RobotSession(self._address(), required_services=ROBOT_SERVICES)
+        self._diagnostics = diagnostics.Diagnostics(self, self._diagnostic_statuses)
         try:
             self._motion = BridgeMotionSink(self, ALMotionSink(self._robot.session),
                                             self.get_parameter("motion_output").value)
@@ -186,6 +188,9 @@ class BehaviorRunner(Node):
         if run is not None:
             self.stop_run(run, "the runner shut down")
         self._closed = True
+        diagnostics_ = getattr(self, "_diagnostics", None)
+        if diagnostics_ is not None:
+            diagnostics_.close()
         action = getattr(self, "_action", None)
         if action is not None:
             action.close()
@@ -432,6 +437,21 @@ class BehaviorRunner(Node):
             self._last_state = key
         self._state_pub.publish(message)
         RunActionServer.feedback(self._run, message)
+        self._diagnostics.update()
+
+    def _diagnostic_statuses(self) -> list:
+        """Robot connection and behavior status, for /diagnostics."""
+        state = self._state_message()
+        status = next((name for name, code in STATUS_CODES.items() if code == state.status),
+                      str(state.status))
+        level = diagnostics.ERROR if state.status == BehaviorState.ERROR else diagnostics.OK
+        text = "%s %s" % (status, state.behavior or "(no behavior loaded)")
+        if state.last_error:
+            text += ": " + state.last_error
+        behavior = diagnostics.status(self, "behavior", level, text, self._robot.url, {
+            "behavior": state.behavior, "status": status, "last_error": state.last_error,
+            "error_count": state.error_count})
+        return [diagnostics.connection_status(self, self._robot), behavior]
 
     def _publish_state_while_playing(self) -> None:
         with self._lock:

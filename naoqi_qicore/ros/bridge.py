@@ -29,7 +29,7 @@ import json
 from typing import Any, Callable, List, Optional, Tuple
 
 from builtin_interfaces.msg import Time
-
+from diagnostic_msgs.msg import DiagnosticStatus
 from rcl_interfaces.msg import FloatingPointRange, ParameterDescriptor
 from rclpy.node import Node
 from std_msgs.msg import String
@@ -40,6 +40,7 @@ from naoqi_qicore.msg import (ActivityFocus, MotionKeyframes, MotionStatus, Moti
                               RobotConnection)
 from naoqi_qicore.robot.session import ConnectionState, RobotSession
 from naoqi_qicore.robot.sim.senses import DEFAULT_CONFIDENCE
+from naoqi_qicore.ros import diagnostics
 from naoqi_qicore.ros.focus import (STOP_AND_STACK_CURRENT, STOP_CURRENT, FocusTracker,
                                     LifeObserver)
 from naoqi_qicore.ros.motion_messages import bezier_arguments
@@ -74,6 +75,11 @@ class NaoqiBridge(Node):
         self._life_observer = LifeObserver(self._focus, self._publish_life_state,
                                            self._publish_focus)
         self._closed = False
+        #: motion failures for /diagnostics: how many, the last one, and whether the last
+        #: segment reported failed (WARN until a segment finishes again)
+        self._motion_failures = 0
+        self._last_motion_failure = ""
+        self._motion_failing = False
 
         self._connection_pub = self.create_publisher(RobotConnection, "robot/connection", LATCHED)
         self._status_pub = self.create_publisher(MotionStatus, "motion/status", COMMANDS)
@@ -108,12 +114,28 @@ class NaoqiBridge(Node):
         self._motion = ALMotionSink(self._robot.session, self._publish_status)
         self._robot.add_connected_callback(self._bind)
         self._robot.add_state_callback(self._on_connection_state)
+        self._diagnostics = diagnostics.Diagnostics(self, self._diagnostic_statuses)
         self._publish_connection(self._robot.state, self._robot.message)
         self._robot.start()
+
+    def _diagnostic_statuses(self) -> List[DiagnosticStatus]:
+        """Robot connection and motion, for /diagnostics."""
+        if self._motion_failing:
+            level, message = diagnostics.WARN, "last segment failed: " + self._last_motion_failure
+        else:
+            level, message = diagnostics.OK, ("no motion failure" if not self._motion_failures
+                                              else "segments run")
+        motion = diagnostics.status(self, "motion", level, message, self._robot.url, {
+            "failed_segments": self._motion_failures,
+            "last_failure": self._last_motion_failure})
+        return [diagnostics.connection_status(self, self._robot), motion]
 
     def close(self) -> None:
         """Disconnect from the robot (nothing is published any more)."""
         self._closed = True
+        diagnostics_ = getattr(self, "_diagnostics", None)
+        if diagnostics_ is not None:
+            diagnostics_.close()
         self._robot.close()
 
     # -- connection ------------------------------------------------------------------------
@@ -134,6 +156,7 @@ class NaoqiBridge(Node):
             self.get_logger().warning(message)
             self._forget_robot(message)
         self._publish_connection(state, message)
+        self._diagnostics.update()
 
     def _forget_robot(self, reason: str) -> None:
         """The connection is gone: its proxies and running segments with it."""
@@ -157,6 +180,13 @@ class NaoqiBridge(Node):
                            message=message)
         msg.header.stamp = self._now()
         self._status_pub.publish(msg)
+        if status == FAILED:
+            self._motion_failures += 1
+            self._last_motion_failure = "segment %d: %s" % (segment_id, message)
+            self._motion_failing = True
+        elif status == "FINISHED":
+            self._motion_failing = False
+        self._diagnostics.update()
 
     def _on_keyframes(self, message: MotionKeyframes) -> None:
         segment_id = message.segment_id
