@@ -15,6 +15,7 @@ from pathlib import Path
 
 from setuptools import Distribution, find_packages, setup
 from setuptools.command.build_py import build_py
+from setuptools.command.develop import develop
 
 PACKAGE = 'naoqi_qicore'
 ROOT = Path(__file__).resolve().parent
@@ -48,53 +49,73 @@ def _run(command):
     subprocess.run(command, check=True, stdout=sys.stderr, stderr=sys.stderr, env=env)
 
 
+def _generate_interfaces(command):
+    """Run the rosidl CMake project; the folder it was installed into (a staging prefix)."""
+    build_temp = Path(command.get_finalized_command('build').build_temp).resolve()
+    build_dir = build_temp / 'interfaces'
+    stage = build_dir / 'stage'
+    if stage.exists():
+        shutil.rmtree(stage)
+    _run(['cmake', '-S', str(CMAKE_PROJECT), '-B', str(build_dir),
+          '-DCMAKE_BUILD_TYPE=Release',
+          '-DBUILD_TESTING=OFF',
+          '-DCMAKE_INSTALL_PREFIX=' + str(stage),
+          '-DCMAKE_PREFIX_PATH=' + ';'.join(_with_prefix('CMAKE_PREFIX_PATH')),
+          '-DPython3_EXECUTABLE=' + sys.executable,
+          '-DNAOQI_QICORE_PYTHON_INCLUDE_DIRS=' + _python_include_dirs()])
+    _run(['cmake', '--build', str(build_dir), '--parallel', str(os.cpu_count() or 2)])
+    _run(['cmake', '--install', str(build_dir)])
+    return stage
+
+
+def _ship_generated(command, stage, target):
+    """Copy the generated Python modules into ``target`` (a ``naoqi_qicore`` folder) and add
+    everything else the staging prefix holds (libraries, ament index, .msg/.srv/.idl) to
+    the data files of the install prefix."""
+    python_dirs = list(stage.glob('lib/python*/site-packages/' + PACKAGE))
+    if len(python_dirs) != 1:
+        raise RuntimeError('rosidl produced no Python package under ' + str(stage))
+    generated = python_dirs[0]
+    for path in sorted(generated.rglob('*')):
+        relative = path.relative_to(generated)
+        if path.is_dir() or path.suffix == '.c' or relative == Path('__init__.py'):
+            continue  # generator sources stay out; the package's own __init__.py stays
+        destination = target / relative
+        destination.parent.mkdir(parents=True, exist_ok=True)
+        shutil.copy2(path, destination)
+    data_files = command.distribution.data_files
+    by_dir = {}
+    for path in sorted(stage.rglob('*')):
+        if path.is_dir() or generated in path.parents:
+            continue
+        relative = path.relative_to(stage)
+        by_dir.setdefault(str(relative.parent), []).append(str(path))
+    # install_data (or colcon's symlink_data) holds this very list: extend it in place.
+    data_files.extend(sorted(by_dir.items()))
+
+
 class BuildPyWithInterfaces(build_py):
     """build_py that generates msg/ and srv/ with rosidl before copying the package."""
 
     def run(self):
-        stage = self._generate_interfaces()
+        stage = _generate_interfaces(self)
         super().run()
-        self._ship_generated(stage)
+        _ship_generated(self, stage, Path(self.build_lib) / PACKAGE)
 
-    def _generate_interfaces(self):
-        build_temp = Path(self.get_finalized_command('build').build_temp).resolve()
-        build_dir = build_temp / 'interfaces'
-        stage = build_dir / 'stage'
-        if stage.exists():
-            shutil.rmtree(stage)
-        _run(['cmake', '-S', str(CMAKE_PROJECT), '-B', str(build_dir),
-              '-DCMAKE_BUILD_TYPE=Release',
-              '-DBUILD_TESTING=OFF',
-              '-DCMAKE_INSTALL_PREFIX=' + str(stage),
-              '-DCMAKE_PREFIX_PATH=' + ';'.join(_with_prefix('CMAKE_PREFIX_PATH')),
-              '-DPython3_EXECUTABLE=' + sys.executable,
-              '-DNAOQI_QICORE_PYTHON_INCLUDE_DIRS=' + _python_include_dirs()])
-        _run(['cmake', '--build', str(build_dir), '--parallel', str(os.cpu_count() or 2)])
-        _run(['cmake', '--install', str(build_dir)])
-        return stage
 
-    def _ship_generated(self, stage):
-        python_dirs = list(stage.glob('lib/python*/site-packages/' + PACKAGE))
-        if len(python_dirs) != 1:
-            raise RuntimeError('rosidl produced no Python package under ' + str(stage))
-        generated = python_dirs[0]
-        target = Path(self.build_lib) / PACKAGE
-        for path in sorted(generated.rglob('*')):
-            relative = path.relative_to(generated)
-            if path.is_dir() or path.suffix == '.c' or relative == Path('__init__.py'):
-                continue  # generator sources stay out; the package's own __init__.py stays
-            destination = target / relative
-            destination.parent.mkdir(parents=True, exist_ok=True)
-            shutil.copy2(path, destination)
-        data_files = self.distribution.data_files
-        by_dir = {}
-        for path in sorted(stage.rglob('*')):
-            if path.is_dir() or generated in path.parents:
-                continue
-            relative = path.relative_to(stage)
-            by_dir.setdefault(str(relative.parent), []).append(str(path))
-        # install_data holds this very list: extend it in place.
-        data_files.extend(sorted(by_dir.items()))
+class DevelopWithInterfaces(develop):
+    """develop (``colcon build --symlink-install``, ``setup.py develop``) that generates the
+    interfaces too: the package itself stays a link to the sources, the generated modules go
+    to a ``naoqi_qicore`` folder of the install's site-packages (the package's
+    ``__init__`` extends its ``__path__`` to it) and the rest to the data files."""
+
+    def run(self):
+        if self.uninstall:
+            super().run()
+            return
+        stage = _generate_interfaces(self)
+        super().run()
+        _ship_generated(self, stage, Path(self.install_dir) / PACKAGE)
 
 
 class BinaryDistribution(Distribution):
@@ -113,6 +134,7 @@ setup(
         ('share/ament_index/resource_index/packages', ['resource/' + PACKAGE]),
         ('share/' + PACKAGE, ['package.xml']),
         ('share/' + PACKAGE + '/launch', glob('launch/*.launch.py')),
+        ('share/' + PACKAGE + '/config', glob('config/*.yaml')),
     ],
     install_requires=['setuptools'],
     zip_safe=False,
@@ -121,7 +143,7 @@ setup(
     description='Run Choregraphe behaviors for NAO and Pepper robots from ROS 2.',
     license='Apache-2.0',
     tests_require=['pytest'],
-    cmdclass={'build_py': BuildPyWithInterfaces},
+    cmdclass={'build_py': BuildPyWithInterfaces, 'develop': DevelopWithInterfaces},
     distclass=BinaryDistribution,
     entry_points={
         'console_scripts': [

@@ -10,18 +10,30 @@ people around it say and do things).  Without the launch packages, the ``run_beh
 command starts the same set.
 """
 import os
-import socket
+import signal
 
 from launch import LaunchDescription
-from launch.actions import DeclareLaunchArgument, ExecuteProcess, LogInfo, OpaqueFunction
+from launch.actions import (DeclareLaunchArgument, EmitEvent, ExecuteProcess, LogInfo,
+                            OpaqueFunction, RegisterEventHandler)
+from launch.event_handlers import OnProcessExit
+from launch.events import Shutdown, matches_action
+from launch.events.process import SignalProcess
 from launch.substitutions import LaunchConfiguration, PathJoinSubstitution
 from launch_ros.actions import Node
 from launch_ros.substitutions import FindPackagePrefix
 
 PACKAGE = "naoqi_qicore"
+#: (name, default, description); docs/ros.md has the same table
 ARGUMENTS = (
     ("behavior", "", ".xar, .pml, .crg, .pkg or converted folder to load"),
-    ("robot_url", "", "qi URL of the robot; empty starts a simulated robot"),
+    ("robot_url", "", "qi URL of the robot (wins over nao_ip); with no robot_url, nao_ip or "
+                      "robot in params_file, a simulated robot is started"),
+    ("nao_ip", "", "robot address (naoqi_driver's name), used when robot_url is empty"),
+    ("nao_port", "", "NAOqi port with nao_ip (empty: the nodes' default, 9559)"),
+    ("username", "", "NAOqi 2.9 user name"),
+    ("password_file", "", "file holding the NAOqi 2.9 password (never the password itself)"),
+    ("params_file", "", "ROS parameters file (/**: ros__parameters: ...) given to both nodes; "
+                        "the launch arguments win over it"),
     ("namespace", "", "ROS namespace of the nodes"),
     ("autoplay", "false", "play the behavior once the robot is connected"),
     ("log_level", "info", "log level of the nodes"),
@@ -30,41 +42,81 @@ ARGUMENTS = (
     ("scenario", "", "what people around the simulated robot say and do: a YAML scenario "
                      "file, or 'generic' (someone answers whatever it asks)"),
 )
+#: seconds the simulated robot waits, after a shutdown starts, for both nodes to exit
+#: before launch stops it anyway (SIGTERM)
+SIMULATOR_STOP_TIMEOUT = "20"
 
 
-def _free_port() -> int:
-    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as probe:
-        probe.bind(("127.0.0.1", 0))
-        return probe.getsockname()[1]
+def _plan(value):
+    """The launch arguments as run_behavior's plan (the same rules for both)."""
+    from naoqi_qicore.ros.launcher import Plan
+    params_file = os.path.abspath(value["params_file"]) if value["params_file"] else ""
+    scenario = value["scenario"]
+    if scenario and scenario != "generic":
+        scenario = os.path.abspath(scenario)
+    return Plan(behavior=value["behavior"], robot_url=value["robot_url"],
+                namespace=value["namespace"],
+                autoplay=value["autoplay"].lower() in ("true", "1"),
+                log_level=value["log_level"], robot=value["robot"], scenario=scenario,
+                params_file=params_file, nao_ip=value["nao_ip"],
+                nao_port=int(value["nao_port"] or 0), username=value["username"],
+                password_file=(os.path.abspath(value["password_file"])
+                               if value["password_file"] else ""))
 
 
 def _nodes(context, *args, **kwargs):
-    """The processes, once the arguments are known (a free port is picked here)."""
+    """The processes, once the arguments are known (a free port is picked here).
+
+    When the runner or the bridge exits (a behavior that cannot be loaded, a robot that
+    cannot be reached), the whole launch shuts down saying why.  The simulated robot ignores
+    SIGINT (Ctrl-C, or launch's shutdown) and is stopped with SIGTERM once both nodes have
+    exited: the runner releases the focus on a robot that is still there.
+    """
+    from naoqi_qicore.ros.launcher import free_tcp_port
     value = {name: LaunchConfiguration(name).perform(context) for name, _, _ in ARGUMENTS}
+    plan = _plan(value)
     actions = []
-    robot_url = value["robot_url"]
-    if not robot_url:
-        robot_url = "tcp://127.0.0.1:%d" % _free_port()
-        from naoqi_qicore.converter.robot_kind import simulated_robot_for
-        robot, reason = simulated_robot_for(value["behavior"], value["robot"])
+    robot_url = plan.robot_url
+    simulator = None
+    if plan.needs_simulated_robot():
+        robot_url = "tcp://127.0.0.1:%d" % free_tcp_port()
+        robot, reason = plan.simulated_robot()
         actions.append(LogInfo(msg="simulated %s robot at %s: %s"
                                % ("Pepper" if robot == "pepper" else "NAO", robot_url, reason)))
-        scenario = value["scenario"]
-        if scenario and scenario != "generic":
-            scenario = os.path.abspath(scenario)
-        actions.append(ExecuteProcess(
+        simulator = ExecuteProcess(
             cmd=[PathJoinSubstitution([FindPackagePrefix(PACKAGE), "lib", PACKAGE, "naoqi_sim"]),
-                 "--robot", robot, "--listen", robot_url]
-            + (["--scenario", scenario] if scenario else []),
-            name="naoqi_sim", output="screen"))
-    common = dict(package=PACKAGE, namespace=value["namespace"], output="screen",
-                  arguments=["--ros-args", "--log-level", value["log_level"]])
-    actions.append(Node(executable="naoqi_bridge", name="naoqi_bridge",
-                        parameters=[{"robot_url": robot_url}], **common))
-    actions.append(Node(executable="behavior_runner", name="behavior_runner",
-                        parameters=[{"robot_url": robot_url, "behavior": value["behavior"],
-                                     "autoplay": value["autoplay"].lower() in ("true", "1")}],
-                        **common))
+                 "--robot", robot, "--listen", robot_url, "--ignore-sigint"]
+            + (["--scenario", plan.scenario] if plan.scenario else []),
+            name="naoqi_sim", output="screen", sigterm_timeout=SIMULATOR_STOP_TIMEOUT)
+        actions.append(simulator)
+    parameters = ([plan.params_file] if plan.params_file else [])
+    robot_parameters = plan.robot_parameters(robot_url)
+    common = dict(package=PACKAGE, namespace=plan.namespace, output="screen",
+                  arguments=["--ros-args", "--log-level", plan.log_level])
+    bridge = Node(executable="naoqi_bridge", name="naoqi_bridge",
+                  parameters=parameters + [robot_parameters], **common)
+    runner = Node(executable="behavior_runner", name="behavior_runner",
+                  parameters=parameters + [dict(robot_parameters, behavior=plan.behavior,
+                                                autoplay=plan.autoplay)], **common)
+    actions += [bridge, runner]
+    exited = set()
+
+    def on_node_exit(event, context):
+        """A node (or the simulated robot) exited: shut down if it was not asked to; the
+        simulated robot goes once both nodes are gone."""
+        exited.add(event.action)
+        reply = []
+        if not context.is_shutdown:
+            reason = ("%s exited with code %s: stopping the launch (its error is above)"
+                      % (event.action.name, event.returncode))
+            reply += [LogInfo(msg=reason), EmitEvent(event=Shutdown(reason=reason))]
+        if simulator is not None and {bridge, runner} <= exited:
+            reply.append(EmitEvent(event=SignalProcess(signal_number=signal.SIGTERM,
+                                                       process_matcher=matches_action(simulator))))
+        return reply
+
+    actions += [RegisterEventHandler(OnProcessExit(target_action=process, on_exit=on_node_exit))
+                for process in (bridge, runner, simulator) if process is not None]
     return actions
 
 

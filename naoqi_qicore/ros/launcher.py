@@ -10,8 +10,15 @@ With ``--autoplay`` the behavior is run once it is loaded, through the ``behavio
 action: its feedback (each state change) and its result are printed; Ctrl-C cancels the
 run before stopping the programs.  ``--scenario FILE|generic`` is passed to the simulated
 robot: people around it say and do what the scenario says.
+
+``--params-file`` (a ``/**: ros__parameters:`` YAML file) goes to both nodes, and
+``--nao-ip``, ``--nao-port``, ``--username`` and ``--password-file`` become parameters of
+both nodes (naoqi_driver's names); the password itself never appears on a command line.
+No simulated robot is started when a robot is given by ``--robot-url``, ``--nao-ip`` or the
+parameters file.
 """
 import argparse
+import json
 import os
 import signal
 import socket
@@ -20,7 +27,7 @@ import sys
 import threading
 import time
 from dataclasses import dataclass
-from typing import Any, List, Optional, Tuple
+from typing import Any, Dict, List, Optional, Tuple
 
 #: how long a process may take to stop after SIGINT before it gets SIGTERM, then SIGKILL
 STOP_TIMEOUT = 10.0
@@ -54,6 +61,32 @@ def python_program(module: str, *arguments: str) -> List[str]:
             *arguments]
 
 
+#: parameters of both nodes that say which robot to connect to
+ROBOT_PARAMETERS = ("robot_url", "nao_ip")
+
+
+def robot_in_params_file(path: str) -> bool:
+    """True when the ROS parameters file ``path`` gives a node a robot (``robot_url`` or
+    ``nao_ip``): then no simulated robot is needed.  ``ValueError`` when it cannot be read."""
+    if not path:
+        return False
+    import yaml
+    try:
+        with open(path, encoding="utf-8") as stream:
+            content = yaml.safe_load(stream) or {}
+    except (OSError, yaml.YAMLError) as error:
+        raise ValueError("cannot read the parameters file %s: %s" % (path, error)) from None
+    if not isinstance(content, dict):
+        raise ValueError("%s is not a ROS parameters file (/**: ros__parameters: ...)" % path)
+    sections = []
+    for value in content.values():  # node names, possibly under namespaces
+        while isinstance(value, dict) and "ros__parameters" not in value and len(value) == 1:
+            value = next(iter(value.values()))
+        if isinstance(value, dict) and isinstance(value.get("ros__parameters"), dict):
+            sections.append(value["ros__parameters"])
+    return any(section.get(name) for section in sections for name in ROBOT_PARAMETERS)
+
+
 @dataclass
 class Plan:
     """What to start."""
@@ -66,18 +99,40 @@ class Plan:
     robot: str = "auto"
     record: str = ""
     scenario: str = ""
+    params_file: str = ""
+    nao_ip: str = ""
+    nao_port: int = 0  # 0: the nodes' default
+    username: str = ""
+    password_file: str = ""
+
+    def needs_simulated_robot(self) -> bool:
+        """No robot given by ``robot_url``, ``nao_ip`` or the parameters file."""
+        return not (self.robot_url or self.nao_ip or robot_in_params_file(self.params_file))
+
+    def robot_parameters(self, url: str) -> Dict[str, Any]:
+        """The connection parameters of both nodes (only those given)."""
+        parameters: Dict[str, Any] = {"robot_url": url} if url else {}
+        for name in ("nao_ip", "nao_port", "username", "password_file"):
+            value = getattr(self, name)
+            if value:
+                parameters[name] = value
+        return parameters
 
     def simulated_robot(self) -> Tuple[str, str]:
         """The kind of simulated robot to start and why (see ``--robot``)."""
         from naoqi_qicore.converter.robot_kind import simulated_robot_for
         return simulated_robot_for(self.behavior, self.robot)
 
-    def ros_arguments(self, node_parameters: List[str]) -> List[str]:
+    def ros_arguments(self, node_parameters: Dict[str, Any]) -> List[str]:
+        """``--ros-args``: the parameters file first, then ``node_parameters`` (which win)."""
         arguments = ["--ros-args", "--log-level", self.log_level]
         if self.namespace:
             arguments += ["-r", "__ns:=" + ("/" + self.namespace).replace("//", "/")]
-        for parameter in node_parameters:
-            arguments += ["-p", parameter]
+        if self.params_file:
+            arguments += ["--params-file", self.params_file]
+        for name, value in node_parameters.items():
+            # YAML values: a quoted string stays a string ("123" as a user name)
+            arguments += ["-p", "%s:=%s" % (name, json.dumps(value))]
         return arguments
 
     def simulator_command(self, url: str, robot: str) -> List[str]:
@@ -91,10 +146,10 @@ class Plan:
 
     def bridge_command(self, url: str) -> List[str]:
         return python_program("naoqi_qicore.ros.bridge",
-                              *self.ros_arguments(["robot_url:=" + url]))
+                              *self.ros_arguments(self.robot_parameters(url)))
 
     def runner_command(self, url: str) -> List[str]:
-        parameters = ["robot_url:=" + url, "behavior:=" + self.behavior]
+        parameters = dict(self.robot_parameters(url), behavior=self.behavior)
         return python_program("naoqi_qicore.ros.behavior_runner",
                               *self.ros_arguments(parameters))
 
@@ -221,7 +276,7 @@ def run(plan: Plan) -> int:
     auto_run: Optional[AutoRun] = None
     try:
         url = plan.robot_url
-        if not url:
+        if plan.needs_simulated_robot():
             port = free_tcp_port()
             url = "tcp://127.0.0.1:%d" % port
             robot, reason = plan.simulated_robot()
@@ -242,7 +297,7 @@ def run(plan: Plan) -> int:
         print("run_behavior: %s exited with code %d, stopping the others"
               % (group.names[exited], code), file=sys.stderr, flush=True)
         return code or 1
-    except RuntimeError as error:
+    except (RuntimeError, ValueError) as error:
         print("run_behavior: %s" % error, file=sys.stderr)
         return 1
     finally:
@@ -277,12 +332,29 @@ def parse_arguments(argv: Optional[List[str]] = None) -> Plan:
     parser.add_argument("--scenario", default="", metavar="FILE|generic",
                         help="what people around the simulated robot say and do: a YAML "
                              "scenario file, or 'generic' (someone answers whatever it asks)")
+    parser.add_argument("--params-file", default="", metavar="FILE",
+                        help="ROS parameters file (/**: ros__parameters: ...) for both nodes; "
+                             "the options here win over it")
+    parser.add_argument("--nao-ip", default="",
+                        help="robot address (naoqi_driver's nao_ip), when no --robot-url")
+    parser.add_argument("--nao-port", default=0, type=int,
+                        help="NAOqi port with --nao-ip (default of the nodes: 9559)")
+    parser.add_argument("--username", default="", help="NAOqi 2.9 user name")
+    parser.add_argument("--password-file", default="", metavar="FILE",
+                        help="file holding the NAOqi 2.9 password (never the password itself "
+                             "on a command line)")
     arguments = parser.parse_args(argv)
+    params_file = os.path.abspath(arguments.params_file) if arguments.params_file else ""
+    try:
+        robot_in_file = robot_in_params_file(params_file)
+    except ValueError as error:
+        parser.error(str(error))
     scenario = arguments.scenario
     if scenario:
         from naoqi_qicore.robot.sim.scenario import GENERIC, ScenarioError, load_scenario
-        if arguments.robot_url:
-            parser.error("--scenario needs the simulated robot (no --robot-url or NAOQI_URL)")
+        if arguments.robot_url or arguments.nao_ip or robot_in_file:
+            parser.error("--scenario needs the simulated robot (no --robot-url, NAOQI_URL, "
+                         "--nao-ip or robot in the parameters file)")
         try:
             load_scenario(scenario)  # its robot-specific steps are checked by naoqi_sim
         except ScenarioError as error:
@@ -292,7 +364,10 @@ def parse_arguments(argv: Optional[List[str]] = None) -> Plan:
                 namespace=arguments.namespace, autoplay=arguments.autoplay,
                 log_level=arguments.log_level, robot=arguments.robot,
                 record=os.path.abspath(arguments.record) if arguments.record else "",
-                scenario=scenario)
+                scenario=scenario, params_file=params_file, nao_ip=arguments.nao_ip,
+                nao_port=arguments.nao_port, username=arguments.username,
+                password_file=(os.path.abspath(arguments.password_file)
+                               if arguments.password_file else ""))
 
 
 def main(argv: Optional[List[str]] = None) -> int:

@@ -22,45 +22,94 @@ def test_arguments_are_declared() -> None:
     from launch.actions import DeclareLaunchArgument
     declared = {action.name: action.default_value for action in description.entities
                 if isinstance(action, DeclareLaunchArgument)}
-    assert {"behavior", "robot_url", "namespace", "autoplay", "log_level"} <= set(declared)
+    assert {"behavior", "robot_url", "namespace", "autoplay", "log_level", "params_file",
+            "nao_ip", "nao_port", "username", "password_file", "robot",
+            "scenario"} <= set(declared)
 
 
-@pytest.mark.parametrize("robot_url, expected", [("", ["naoqi_sim", "naoqi_bridge",
-                                                       "behavior_runner"]),
-                                                  ("tcp://10.0.0.5:9559", ["naoqi_bridge",
-                                                                           "behavior_runner"])])
-def test_processes_follow_robot_url(robot_url: str, expected) -> None:
+def _actions(**configuration):
+    """The actions the launch file's OpaqueFunction returns for these launch arguments; each
+    Node records the keyword arguments it was made with (``node.made_with``)."""
     description = load_description()
     from launch import LaunchContext
     from launch.actions import OpaqueFunction
-    from launch.utilities import perform_substitutions
     from launch_ros.actions import Node
+    opaque = [a for a in description.entities if isinstance(a, OpaqueFunction)][0]
+
+    class RecordingNode(Node):
+        def __init__(self, **kwargs):
+            self.made_with = kwargs
+            super().__init__(**kwargs)
+
+    function = opaque._OpaqueFunction__function
+    function.__globals__["Node"] = RecordingNode
     context = LaunchContext()
     for action in description.entities:
         if not isinstance(action, OpaqueFunction):
             action.visit(context)
-    context.launch_configurations["robot_url"] = robot_url
-    context.launch_configurations["namespace"] = "nao1"
-    opaque = [a for a in description.entities if isinstance(a, OpaqueFunction)][0]
-    actions = opaque.execute(context)
-    names = [action.node_executable if isinstance(action, Node)
-             else perform_substitutions(context, action.name) for action in actions]
-    assert names == expected
+    context.launch_configurations.update(configuration)
+    return opaque.execute(context), context
+
+
+def _processes(actions, context):
+    from launch.actions import ExecuteProcess
+    from launch.utilities import perform_substitutions
+    from launch_ros.actions import Node
+    return {(action.node_executable if isinstance(action, Node)
+             else perform_substitutions(context, action.name)): action
+            for action in actions if isinstance(action, ExecuteProcess)}
+
+
+@pytest.mark.parametrize("configuration, expected", [
+    (dict(robot_url=""), ["naoqi_sim", "naoqi_bridge", "behavior_runner"]),
+    (dict(robot_url="tcp://10.0.0.5:9559"), ["naoqi_bridge", "behavior_runner"]),
+    (dict(nao_ip="10.0.0.5"), ["naoqi_bridge", "behavior_runner"])])
+def test_processes_follow_robot_url(configuration, expected) -> None:
+    actions, context = _actions(namespace="nao1", **configuration)
+    assert list(_processes(actions, context)) == expected
+
+
+def test_robot_in_the_params_file_means_no_simulated_robot(tmp_path) -> None:
+    params = tmp_path / "robot.yaml"
+    params.write_text("/**:\n  ros__parameters:\n    nao_ip: 10.0.0.5\n")
+    actions, context = _actions(params_file=str(params))
+    assert list(_processes(actions, context)) == ["naoqi_bridge", "behavior_runner"]
+
+
+def test_connection_parameters_and_params_file_go_to_both_nodes(tmp_path) -> None:
+    params = tmp_path / "nodes.yaml"
+    params.write_text("/**:\n  ros__parameters:\n    focus: false\n")
+    actions, context = _actions(params_file=str(params), nao_ip="10.0.0.5", nao_port="9503",
+                                username="nao", password_file="secret.txt",
+                                behavior="/b.xar", autoplay="true")
+    processes = _processes(actions, context)
+    expected = {"nao_ip": "10.0.0.5", "nao_port": 9503, "username": "nao",
+                "password_file": str(tmp_path.cwd() / "secret.txt")}
+    for name in ("naoqi_bridge", "behavior_runner"):
+        file_, overrides = processes[name].made_with["parameters"]
+        assert file_ == str(params)  # first: the launch arguments win over it
+        assert {key: overrides[key] for key in expected} == expected, name
+        assert "robot_url" not in overrides
+    runner = processes["behavior_runner"].made_with["parameters"][1]
+    assert runner["behavior"] == "/b.xar" and runner["autoplay"] is True
+
+
+def test_a_node_exit_shuts_down_and_the_simulated_robot_stops_last() -> None:
+    actions, context = _actions(robot_url="", robot="nao")
+    from launch.actions import RegisterEventHandler
+    from launch.event_handlers import OnProcessExit
+    from launch.utilities import perform_substitutions
+    simulator = _processes(actions, context)["naoqi_sim"]
+    command = [perform_substitutions(context, part) for part in simulator.cmd[1:]]
+    assert "--ignore-sigint" in command  # Ctrl-C reaches the nodes, not the robot
+    handlers = [action.event_handler for action in actions
+                if isinstance(action, RegisterEventHandler)]
+    assert len(handlers) == 3 and all(isinstance(h, OnProcessExit) for h in handlers)
 
 
 def test_the_scenario_goes_to_the_simulated_robot() -> None:
-    description = load_description()
-    from launch import LaunchContext
-    from launch.actions import ExecuteProcess, OpaqueFunction
+    actions, context = _actions(robot_url="", robot="nao", scenario="generic")
     from launch.utilities import perform_substitutions
-    from launch_ros.actions import Node
-    context = LaunchContext()
-    for action in description.entities:
-        if not isinstance(action, OpaqueFunction):
-            action.visit(context)
-    context.launch_configurations.update(robot_url="", robot="nao", scenario="generic")
-    opaque = [a for a in description.entities if isinstance(a, OpaqueFunction)][0]
-    simulator = [action for action in opaque.execute(context)
-                 if isinstance(action, ExecuteProcess) and not isinstance(action, Node)][0]
+    simulator = _processes(actions, context)["naoqi_sim"]
     command = [perform_substitutions(context, part) for part in simulator.cmd[1:]]
     assert command[:2] == ["--robot", "nao"] and command[-2:] == ["--scenario", "generic"]

@@ -46,10 +46,10 @@ def test_starts_everything_and_stops_cleanly(probe, example_behavior, repo_root,
 class _AutoplayLauncher:
     """``run_behavior BEHAVIOR --autoplay`` with its output collected line by line."""
 
-    def __init__(self, behavior, repo_root) -> None:
+    def __init__(self, behavior, repo_root, *extra: str) -> None:
         self.process = subprocess.Popen(
             python_program("naoqi_qicore.ros.launcher", str(behavior), "--autoplay",
-                           "--log-level", "warn"),
+                           "--log-level", "warn", *extra),
             cwd=str(repo_root), stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
         self.lines: list = []
         self._reader = threading.Thread(target=self._read, daemon=True)
@@ -110,7 +110,8 @@ def onInput_onStart(self):
     while True:
         time.sleep(0.1)
 """)
-    launcher = _AutoplayLauncher(behavior, repo_root)
+    record = tmp_path / "calls.jsonl"
+    launcher = _AutoplayLauncher(behavior, repo_root, "--record", str(record))
     try:
         launcher.wait_for("root/Script")
         assert launcher.interrupt() == 0
@@ -118,3 +119,22 @@ def onInput_onStart(self):
         assert "result STOPPED" in result and "cancelled" in result
     finally:
         launcher.close()
+    # The runner released the focus while the simulated robot was still there (it stops
+    # last): the robot recorded the call, and the runner saw no lost robot.
+    import json
+    calls = [json.loads(line) for line in record.read_text().splitlines()]
+    life = [(c["method"], "error" in c) for c in calls if c["service"] == "ALAutonomousLife"
+            and c["method"] in ("switchFocus", "stopFocus")]
+    assert life and life[-1] == ("stopFocus", False), life
+    assert not [line for line in launcher.lines if "lost" in line or "stopFocus:" in line]
+
+
+def test_a_behavior_that_cannot_be_read_stops_everything(tmp_path, repo_root) -> None:
+    launcher = subprocess.run(
+        python_program("naoqi_qicore.ros.launcher", str(tmp_path / "missing.xar"),
+                       "--log-level", "warn"),
+        cwd=str(repo_root), stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+        timeout=60)
+    assert launcher.returncode != 0, launcher.stdout
+    assert "missing.xar: no such file or folder" in launcher.stdout
+    assert "behavior_runner exited with code" in launcher.stdout

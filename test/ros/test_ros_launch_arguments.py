@@ -1,0 +1,69 @@
+"""The launch file's arguments, checked without the launch packages: its ARGUMENTS table
+(read from the source), the documentation and run_behavior's options agree."""
+import ast
+import json
+from pathlib import Path
+
+import pytest
+
+from naoqi_qicore.ros.launcher import parse_arguments, robot_in_params_file
+
+ROOT = Path(__file__).resolve().parents[2]
+REQUIRED = {"params_file", "nao_ip", "nao_port", "username", "password_file", "namespace",
+            "behavior", "robot_url", "robot", "autoplay", "log_level", "scenario"}
+
+
+def launch_arguments():
+    tree = ast.parse((ROOT / "launch" / "run_behavior.launch.py").read_text())
+    for node in tree.body:
+        if isinstance(node, ast.Assign) and getattr(node.targets[0], "id", "") == "ARGUMENTS":
+            return {name: default for name, default, _ in ast.literal_eval(node.value)}
+    raise AssertionError("no ARGUMENTS in the launch file")
+
+
+def test_the_launch_file_declares_every_argument() -> None:
+    assert REQUIRED <= set(launch_arguments())
+
+
+def test_docs_list_every_launch_argument() -> None:
+    rows = [line for line in (ROOT / "docs" / "ros.md").read_text().splitlines()
+            if line.startswith("| `")]
+    documented = {line.split("`")[1] for line in rows}
+    assert set(launch_arguments()) <= documented
+
+
+def test_run_behavior_passes_the_connection_parameters(tmp_path) -> None:
+    params = tmp_path / "p.yaml"
+    params.write_text("/**:\n  ros__parameters:\n    focus: false\n")
+    plan = parse_arguments(["b.xar", "--params-file", str(params), "--nao-ip", "10.0.0.5",
+                            "--nao-port", "9503", "--username", "123",
+                            "--password-file", "secret.txt"])
+    assert not plan.needs_simulated_robot()
+    for command in (plan.bridge_command(""), plan.runner_command("")):
+        arguments = command[command.index("--ros-args"):]
+        assert arguments[arguments.index("--params-file") + 1] == str(params)
+        overrides = dict(arguments[i + 1].split(":=", 1) for i, a in enumerate(arguments)
+                         if a == "-p")
+        assert {k: json.loads(v) for k, v in overrides.items() if k != "behavior"} == {
+            "nao_ip": "10.0.0.5", "nao_port": 9503, "username": "123",
+            "password_file": str(Path.cwd() / "secret.txt")}
+        # the file comes first: the options win over it
+        assert arguments.index("--params-file") < arguments.index("-p")
+
+
+@pytest.mark.parametrize("content, robot", [
+    ("/**:\n  ros__parameters:\n    robot_url: tcp://10.0.0.5:9559\n", True),
+    ("nao1:\n  behavior_runner:\n    ros__parameters:\n      nao_ip: 10.0.0.5\n", True),
+    ("/**:\n  ros__parameters:\n    focus: false\n", False)])
+def test_a_robot_in_the_params_file_replaces_the_simulated_one(tmp_path, content,
+                                                               robot) -> None:
+    params = tmp_path / "p.yaml"
+    params.write_text(content)
+    assert robot_in_params_file(str(params)) is robot
+
+
+def test_an_unreadable_params_file_is_a_usage_error(tmp_path, capsys) -> None:
+    with pytest.raises(SystemExit) as exit_:
+        parse_arguments(["b.xar", "--params-file", str(tmp_path / "missing.yaml")])
+    assert exit_.value.code == 2
+    assert "cannot read the parameters file" in capsys.readouterr().err
