@@ -39,6 +39,7 @@ from naoqi_qicore.robot.naoqi_compat import box_environment
 from naoqi_qicore.robot.session import ConnectionState, RobotAddress, RobotSession
 from naoqi_qicore.ros import diagnostics
 from naoqi_qicore.ros.behavior_cache import behavior_name, default_cache_dir, load_behavior
+from naoqi_qicore.ros.path_roots import is_under, outside_message, resolve_roots
 from naoqi_qicore.ros.behavior_run import WHERE_ROBOT_CONNECTION, BehaviorRun, error_message
 from naoqi_qicore.ros.focus import STOP_AND_STACK_CURRENT, STOP_CURRENT, FocusTracker, LifeObserver
 from naoqi_qicore.ros.motion_sink import MOTION_OUTPUTS, BridgeMotionSink
@@ -100,6 +101,7 @@ class BehaviorRunner(Node):
         self._life: Any = None
         self._sim: Any = None
         self._cache_dir = Path(self.get_parameter("cache_dir").value or default_cache_dir())
+        self._behavior_roots = self._roots()
 
         self._state_pub = self.create_publisher(BehaviorState, "behavior/state", LATCHED)
         self._focus_pub = self.create_publisher(ActivityFocus, "behavior/focus", LATCHED)
@@ -168,6 +170,19 @@ class BehaviorRunner(Node):
                 floating_point_range=[FloatingPointRange(from_value=0.1, to_value=50.0)])
         declare("cache_dir", "", "folder of converted behaviors (default "
                 "~/.cache/naoqi_qicore/behaviors)")
+        self.declare_parameter("behavior_roots", [""], ParameterDescriptor(
+            description="folders behavior/load and behavior/run may load behaviors from "
+                        "(default: the folder of the behavior parameter, and the cache)",
+            read_only=True))
+
+    def _roots(self) -> List[Path]:
+        """The folders peers may load behaviors from (parameter ``behavior_roots``)."""
+        roots = [root for root in self.get_parameter("behavior_roots").value if root]
+        if not roots:
+            start = self.get_parameter("behavior").value
+            roots = ([str(Path(start).expanduser().resolve().parent)] if start else []) + [
+                str(self._cache_dir)]
+        return resolve_roots(roots)
 
     def _address(self) -> RobotAddress:
         """The robot's address; an in-process simulated robot when none is given."""
@@ -379,7 +394,7 @@ class BehaviorRunner(Node):
             target = None
         with self._lock:
             if request.behavior and not self._is_loaded(request.behavior):
-                self._replace_behavior(request.behavior)
+                self._replace_behavior(request.behavior, from_peer=True)
             player = self._player()
             if player.status in ("ERROR", "IDLE"):
                 player.load()
@@ -654,10 +669,14 @@ class BehaviorRunner(Node):
                 return "%s at frame %d" % (self._loaded.name, response.frame)
         return self._answer(response, goto, moved=True)
 
-    def _replace_behavior(self, path: str) -> _Loaded:
-        """Load ``path`` and make it the runner's behavior; ``ValueError`` keeps the old one."""
+    def _replace_behavior(self, path: str, from_peer: bool = False) -> _Loaded:
+        """Load ``path`` and make it the runner's behavior; ``ValueError`` keeps the old one.
+        A path a peer gave must be inside ``behavior_roots``: box code runs with the
+        runner's rights."""
         if not path:
             raise ValueError("path is empty")
+        if from_peer and not is_under(Path(path), self._behavior_roots):
+            raise ValueError(outside_message(path, self._behavior_roots, "behavior_roots"))
         behavior, warnings = load_behavior(path, self._cache_dir)
         for warning in warnings:
             self.get_logger().warning(warning)
@@ -699,7 +718,7 @@ class BehaviorRunner(Node):
     def _load(self, request: LoadBehavior.Request,
               response: LoadBehavior.Response) -> LoadBehavior.Response:
         def load() -> str:
-            loaded = self._replace_behavior(request.path)
+            loaded = self._replace_behavior(request.path, from_peer=True)
             response.behavior = self._info(loaded)
             return "loaded %s" % loaded.name
         return self._answer(response, load)

@@ -295,3 +295,44 @@ def test_nothing_loaded_then_load(programs, probe, example_behavior, tmp_path) -
     assert probe.call(Play, "behavior/play", Play.Request()).success
     probe.wait_until(lambda: robot.calls("ALMotion", "angleInterpolationBezier"), 10,
                      "motion sent directly")
+
+
+def test_peers_load_only_from_the_behavior_roots(programs, probe, example_behavior,
+                                                 tmp_path) -> None:
+    """Box code runs with the runner's rights: behavior/load and behavior/run take paths
+    only inside behavior_roots (by default the folder of the behavior parameter and the
+    cache; a link out of a root is followed before the check)."""
+    from naoqi_qicore.action import RunBehavior
+    from rclpy.action import ActionClient
+    allowed = tmp_path / "allowed"
+    allowed.mkdir()
+    start = allowed / "start.xar"
+    start.write_bytes(example_behavior.read_bytes())
+    outside = tmp_path / "outside.xar"
+    outside.write_bytes(example_behavior.read_bytes())
+    (allowed / "link.xar").symlink_to(outside)
+    robot = programs("sim")
+    runner = programs("runner", "-p", "robot_url:=" + robot.url, "-p", "behavior:=" + str(start),
+                      "-p", "cache_dir:=" + str(tmp_path / "cache"),
+                      "-p", "behavior_roots:=['']")  # the defaults
+    states = probe.listen(BehaviorState, "behavior/state")
+    probe.wait_until(lambda: states and states[-1].status == BehaviorState.LOADED, 20, "LOADED")
+    for path in (outside, allowed / "link.xar"):
+        refused = probe.call(LoadBehavior, "behavior/load", LoadBehavior.Request(path=str(path)))
+        assert refused.success is False and "behavior_roots" in refused.message, path
+    client = ActionClient(probe.node, RunBehavior, "behavior/run")
+    assert client.wait_for_server(timeout_sec=20)
+    future = client.send_goal_async(RunBehavior.Goal(behavior=str(outside), frame=-1))
+    probe.wait_until(lambda: future.done(), 20, "the goal's answer")
+    handle = future.result()
+    if handle.accepted:  # accepted then ended: the result says why
+        result = handle.get_result_async()
+        probe.wait_until(lambda: result.done(), 20, "the result")
+        assert result.result().result.status == BehaviorState.ERROR
+        assert "behavior_roots" in result.result().result.message
+    assert robot.calls("ALMotion", "angleInterpolationBezier") == []
+    again = allowed / "again.xar"
+    again.write_bytes(example_behavior.read_bytes())
+    assert probe.call(LoadBehavior, "behavior/load",
+                      LoadBehavior.Request(path=str(again))).success
+    assert runner.alive()
