@@ -196,8 +196,8 @@ def programs(tmp_path: Path) -> Iterator[Callable[..., Program]]:
                       "runner": "naoqi_qicore.ros.behavior_runner",
                       "convert": "naoqi_qicore.ros.convert_node"}[kind]
             if kind == "runner":  # the test's own behaviors may be loaded (it may say else)
-                arguments = ("-p", "behavior_roots:=%s" % [str(tmp_path), str(REPO / "examples")],
-                             *arguments)
+                roots = [str(tmp_path), str(REPO / "examples")]
+                arguments = ("-p", "behavior_roots:=%s" % (roots,), *arguments)
             program = Program(kind, python_program(module, "--ros-args", *arguments), tmp_path)
         started.append(program)
         return program

@@ -3,6 +3,7 @@ behavior's ``main.py --scenario/--record``, as real processes on loopback."""
 import json
 import os
 import queue
+import shutil
 import signal
 import subprocess
 import sys
@@ -268,3 +269,25 @@ def test_the_generic_scenario_carries_corpus_behaviors_to_their_end(corpus_dir, 
                              capture_output=True, text=True, timeout=120)
     assert process.returncode == 0, process.stderr
     assert "generic: hear " in process.stderr and heard in process.stderr
+
+
+@pytest.mark.slow
+def test_the_generic_scenario_answers_a_corpus_choice_box_to_its_end(corpus_dir, tmp_path):
+    """humanoid-robotics asks with Choregraphe's Choice box. Its repository has the
+    box's choice_sentences.xml at the project's root while the box reads
+    <project>/Aldebaran/choice_sentences.xml (its own bug: on a robot too it fails); with
+    the file where the box reads it, the generic person answers the choices and the
+    behavior finishes."""
+    source = corpus_dir / "projects" / "humanoid-robotics-422d8142"
+    project = tmp_path / "project"
+    shutil.copytree(source, project)
+    for path in [project, *project.rglob("*")]:
+        path.chmod(path.stat().st_mode | 0o200)  # the corpus is read-only
+    (project / "Aldebaran").mkdir()
+    shutil.copy(project / "choice_sentences.xml", project / "Aldebaran")
+    convert_in_project(project / "behavior.xar", tmp_path / "out")
+    process = subprocess.run([sys.executable, str(tmp_path / "out" / "main.py"), "--scenario",
+                              "generic"], env=ENV, capture_output=True, text=True, timeout=120)
+    assert process.returncode == 0, process.stderr
+    heard = [line for line in process.stderr.splitlines() if "generic: hear " in line]
+    assert heard and all("ALSpeechRecognition recognised" in line for line in heard), heard
