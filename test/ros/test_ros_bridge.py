@@ -46,6 +46,8 @@ class MotionTopics:
         self.stop = probe.node.create_publisher(MotionStop, "motion/stop", COMMANDS)
         probe.wait_until(lambda: self.keyframes.get_subscription_count() > 0, 10,
                          "bridge subscribed")
+        probe.wait_until(lambda: probe.node.count_publishers("/motion/status") > 0, 10,
+                         "the bridge's motion/status publisher")  # not latched
 
     def wait_status(self, segment_id: int, status: int, what: str) -> MotionStatus:
         return self.probe.wait_until(lambda: [m for m in self.status if m.segment_id ==

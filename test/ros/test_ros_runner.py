@@ -49,6 +49,10 @@ class Stack:
         self.wait_state(lambda s: s.status == BehaviorState.LOADED, 60, "LOADED")
         self.wait_until(lambda: self.connection and self.connection[-1].state
                    == RobotConnection.CONNECTED, 30, "bridge connected")
+        # motion/keyframes and motion/status are not latched: subscribed before any play
+        for topic in ("/motion/keyframes", "/motion/status"):
+            self.wait_until(lambda: probe.node.count_publishers(topic) > 0, 10,
+                            "a publisher of " + topic)
 
     def state(self) -> BehaviorState:
         return self.states[-1]
