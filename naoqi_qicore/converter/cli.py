@@ -80,7 +80,6 @@ def _graph_file(graph: str, index: int, total: int) -> Path:
 
 def _convert_one(source: Path, destination: Path, options: argparse.Namespace) -> dict:
     from naoqi_qicore.converter.api import convert
-    from naoqi_qicore.converter.graph import GRAPH_FORMATS, render_graph
 
     inner_graph = ".svg" if options.graph == "" else None
     result = convert(source, destination, force=options.force, graph=inner_graph)
@@ -91,6 +90,7 @@ def _convert_one(source: Path, destination: Path, options: argparse.Namespace) -
                            for report in result.behaviors],
              "warnings": result.warnings}
     if options.graph:
+        from naoqi_qicore.converter.graph import GRAPH_FORMATS, render_graph  # networkx
         suffix = Path(options.graph).suffix.lower()
         if suffix not in GRAPH_FORMATS:
             raise OutputError("%s: graph files must end with %s"

@@ -1,0 +1,34 @@
+"""A plain ``xar_convert`` imports only what a conversion needs: one process per file is
+how people use it, and each heavy import is paid per file."""
+import subprocess
+import sys
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parents[2]
+#: what a conversion without --graph never needs
+HEAVY = ("networkx", "matplotlib", "pydot", "numpy", "rclpy", "qi", "fissix")
+
+
+def imported_modules(*arguments: str) -> set:
+    """The modules ``xar_convert ARGUMENTS`` imports (``python -X importtime``)."""
+    process = subprocess.run(
+        [sys.executable, "-X", "importtime", "-c",
+         "import sys; from naoqi_qicore.converter.cli import main; sys.exit(main(sys.argv[1:]))",
+         *arguments], cwd=str(REPO), capture_output=True, text=True, timeout=120)
+    assert process.returncode == 0, process.stderr[-2000:]
+    return {line.split("|")[-1].strip() for line in process.stderr.splitlines()
+            if line.startswith("import time:") and "|" in line}
+
+
+def test_a_plain_conversion_imports_no_heavy_module(tmp_path) -> None:
+    modules = imported_modules(str(REPO / "examples" / "wave_hello" / "behavior.xar"),
+                               str(tmp_path / "out"), "-q")
+    assert (tmp_path / "out" / "main.py").is_file()
+    heavy = sorted(name for name in modules if name.split(".")[0] in HEAVY)
+    assert heavy == [], heavy
+
+
+def test_graph_brings_its_libraries_only_when_asked(tmp_path) -> None:
+    modules = imported_modules(str(REPO / "examples" / "wave_hello" / "behavior.xar"),
+                               str(tmp_path / "out"), "-q", "--graph")
+    assert "networkx" in modules and (tmp_path / "out" / "graph.svg").is_file()
