@@ -135,7 +135,11 @@ def test_goto_label_jumps_and_motion_resumes_there(stack: Stack) -> None:
 def test_goto_frame_while_paused_stays_paused(stack: Stack) -> None:
     assert stack.play().success
     stack.wait_state(lambda s: s.status == BehaviorState.PLAYING and s.frame >= 3, 10)
-    moving = stack.moving_segment()
+    first = stack.moving_segment()
+    # the runner sends motion directly until it has heard the bridge is connected: once
+    # a segment went through the bridge, start again from frame 1 to pause before Wave
+    assert stack.probe.call(GoTo, "behavior/goto", GoTo.Request(frame=1)).success
+    moving = stack.moving_segment(after=first.segment_id)
     paused = stack.trigger("pause")
     assert paused.success, paused.message
     frame = stack.wait_state(lambda s: s.status == BehaviorState.PAUSED, 5, "PAUSED").frame
