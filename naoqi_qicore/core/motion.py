@@ -183,6 +183,10 @@ FAILED = "FAILED"
 #: max(INTERRUPTION_MARGIN, INTERRUPTION_RATIO * duration) was interrupted on the robot
 INTERRUPTION_MARGIN = 0.1
 INTERRUPTION_RATIO = 0.05
+#: a stop's kill is sent again while its segment still runs: this many times in all,
+#: this long (s) after the previous kill returned
+KILL_ATTEMPTS = 5
+KILL_RETRY_DELAY = 0.05
 #: libqi's Python services append their traceback to the error text after this
 _QI_TRACEBACK = "\n\nAt:\n"
 
@@ -336,7 +340,7 @@ class ALMotionSink:
                 return
             flight.stop_requested = True
             newer = set().union(*(f.joints for f in flights[flights.index(flight) + 1:]))
-        self._kill([name for name in flight.segment.names if name not in newer])
+        self._kill([name for name in flight.segment.names if name not in newer], [flight])
 
     def stop_all(self) -> None:
         """Stop every segment in flight."""
@@ -344,19 +348,44 @@ class ALMotionSink:
             flights = list(self._flights.values())
             for flight in flights:
                 flight.stop_requested = True
-        self._kill(list(dict.fromkeys(name for f in flights for name in f.segment.names)))
+        self._kill(list(dict.fromkeys(name for f in flights for name in f.segment.names)),
+                   flights)
 
-    def _kill(self, joints: List[str]) -> None:
-        """End the robot's tasks using ``joints`` (nothing is sent without joints)."""
+    def _kill(self, joints: List[str], flights: List[_Flight], attempt: int = 1) -> None:
+        """End the robot's tasks using ``joints`` (nothing is sent without joints).
+
+        The kill and the motion call it stops travel separately: a kill sent right after
+        its segment can reach the robot before the task starts, and then stops nothing.
+        So when the kill has returned and a segment it was for is still in flight, it is
+        sent again (a few times, :data:`KILL_RETRY_DELAY` apart)."""
         if not joints:
             return
         _, future = self._call("killTasksUsingResources", joints)
 
-        def log_error(done: Any) -> None:
+        def returned(done: Any) -> None:
             if done.hasError():
                 _LOG.warning("ALMotion.killTasksUsingResources(%s): %s", joints,
                              robot_message(done.error()))
-        future.addCallback(log_error)
+                return
+            with self._lock:
+                running = [flight for flight in flights
+                           if self._flights.get(flight.segment.segment_id) is flight]
+            if running and attempt < KILL_ATTEMPTS:
+                retry = threading.Timer(KILL_RETRY_DELAY, self._retry_kill,
+                                        (joints, running, attempt + 1))
+                retry.daemon = True
+                retry.start()
+        future.addCallback(returned)
+
+    def _retry_kill(self, joints: List[str], flights: List[_Flight], attempt: int) -> None:
+        with self._lock:
+            running = [flight for flight in flights
+                       if self._flights.get(flight.segment.segment_id) is flight]
+        if running:
+            try:
+                self._kill(joints, running, attempt)
+            except RuntimeError as error:  # the session went away meanwhile
+                _LOG.warning("ALMotion.killTasksUsingResources(%s): %s", joints, error)
 
     def forget(self, reason: str) -> None:
         """The connection is lost: end every segment in flight now (FAILED with ``reason``,
