@@ -37,18 +37,6 @@ REPO = Path(__file__).resolve().parents[1]
 DEFAULT_CORPUS = REPO.parent / "shared" / "corpus"
 
 BEHAVIOR, ENVIRONMENT, OURS = "behavior", "environment", "ours"
-#: what box scripts could import on the robot besides Python 2.7's standard library
-NAOQI_SDK_MODULES = frozenset(("naoqi", "qi", "almath", "motion", "vision_definitions",
-                               "allog", "inaoqi"))
-#: Python 2.7 standard library modules that Python 3 removed or renamed
-PY2_STDLIB_MODULES = frozenset((
-    "thread", "Queue", "urllib2", "cPickle", "StringIO", "cStringIO", "ConfigParser",
-    "httplib", "urlparse", "HTMLParser", "cookielib", "SocketServer", "Tkinter", "commands",
-    "htmlentitydefs", "xmlrpclib", "__builtin__", "copy_reg", "repr", "BaseHTTPServer",
-    "SimpleHTTPServer", "CGIHTTPServer", "Cookie", "UserDict", "UserList", "UserString",
-    "mutex", "sets", "md5", "sha", "new", "popen2", "dircache", "mimetools", "rfc822",
-    "htmllib", "sgmllib", "exceptions", "dummy_thread", "anydbm", "whichdb", "robotparser",
-    "markupbase", "DocXMLRPCServer", "SimpleXMLRPCServer", "urllib"))
 #: attributes Python 2 objects had (``dict.iteritems``, ``urllib2.Request.add_data``...)
 PY2_ATTRIBUTES = frozenset((
     "iteritems", "iterkeys", "itervalues", "viewitems", "viewkeys", "viewvalues", "has_key",
@@ -78,6 +66,7 @@ _EXCEPTION = re.compile(r"\b(\w*(?:Error|Exception|Exit|Interrupt))\b")
 
 def robot_has_module(name: str) -> bool:
     """Whether a box could ``import name`` on the robot (NAOqi SDK, Python 2.7 stdlib)."""
+    from naoqi_qicore.core.dependencies import NAOQI_SDK_MODULES, PY2_STDLIB_MODULES
     top = name.partition(".")[0]
     return (top in NAOQI_SDK_MODULES or top in PY2_STDLIB_MODULES
             or top in sys.stdlib_module_names)
