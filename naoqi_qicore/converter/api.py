@@ -2,7 +2,6 @@
 from __future__ import annotations
 
 import posixpath
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Dict, List, Optional, Set, Tuple, Union
 
@@ -11,25 +10,29 @@ from naoqi_qicore.converter.project import (PROJECT_INDEX, project_files, projec
                                             project_root)
 from naoqi_qicore.converter.writer import ConversionReport, install_files, render
 from naoqi_qicore.xar.errors import XarError
-from naoqi_qicore.xar.model import Behavior
+from naoqi_qicore.xar.model import Behavior, Record
 from naoqi_qicore.xar.parser import collector_paused
 from naoqi_qicore.xar.sources import NamedBehavior, read_behaviors
 
 
-@dataclass
-class ConversionResult:
+class ConversionResult(Record):
     """What converting one input wrote."""
 
-    source: Path
-    output: Path
-    #: one report per behavior of the input
-    behaviors: List[ConversionReport] = field(default_factory=list)
-    #: the behaviors read from the input
-    models: List[Behavior] = field(default_factory=list)
-    #: what the conversion of a project left out or moved, for the user
-    notes: List[str] = field(default_factory=list)
-    #: how many files of the project were copied next to the converted behaviors
-    copied: int = 0
+    __slots__ = ("source", "output", "behaviors", "models", "notes", "copied")
+
+    def __init__(self, source: Path, output: Path,
+                 behaviors: Optional[List[ConversionReport]] = None,
+                 models: Optional[List[Behavior]] = None) -> None:
+        self.source = source
+        self.output = output
+        #: one report per behavior of the input
+        self.behaviors: List[ConversionReport] = [] if behaviors is None else behaviors
+        #: the behaviors read from the input
+        self.models: List[Behavior] = [] if models is None else models
+        #: what the conversion of a project left out or moved, for the user
+        self.notes: List[str] = []
+        #: how many files of the project were copied next to the converted behaviors
+        self.copied = 0
 
     @property
     def warnings(self) -> List[str]:
@@ -90,7 +93,7 @@ def _render(entry: NamedBehavior, graph: Optional[str]) -> Tuple[Dict[str, str],
     except XarError as error:
         raise error.located(entry.behavior.source) from None
     if graph is not None:
-        from naoqi_qicore.converter.graph import render_graph  # matplotlib: only when asked
+        from naoqi_qicore.converter.graph import render_graph  # Graphviz: only when asked
         rendered["graph" + graph] = render_graph(entry.behavior, graph)
     return rendered, report
 

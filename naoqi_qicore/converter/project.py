@@ -19,13 +19,13 @@ from __future__ import annotations
 
 import os
 import stat
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Dict, List, Optional, Sequence, Tuple
 
 from lxml import etree
 
 from naoqi_qicore.xar.errors import XarError
+from naoqi_qicore.xar.model import Record
 from naoqi_qicore.xar.parser import safe_xml_parser
 
 #: the file of a converted project that lists its behaviors
@@ -39,13 +39,15 @@ MAX_PROJECT_FILES = 20_000
 _SKIPPED_FOLDERS = {".git", ".hg", ".svn", "__pycache__", ".metadata"}
 
 
-@dataclass
-class ProjectFiles:
+class ProjectFiles(Record):
     """The files of a project to copy, and what was left out and why."""
 
-    #: relative name (``/``-separated) -> file in the project
-    files: Dict[str, Path] = field(default_factory=dict)
-    warnings: List[str] = field(default_factory=list)
+    __slots__ = ("files", "warnings")
+
+    def __init__(self) -> None:
+        #: relative name (``/``-separated) -> file in the project
+        self.files: Dict[str, Path] = {}
+        self.warnings: List[str] = []
 
 
 def is_project_folder(folder: Path) -> bool:

@@ -32,8 +32,25 @@ import functools
 import re
 import symtable
 import warnings
-from dataclasses import dataclass
-from typing import Dict, Iterable, List, Optional, Tuple
+from typing import Dict, Iterable, List, NamedTuple, Optional, Tuple
+
+
+class LazyPattern:
+    """A regular expression compiled when first used: the patterns of porting are only
+    needed for scripts that do not compile as they are, so most ``xar_convert`` processes
+    never pay for compiling them."""
+
+    __slots__ = ("_pattern", "_flags", "_compiled")
+
+    def __init__(self, pattern: str, flags: int = 0) -> None:
+        self._pattern, self._flags = pattern, flags
+        self._compiled: Optional["re.Pattern[str]"] = None
+
+    def __getattr__(self, name: str):
+        if self._compiled is None:
+            self._compiled = re.compile(self._pattern, self._flags)
+        return getattr(self._compiled, name)
+
 
 #: version of what porting writes: part of the key of ported text cached on disk (bump it
 #: whenever porting writes something else for the same script)
@@ -44,14 +61,13 @@ PORT_VERSION = "2"
 FIXERS = ("except", "print", "numliterals", "ne", "raise", "exec", "execfile", "repr",
           "tuple_params", "throw", "long", "imports", "urllib", "has_key")
 
-_STAR_IMPORT = re.compile(r"^(?P<indent>\s+)from\s+(?P<module>[\w.]+)\s+import\s+\*\s*(?:#.*)?$")
+_STAR_IMPORT = LazyPattern(r"^(?P<indent>\s+)from\s+(?P<module>[\w.]+)\s+import\s+\*\s*(?:#.*)?$")
 _STAR_REPLACEMENT = ('{indent}globals().update((_name, getattr(_module, _name)) for _module in '
                      '[__import__("{module}", fromlist=["*"])] for _name in getattr(_module, '
                      '"__all__", [_n for _n in dir(_module) if not _n.startswith("_")]))')
 
 
-@dataclass(frozen=True)
-class PortResult:
+class PortResult(NamedTuple):
     """What porting one script gave."""
 
     #: Python 3 source (compiles under 3.11), or the original when it could not be ported
@@ -163,21 +179,21 @@ _STRING = (r"""(?:\b[uUbBrR]{1,2})?(?:'''[^'\\]*(?:(?:\\.|'(?!''))[^'\\]*)*'''""
            r'''|"""[^"\\]*(?:(?:\\.|"(?!""))[^"\\]*)*"""'''
            r"""|'[^'\\\n]*(?:\\.[^'\\\n]*)*'|"[^"\\\n]*(?:\\.[^"\\\n]*)*")""")
 #: what the quick fixes look for in code (strings and comments are matched to be skipped)
-_QUICK = re.compile(r"(?P<string>%s)|#[^\n]*|(?P<word>\b(?:print|except|raise|async)\b)"
+_QUICK = LazyPattern(r"(?P<string>%s)|#[^\n]*|(?P<word>\b(?:print|except|raise|async)\b)"
                     r"|(?P<number>(?<![\w.])(?:0[xX][0-9a-fA-F]+[lL]|0\d+[lL]?|\d+[lL])(?![\w.]))"
                     r"|(?P<ne><>)" % _STRING, re.S)
 #: what delimits a statement: strings, comments, brackets, continuations, separators
-_EXTENT = re.compile(r"%s|#[^\n]*|\\\r?\n|[()\[\]{}\n;,:]" % _STRING, re.S)
+_EXTENT = LazyPattern(r"%s|#[^\n]*|\\\r?\n|[()\[\]{}\n;,:]" % _STRING, re.S)
 #: Python 2 syntax only fissix rewrites: backquotes, exec statements, tuple parameters
-_FISSIX_ONLY = re.compile(r"`|\bexec\b|\bdef\b|\blambda\b")
-_QI_DOT = re.compile(r"\bqi\s*\.\s*$")
-_PRINT_FUNCTION = re.compile(r"^from\s+__future__\s+import\b[^\n]*\bprint_function\b", re.M)
+_FISSIX_ONLY = LazyPattern(r"`|\bexec\b|\bdef\b|\blambda\b")
+_QI_DOT = LazyPattern(r"\bqi\s*\.\s*$")
+_PRINT_FUNCTION = LazyPattern(r"^from\s+__future__\s+import\b[^\n]*\bprint_function\b", re.M)
 
 
 #: string literals and comments, skipped when looking for where lines start
-_LITERAL_OR_COMMENT = re.compile(r"%s|#[^\r\n]*" % _STRING, re.S)
-_LINE_BREAK = re.compile(r"\r\n?|\n")
-_LEADING_WHITESPACE = re.compile(r"[ \t\f]*")
+_LITERAL_OR_COMMENT = LazyPattern(r"%s|#[^\r\n]*" % _STRING, re.S)
+_LINE_BREAK = LazyPattern(r"\r\n?|\n")
+_LEADING_WHITESPACE = LazyPattern(r"[ \t\f]*")
 #: columns a tab advanced to a multiple of, in Python 2's tokenizer
 TAB_SIZE = 8
 
@@ -228,8 +244,7 @@ def expand_indentation_tabs(source: str) -> str:
 _Edit = Tuple[int, int, str]
 
 
-@dataclass
-class _Extent:
+class _Extent(NamedTuple):
     """Where a statement (or clause) starting at some position ends."""
 
     #: position of the stop character at bracket depth 0 (len(source) at the end)
@@ -361,12 +376,12 @@ def _quick_fixes(source: str) -> Optional[str]:
 
 #: what fissix's dict fixer looks at: a dictionary method name after a dot (strings and
 #: comments are matched to be skipped)
-_DICT_SCAN = re.compile(r"%s|#[^\n]*|(?P<method>\.[\s\\]*"
+_DICT_SCAN = LazyPattern(r"%s|#[^\n]*|(?P<method>\.[\s\\]*"
                         r"(?:has_key|(?:iter|view)?(?:items|keys|values))\b)" % _STRING, re.S)
 #: ``for <targets> in <dotted name>``: the line up to an ``.iter*()`` call ending the header
-_FOR_HEADER = re.compile(r"[ \t]*for[ \t]+(?:(?!\bin\b)[^\n#'\"])*?[ \t]in[ \t]+"
+_FOR_HEADER = LazyPattern(r"[ \t]*for[ \t]+(?:(?!\bin\b)[^\n#'\"])*?[ \t]in[ \t]+"
                          r"[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)*")
-_ITER_CALL = re.compile(r"\.iter(?:items|keys|values)\(\)[ \t]*:")
+_ITER_CALL = LazyPattern(r"\.iter(?:items|keys|values)\(\)[ \t]*:")
 
 
 def _quick_dict_loops(code: str) -> Optional[str]:

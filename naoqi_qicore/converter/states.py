@@ -10,14 +10,12 @@ empty state ``[1, first begin]`` comes first.  This is the 2012 converter's algo
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
-from typing import List, Tuple
+from typing import List, NamedTuple, Tuple
 
 from naoqi_qicore.xar.model import Timeline
 
 
-@dataclass(frozen=True)
-class StateSpec:
+class StateSpec(NamedTuple):
     """One state of a timeline's state machine."""
 
     index: int
@@ -29,8 +27,7 @@ class StateSpec:
     keyframes: Tuple[Tuple[int, int], ...]
 
 
-@dataclass(frozen=True)
-class _Interval:
+class _Interval(NamedTuple):
     name: str
     begin: int
     end: int

@@ -21,10 +21,7 @@ from __future__ import annotations
 
 import os
 import re
-import shutil
 import stat
-import tempfile
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Dict, List, Optional, Set, Tuple, Union
 
@@ -37,7 +34,8 @@ from naoqi_qicore.converter.naming import assign_names
 from naoqi_qicore.converter.pyport import port_scripts
 from naoqi_qicore.converter.states import StateSpec, state_timeout_ms
 from naoqi_qicore.xar.errors import XarError
-from naoqi_qicore.xar.model import Behavior, Box, Diagram, Script, ScriptLanguage, Timeline
+from naoqi_qicore.xar.model import (Behavior, Box, Diagram, Record, Script, ScriptLanguage,
+                                    Timeline)
 from naoqi_qicore.xar.writer import (INDENT, AttributeTuple, XarWriter, attributes,
                                      escape_attribute)
 
@@ -86,18 +84,21 @@ class OutputExistsError(OutputError):
     """The destination folder exists and is not empty (replaced only when forced)."""
 
 
-@dataclass
-class ConversionReport:
+class ConversionReport(Record):
     """What converting one behavior did."""
 
-    output: Optional[Path]
-    objects: int = 0
-    files: int = 0
-    #: object names of boxes whose script was ported to Python 3
-    ported: List[str] = field(default_factory=list)
-    #: object name -> why its script does not compile under Python 3 (commented out)
-    failed: Dict[str, str] = field(default_factory=dict)
-    warnings: List[str] = field(default_factory=list)
+    __slots__ = ("output", "objects", "files", "ported", "failed", "warnings")
+
+    def __init__(self, output: Optional[Path], objects: int = 0, files: int = 0,
+                 warnings: Optional[List[str]] = None) -> None:
+        self.output = output
+        self.objects = objects
+        self.files = files
+        #: object names of boxes whose script was ported to Python 3
+        self.ported: List[str] = []
+        #: object name -> why its script does not compile under Python 3 (commented out)
+        self.failed: Dict[str, str] = {}
+        self.warnings: List[str] = [] if warnings is None else warnings
 
 
 def has_python(script: Optional[Script]) -> bool:
@@ -302,31 +303,48 @@ def _write_all(descriptor: int, data: bytes) -> None:
 
 def _write_files(files: Dict[str, str], copies: Dict[str, Path], folder: Path) -> None:
     """Create every file of ``files`` (text) and ``copies`` (copied from the given paths)
-    in the new, empty ``folder``; names checked safe, symbolic links never followed."""
-    flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_CLOEXEC", 0)
+    in the new, empty ``folder``; names checked safe, symbolic links never followed.
+
+    Files are created relative to a descriptor of ``folder`` (``openat``): no path is
+    built or looked up again for each of the thousands of files of a large behavior.
+    """
+    flags = (os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_CLOEXEC", 0)
+             | getattr(os, "O_NOFOLLOW", 0))
+    base = str(folder)
     made: Set[str] = set()
+    folder_descriptor = os.open(base, os.O_RDONLY | getattr(os, "O_DIRECTORY", 0)
+                                | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_CLOEXEC", 0))
+    relative = os.open in os.supports_dir_fd
 
     def create(name: str) -> int:
         sub_folder = name.rpartition("/")[0]
         if sub_folder and sub_folder not in made:
-            os.makedirs(folder / sub_folder, 0o755, exist_ok=True)
+            os.makedirs(os.path.join(base, sub_folder), 0o755, exist_ok=True)
             made.add(sub_folder)
-        return os.open(folder / name, flags | getattr(os, "O_NOFOLLOW", 0), 0o644)
-
-    for name, text in files.items():
-        descriptor = create(name)
+        if not relative:
+            return os.open(os.path.join(base, name), flags, 0o644)
         try:
-            _write_all(descriptor, text.encode("utf-8"))
-        finally:
-            os.close(descriptor)
-    for name, source in copies.items():
-        with open(os.open(source, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0)), "rb") as stream:
+            return os.open(name, flags, 0o644, dir_fd=folder_descriptor)
+        except OSError as error:  # named by its whole path, as errors of the folder are
+            raise OSError(error.errno, error.strerror, os.path.join(base, name)) from None
+
+    try:
+        for name, text in files.items():
             descriptor = create(name)
             try:
-                for chunk in iter(lambda: stream.read(1 << 20), b""):
-                    _write_all(descriptor, chunk)
+                _write_all(descriptor, text.encode("utf-8"))
             finally:
                 os.close(descriptor)
+        for name, source in copies.items():
+            with open(os.open(source, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0)), "rb") as stream:
+                descriptor = create(name)
+                try:
+                    for chunk in iter(lambda: stream.read(1 << 20), b""):
+                        _write_all(descriptor, chunk)
+                finally:
+                    os.close(descriptor)
+    finally:
+        os.close(folder_descriptor)
 
 
 def _is_empty_dir(path: Path) -> bool:
@@ -334,8 +352,31 @@ def _is_empty_dir(path: Path) -> bool:
 
 
 #: the staging folders :func:`install_files` builds beside a destination, and the old
-#: destination it moves aside while renaming (``tempfile.mkdtemp`` suffixes)
+#: destination it moves aside while renaming (:func:`_make_staging` suffixes)
 _STAGING = r"%s\.converting-[a-z0-9_]{8}"
+_SUFFIX_LETTERS = "abcdefghijklmnopqrstuvwxyz0123456789_"
+
+
+def _make_staging(destination: Path) -> Path:
+    """A new empty folder ``.<name>.converting-XXXXXXXX`` beside ``destination``, readable
+    by this user only (what ``tempfile.mkdtemp`` makes, without importing ``tempfile``
+    and ``random`` into every ``xar_convert`` process)."""
+    for _ in range(100):
+        suffix = "".join(_SUFFIX_LETTERS[byte % len(_SUFFIX_LETTERS)] for byte in os.urandom(8))
+        path = destination.with_name(".%s.converting-%s" % (destination.name, suffix))
+        try:
+            os.mkdir(path, 0o700)
+        except FileExistsError:
+            continue
+        return path
+    raise FileExistsError("no free staging folder name beside %s" % destination)
+
+
+def _remove_tree(path: Path) -> None:
+    """Remove the folder ``path`` and everything in it, ignoring errors."""
+    import shutil  # only a replaced or failed conversion removes folders
+
+    shutil.rmtree(path, ignore_errors=True)
 
 
 def _staging_pattern(name: str) -> "re.Pattern[str]":
@@ -393,13 +434,13 @@ def remove_leftovers(destination: Path) -> List[Path]:
                 held = os.path.lexists(staging)  # not removed: not ours or not a folder
             if held:
                 continue
-            shutil.rmtree(path, ignore_errors=True)
+            _remove_tree(path)
         else:
             lock = _lock_folder(path)
             if lock is None:
                 continue
             try:
-                shutil.rmtree(path, ignore_errors=True)
+                _remove_tree(path)
             finally:
                 os.close(lock)
         if not os.path.lexists(path):
@@ -453,8 +494,7 @@ def install_files(files: Dict[str, str], destination: Path, force: bool = False,
     previous: Optional[Path] = None
     try:
         try:
-            staging = Path(tempfile.mkdtemp(prefix=".%s.converting-" % destination.name,
-                                            dir=destination.parent))
+            staging = _make_staging(destination)
             lock = _lock_folder(staging)
             _write_files(files, copies, staging)
             os.chmod(staging, 0o755)
@@ -468,7 +508,7 @@ def install_files(files: Dict[str, str], destination: Path, force: bool = False,
             staging.rename(destination)
         except BaseException:
             if staging is not None:
-                shutil.rmtree(staging, ignore_errors=True)
+                _remove_tree(staging)
             if previous is not None and not os.path.lexists(destination):
                 try:  # put the old destination back
                     previous.rename(destination)
@@ -479,7 +519,7 @@ def install_files(files: Dict[str, str], destination: Path, force: bool = False,
             if lock is not None:
                 os.close(lock)
         if previous is not None:
-            shutil.rmtree(previous, ignore_errors=True)
+            _remove_tree(previous)
     except OSError as error:
         converted = _output_error(error, given, staging)
         if converted is error:

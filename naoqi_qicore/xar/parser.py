@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import contextlib
 import gc
+import io
 import re
 from pathlib import Path
 from typing import Callable, Dict, Iterator, List, Optional, Set, Tuple, TypeVar, Union
@@ -153,6 +154,12 @@ class ElementReader:
         self.warnings: List[str] = []
         #: id(link) -> (file, line) of its element, for the errors of :meth:`check_links`
         self.link_lines: Dict[int, Tuple[str, int]] = {}
+        #: the boxes of diagrams read while the document was parsed (:meth:`read_early`),
+        #: by their (emptied) element
+        self.read_boxes: Dict[object, Box] = {}
+        #: each script text once: behaviors repeat library boxes, and a large behavior
+        #: would otherwise hold thousands of copies of the same few scripts
+        self.texts: Dict[str, str] = {}
 
     # -- errors and attributes -------------------------------------------------------------
     def error(self, element, message: str) -> XarError:
@@ -303,12 +310,13 @@ class ElementReader:
     def script(self, element) -> Script:
         if element.keys() == _SCRIPT_LAYOUT and len(element) == 1 and element[0].tag == "content":
             try:  # the usual <script language><content>: no check to do
-                return Script(int(element.get("language")), self.script_text(element[0]), Extras())
+                return Script(int(element.get("language")), self.script_text_once(element[0]),
+                              Extras())
             except ValueError:
                 pass  # the general path says which attribute
         extras = self.extras(element)
         script = Script(language=self.required_int(element, "language"), extras=extras)
-        contents = self.gather(element, "content", self.script_text, extras)
+        contents = self.gather(element, "content", self.script_text_once, extras)
         if len(contents) > 1:
             raise self.error(element, "a script has %d <content>" % len(contents))
         script.content = contents[0] if contents else ""
@@ -322,6 +330,11 @@ class ElementReader:
         if len(nodes) == 1:
             return nodes[0] if not nodes[0].isspace() else ""
         return "".join(node for node in nodes if not node.isspace())
+
+    def script_text_once(self, element) -> str:
+        """:meth:`script_text`, the same text object for every equal script."""
+        text = self.script_text(element)
+        return self.texts.setdefault(text, text)
 
     # -- timelines --------------------------------------------------------------------------
     def timeline(self, element, known_as: str = "Timeline") -> Timeline:
@@ -439,7 +452,15 @@ class ElementReader:
 
     def diagram_box(self, element) -> Box:
         """The box a diagram child stands for (the converted format refers to box files)."""
-        return self.box(element)
+        box = self.read_boxes.pop(element, None)
+        return box if box is not None else self.box(element)
+
+    def read_early(self, element) -> None:
+        """Read the box of a diagram as soon as the parser has its whole element (its own
+        nested boxes were read the same way), then free the element's content: the model
+        grows while the document's tree stays small, whatever the size of the behavior."""
+        self.read_boxes[element] = self.box(element)
+        element.clear()
 
     def check_links(self, owner: Box) -> None:
         """Every link of ``owner``'s diagrams joins existing boxes and ports."""
@@ -703,10 +724,23 @@ def collector_paused() -> Iterator[None]:
 SiblingReader = Callable[[str], Optional[bytes]]
 
 
-def parse_document(data: bytes, source: str) -> Tuple[object, str]:
+#: roots whose documents hold diagrams of boxes
+_BOX_ROOTS = (b"ChoregrapheProject", b"ChoregrapheBox")
+#: documents from this size on are read as they are parsed (:func:`parse_document`): the
+#: tree of a whole document takes about four times its size, which for the largest
+#: behaviors would dwarf the model; smaller ones are parsed whole, which is faster
+STREAMED_DOCUMENT_BYTES = 8 * 1024 * 1024
+
+
+def parse_document(data: bytes, source: str,
+                   diagram_box: Optional[Callable[[object], None]] = None) -> Tuple[object, str]:
     """The root element of an XML document of a behavior and the namespace its root declared.
 
     Entities are refused and never expanded; namespaces are dropped from element names.
+    ``diagram_box``, when given, is called for a document of
+    :data:`STREAMED_DOCUMENT_BYTES` or more with each ``<Box>`` of a ``<Diagram>`` as soon
+    as the parser has its whole element, inner boxes first (see
+    :meth:`ElementReader.read_early`): a large document is then never whole in memory.
     """
     if len(data) > MAX_DOCUMENT_BYTES:
         raise XarError("document larger than %d MB" % (MAX_DOCUMENT_BYTES >> 20), source)
@@ -718,9 +752,13 @@ def parse_document(data: bytes, source: str) -> Tuple[object, str]:
         raise XarError("documents declaring entities are refused", source,
                        prolog.count(b"\n", 0, prolog.find(b"<!ENTITY")) + 1, "!DOCTYPE")
     data, namespace = _drop_root_namespace(data)
-    parser = safe_xml_parser()
+    root_name = root_tag.group()[1:].split(None, 1)[0].rstrip(b"/>") if root_tag else b""
     try:
-        tree = etree.ElementTree(etree.fromstring(data, parser))
+        if (diagram_box is not None and len(data) >= STREAMED_DOCUMENT_BYTES
+                and root_name in _BOX_ROOTS):
+            tree = _parse_streaming(data, diagram_box)
+        else:
+            tree = etree.ElementTree(etree.fromstring(data, safe_xml_parser()))
     except etree.XMLSyntaxError as error:
         line = error.position[0] if error.position else None
         raise XarError("not well-formed XML: %s" % error.msg, source, line) from None
@@ -732,6 +770,23 @@ def parse_document(data: bytes, source: str) -> Tuple[object, str]:
     return root, namespace
 
 
+def _parse_streaming(data: bytes, diagram_box: Callable[[object], None]):
+    """The tree of ``data``, each ``<Box>`` of a ``<Diagram>`` handed to ``diagram_box`` at
+    its end tag (same parser settings as :func:`safe_xml_parser`)."""
+    # every end event, filtered here: lxml's own tag filter leaves a reference cycle
+    # holding the document until the next garbage collection
+    events = etree.iterparse(io.BytesIO(data), events=("end",),
+                             resolve_entities=False, no_network=True, load_dtd=False,
+                             dtd_validation=False, huge_tree=False, strip_cdata=False,
+                             remove_comments=False, remove_blank_text=True)
+    for _, element in events:
+        if element.tag == "Box":
+            parent = element.getparent()
+            if parent is not None and parent.tag == "Diagram":
+                diagram_box(element)
+    return events.root.getroottree()
+
+
 def parse_xar_bytes(data: bytes, source: str = "<input>",
                     sibling: Optional[SiblingReader] = None) -> Behavior:
     """Read a behavior from the bytes of a ``.xar`` document; ``source`` names it in errors.
@@ -739,8 +794,9 @@ def parse_xar_bytes(data: bytes, source: str = "<input>",
     ``sibling`` reads the files next to it (the box files of a ``format_version="4"``
     project); without it, such a project converts its root instance only.
     """
-    root, namespace = parse_document(data, source)
     reader = ElementReader(source, sibling)
+    with collector_paused():
+        root, namespace = parse_document(data, source, reader.read_early)
     if root.tag == "ChoregrapheProject":
         read = reader.project
     elif root.tag in WRAPPED_ROOTS:

@@ -16,19 +16,15 @@ stream with a running count, and refused as soon as it grows past
 """
 from __future__ import annotations
 
-import gzip
 import io
 import posixpath
-import tarfile
-import zipfile
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable, Dict, Iterator, List, Optional, Union
 
 from lxml import etree
 
 from naoqi_qicore.xar.errors import XarError
-from naoqi_qicore.xar.model import Behavior
+from naoqi_qicore.xar.model import Behavior, Record
 from naoqi_qicore.xar.parser import (MAX_DOCUMENT_BYTES, SiblingReader, parse_xar_bytes,
                                      parse_xar_file, safe_xml_parser)
 
@@ -47,14 +43,16 @@ _AR_MAGIC = b"!<arch>\n"
 _AR_HEADER = 60
 
 
-@dataclass
-class NamedBehavior:
+class NamedBehavior(Record):
     """A behavior and its name inside its container ("behavior_1", "Database/box")."""
 
-    name: str
-    behavior: Behavior
-    #: the behavior file's path inside a project folder (``behavior_1/behavior.xar``)
-    path: Optional[str] = None
+    __slots__ = ("name", "behavior", "path")
+
+    def __init__(self, name: str, behavior: Behavior, path: Optional[str] = None) -> None:
+        self.name = name
+        self.behavior = behavior
+        #: the behavior file's path inside a project folder (``behavior_1/behavior.xar``)
+        self.path = path
 
 
 def _safe_member(name: str, container: str) -> str:
@@ -132,6 +130,10 @@ class _CountedReader(io.RawIOBase):
 def tar_members(data: bytes, source: str, name: str = "data.tar.gz") -> Dict[str, bytes]:
     """The regular files of a gzip-compressed tar (path -> bytes), in archive order,
     decompressed as a stream (at most :func:`decompressed_limit` bytes)."""
+    import gzip  # archive modules: imported by the inputs that need them
+    import tarfile
+    import zlib
+
     found: Dict[str, bytes] = {}
     total = 0
     current = [""]
@@ -156,7 +158,7 @@ def tar_members(data: bytes, source: str, name: str = "data.tar.gz") -> Dict[str
                                    source)
                 stream = archive.extractfile(member)
                 found[path] = stream.read() if stream is not None else b""
-    except (tarfile.TarError, EOFError, OSError, zipfile.zlib.error) as error:
+    except (tarfile.TarError, EOFError, OSError, zlib.error) as error:
         raise XarError("truncated or corrupt %s: %s" % (name, error), source) from None
     return found
 
@@ -231,6 +233,8 @@ def read_pml(path: Path, missing: Optional[List[str]] = None) -> Iterator[NamedB
 
 def read_pkg(path: Path) -> Iterator[NamedBehavior]:
     """Every behavior of a ``.pkg`` (zip) listed by its ``manifest.xml``."""
+    import zipfile  # imported by the inputs that need it
+
     source = str(path)
     try:
         with zipfile.ZipFile(path) as archive:

@@ -293,12 +293,23 @@ class XarWriter:
                      lambda inner: [self.curve(inner, curve) for curve in actuators.curves])
 
     def curve(self, level: int, curve: ActuatorCurve) -> None:
+        extras = curve.extras
+        if (extras is NO_EXTRAS and curve.name == "value" and curve.recordable is not None
+                and curve.mute is not None and curve.unit is not None
+                and curve.always_visible is None
+                and not _ATTRIBUTE_SPECIAL.search(curve.actuator)):  # what Choregraphe writes
+            self.lines.append('%s<ActuatorCurve name="value" actuator="%s" recordable="%d" '
+                              'mute="%d" unit="%d">' % (INDENT * level, curve.actuator,
+                                                        curve.recordable, curve.mute, curve.unit))
+            self.keys(level + 1, curve.keys)
+            self.lines.append(INDENT * level + "</ActuatorCurve>")
+            return
         pairs = (("name", curve.name), ("actuator", curve.actuator),
                  ("recordable", curve.recordable), ("mute", curve.mute), ("unit", curve.unit),
                  ("alwaysVisible", curve.always_visible))
-        self.start(level, "ActuatorCurve", pairs, curve.extras)
+        self.start(level, "ActuatorCurve", pairs, extras)
         self.keys(level + 1, curve.keys)
-        self.end(level, "ActuatorCurve", curve.extras)
+        self.end(level, "ActuatorCurve", extras)
 
     def keys(self, level: int, keys: List[Key]) -> None:
         """The keys of a curve; the usual ``<Key frame value />`` written directly."""
