@@ -1,12 +1,14 @@
 #!/usr/bin/env bash
-# Checks that the system tools the set-up needs are present; installs them with apt-get
-# when run as root on Debian/Ubuntu, otherwise says what to install.
+# Checks that the system tools the set-up needs are present (graphviz: the `dot` program
+# drawing the diagrams of `xar_convert --graph`); installs them with apt-get when run as
+# root on Debian/Ubuntu, otherwise says what to install.
 set -euo pipefail
 python=${1:-python3.11}
 missing=()
 command -v "$python" >/dev/null || missing+=(python3.11)
 command -v cmake >/dev/null || missing+=(cmake)
 command -v g++ >/dev/null || missing+=(g++)
+command -v dot >/dev/null || missing+=(graphviz)
 if command -v "$python" >/dev/null; then
   "$python" -c 'import venv, ensurepip' 2>/dev/null || missing+=(python3.11-venv)
   include=$("$python" -c 'import sysconfig; print(sysconfig.get_paths()["include"])')

@@ -54,8 +54,9 @@ def convert(source: Union[str, Path], destination: Union[str, Path], force: bool
     behavior converted at its place, the project's other files copied (see
     :mod:`naoqi_qicore.converter.project`).  Otherwise one behavior is written into
     ``destination`` itself; several (package, box library) each into
-    ``destination/<name>``.  ``graph`` (".svg" or ".dot") adds ``graph<suffix>`` to each
-    converted folder.  Raises XarError for unreadable input and OutputError when
+    ``destination/<name>``.  ``graph`` (".svg" or ".dot") adds the diagrams of each
+    behavior to its folder: ``graph<suffix>``, the root diagram, and ``graph_<object
+    name><suffix>`` for every box with a diagram or timeline of its own.  Raises XarError for unreadable input and OutputError when
     ``destination`` cannot be written.
     """
     source, destination = Path(source), Path(destination)
@@ -93,8 +94,9 @@ def _render(entry: NamedBehavior, graph: Optional[str]) -> Tuple[Dict[str, str],
     except XarError as error:
         raise error.located(entry.behavior.source) from None
     if graph is not None:
-        from naoqi_qicore.converter.graph import render_graph  # Graphviz: only when asked
-        rendered["graph" + graph] = render_graph(entry.behavior, graph)
+        from naoqi_qicore.converter.graph import graph_files  # Graphviz: only when asked
+        rendered.update((name, content.decode("utf-8"))
+                        for name, content in graph_files(entry.behavior, "graph", graph).items())
     return rendered, report
 
 

@@ -7,6 +7,7 @@ which wrote a folder could not port are ported again when the current one can.
 """
 from __future__ import annotations
 
+import os
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Dict, List, Optional, Set
@@ -19,7 +20,8 @@ from naoqi_qicore.converter.writer import (BOX_FILE_ATTRIBUTES, FORMAT, MANIFEST
                                            unported_code)
 from naoqi_qicore.xar.errors import XarError
 from naoqi_qicore.xar.model import Behavior, Box, Extras, Script
-from naoqi_qicore.xar.parser import MAX_DOCUMENT_BYTES, ElementReader, safe_xml_parser
+from naoqi_qicore.xar.parser import (MAX_DOCUMENT_BYTES, ElementReader, collector_paused,
+                                     safe_xml_parser)
 
 _PROJECT_ATTRIBUTES = ("tag", "name", "xar_version", "format_version", "namespace", "bare_root")
 
@@ -63,25 +65,30 @@ class _FolderReader(ElementReader):
     def __init__(self, folder: Path) -> None:
         super().__init__(str(folder))
         self.folder = folder
+        #: the folder's path ending with a separator: file paths are built as plain strings
+        self.prefix = os.path.join(str(folder), "")
         self.names: Dict[int, str] = {}
         self.code: Dict[str, str] = {}
         self.loading: Set[str] = set()
         self.scripts_with_content: Set[int] = set()
+        #: each distinct script text once: behaviors repeat the same library boxes
+        self.texts: Dict[str, str] = {}
         self.parser = safe_xml_parser()
 
     def document(self, file_name: str):
         """The root element of a file of the folder (XarError when missing or broken)."""
-        path = self.folder / file_name
-        self.source = str(path)
+        self.source = path = self.prefix + file_name
         try:
-            if path.stat().st_size > MAX_DOCUMENT_BYTES:
-                raise XarError("file too large", self.source)
-            root = etree.parse(str(path), self.parser).getroot()
+            with open(path, "rb") as stream:
+                if os.fstat(stream.fileno()).st_size > MAX_DOCUMENT_BYTES:
+                    raise XarError("file too large", path)
+                data = stream.read()
+            root = etree.fromstring(data, self.parser, base_url=path)
         except OSError as error:
-            raise XarError("cannot read: %s" % (error.strerror or error), self.source) from None
+            raise XarError("cannot read: %s" % (error.strerror or error), path) from None
         except etree.XMLSyntaxError as error:
             line = error.position[0] if error.position else None
-            raise XarError("not well-formed XML: %s" % error.msg, self.source, line) from None
+            raise XarError("not well-formed XML: %s" % error.msg, path, line) from None
         if root.get("format") != FORMAT:
             raise self.error(root, "not a %s file (format=%r)" % (FORMAT, root.get("format")))
         return root
@@ -99,21 +106,25 @@ class _FolderReader(ElementReader):
         if root.tag != "Box" or root.get("object") != name:
             raise self.error(root, "expected <Box object=%r>" % name)
         code_file = root.get("code")
+        attributes = root.attrib
         for attribute in BOX_FILE_ATTRIBUTES:
-            root.attrib.pop(attribute, None)
+            attributes.pop(attribute, None)
         box = self.box(root)
         code = ""
         if code_file is not None:
             if code_file != name + ".py":
                 raise self.error(root, "unexpected code file %r" % code_file)
+            code_path = self.prefix + code_file
             try:
-                code = (self.folder / code_file).read_text(encoding="utf-8")
+                with open(code_path, encoding="utf-8") as stream:
+                    code = self.shared(stream.read())
             except OSError as error:
-                raise XarError("cannot read: %s" % (error.strerror or error),
-                               str(self.folder / code_file)) from None
+                raise XarError("cannot read: %s" % (error.strerror or error), code_path) from None
             if box.script is not None and id(box.script) not in self.scripts_with_content:
                 box.script.content = code
-        if box.timeline is not None and (self.folder / (name + "_timeline.xml")).is_file():
+        if box.script is not None:
+            box.script.content = self.shared(box.script.content)
+        if box.timeline is not None and os.path.isfile(self.prefix + name + "_timeline.xml"):
             motion = self.document(name + "_timeline.xml")
             for attribute in ("format", "object"):
                 motion.attrib.pop(attribute, None)
@@ -122,6 +133,10 @@ class _FolderReader(ElementReader):
         self.code[name] = code
         self.loading.discard(name)
         return box
+
+    def shared(self, text: str) -> str:
+        """``text``, as the one string of the folder holding it."""
+        return self.texts.setdefault(text, text)
 
     def diagram_box(self, element) -> Box:
         source = self.source
@@ -138,7 +153,11 @@ class _FolderReader(ElementReader):
 
 def load_converted(folder: Path) -> LoadedBehavior:
     """Read the converted behavior in ``folder``; raises XarError when it is not one."""
-    folder = Path(folder)
+    with collector_paused():
+        return _read_converted(Path(folder))
+
+
+def _read_converted(folder: Path) -> LoadedBehavior:
     reader = _FolderReader(folder)
     manifest = reader.document(MANIFEST)
     root_name = reader.required(manifest, "root")

@@ -19,11 +19,13 @@ built next to the destination and renamed into place: on error nothing is left.
 """
 from __future__ import annotations
 
+import contextlib
 import os
 import re
+import signal
 import stat
 from pathlib import Path
-from typing import Dict, List, Optional, Set, Tuple, Union
+from typing import Dict, Iterator, List, Optional, Set, Tuple, Union
 
 try:
     import fcntl
@@ -353,7 +355,7 @@ def _is_empty_dir(path: Path) -> bool:
 
 #: the staging folders :func:`install_files` builds beside a destination, and the old
 #: destination it moves aside while renaming (:func:`_make_staging` suffixes)
-_STAGING = r"%s\.converting-[a-z0-9_]{8}"
+_STAGING_SUFFIX = re.compile(r"[a-z0-9_]{8}(\.previous)?")
 _SUFFIX_LETTERS = "abcdefghijklmnopqrstuvwxyz0123456789_"
 
 
@@ -372,6 +374,20 @@ def _make_staging(destination: Path) -> Path:
     raise FileExistsError("no free staging folder name beside %s" % destination)
 
 
+@contextlib.contextmanager
+def _stop_signals_held() -> Iterator[None]:
+    """SIGINT and SIGTERM held back (where the platform can) until the block ends: a
+    handler raising in the middle of it would leave what it made unknown to the caller."""
+    if not hasattr(signal, "pthread_sigmask"):
+        yield
+        return
+    previous = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT, signal.SIGTERM})
+    try:
+        yield
+    finally:
+        signal.pthread_sigmask(signal.SIG_SETMASK, previous)
+
+
 def _remove_tree(path: Path) -> None:
     """Remove the folder ``path`` and everything in it, ignoring errors."""
     import shutil  # only a replaced or failed conversion removes folders
@@ -379,8 +395,9 @@ def _remove_tree(path: Path) -> None:
     shutil.rmtree(path, ignore_errors=True)
 
 
-def _staging_pattern(name: str) -> "re.Pattern[str]":
-    return re.compile("\\." + _STAGING % re.escape(name) + "(\\.previous)?")
+def _is_staging_name(entry: str, prefix: str) -> bool:
+    """True for ``<prefix>XXXXXXXX`` and ``<prefix>XXXXXXXX.previous``."""
+    return entry.startswith(prefix) and _STAGING_SUFFIX.fullmatch(entry, len(prefix)) is not None
 
 
 def _lock_folder(path: Path) -> Optional[int]:
@@ -408,10 +425,10 @@ def remove_leftovers(destination: Path) -> List[Path]:
     removed, and never one that a running conversion holds (each holds a lock on its
     staging folder while it works)."""
     destination = Path(os.path.abspath(destination))
-    pattern = _staging_pattern(destination.name)
+    prefix = ".%s.converting-" % destination.name
     try:
         names = sorted(entry.name for entry in os.scandir(destination.parent)
-                       if pattern.fullmatch(entry.name))
+                       if _is_staging_name(entry.name, prefix))
     except OSError:
         return []
     removed = []
@@ -494,7 +511,8 @@ def install_files(files: Dict[str, str], destination: Path, force: bool = False,
     previous: Optional[Path] = None
     try:
         try:
-            staging = _make_staging(destination)
+            with _stop_signals_held():  # interrupted, nothing may be left unnamed
+                staging = _make_staging(destination)
             lock = _lock_folder(staging)
             _write_files(files, copies, staging)
             os.chmod(staging, 0o755)

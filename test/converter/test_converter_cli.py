@@ -1,10 +1,16 @@
 """The xar_convert command: outputs, exit codes, reports, graphs, atomic writes."""
 import json
+import shutil
+import subprocess
+import sys
+from pathlib import Path
 
 import pytest
 
 from naoqi_qicore.converter.cli import main
 from naoqi_qicore.converter.loader import load_converted
+
+REPO = Path(__file__).resolve().parents[2]
 
 
 @pytest.fixture
@@ -71,6 +77,12 @@ def test_usage_errors_exit_2(tmp_path, capsys):
     assert main(["--help"]) == 0
 
 
+needs_dot = pytest.mark.skipif(shutil.which("dot") is None,
+                               reason="Graphviz's dot program is not installed "
+                                      "(apt-get install graphviz)")
+
+
+@needs_dot
 @pytest.mark.parametrize("suffix, marker", [(".dot", "digraph"), (".svg", "<svg")])
 def test_graph_files(inputs, tmp_path, suffix, marker):
     graph = tmp_path / ("g" + suffix)
@@ -80,8 +92,40 @@ def test_graph_files(inputs, tmp_path, suffix, marker):
     assert marker in text and "Say" in text
 
 
+@needs_dot
 def test_graph_inside_the_output_and_bad_graph_suffix(inputs, tmp_path, capsys):
     assert main([str(inputs / "wave.xar"), str(tmp_path / "out"), "--quiet", "--graph"]) == 0
     assert (tmp_path / "out" / "graph.svg").read_text().count("<svg") == 1
-    assert main([str(inputs / "wave.xar"), str(tmp_path / "o2"), "--graph", "g.png"]) == 1
-    assert "graph files must end with" in capsys.readouterr().err
+    assert main([str(inputs / "wave.xar"), str(tmp_path / "o2"), "--graph", "g.pdf"]) == 2
+    assert "g.pdf: graph files must end with" in capsys.readouterr().err
+    assert not (tmp_path / "o2").exists()
+
+
+@needs_dot
+def test_graph_pages_side_by_side(tmp_path, project, box, capsys):
+    inner = box("Inner", 1, "pass")
+    outer = box("Outer", 1, "pass", extra=(
+        '<Timeline enable="0"><BehaviorLayer name="l"><BehaviorKeyframe name="k" index="1">'
+        '<Diagram>%s</Diagram></BehaviorKeyframe></BehaviorLayer></Timeline>' % inner))
+    source = tmp_path / "nested.xar"
+    source.write_bytes(project(outer))
+    assert main([str(source), str(tmp_path / "out"), "--quiet", "--graph"]) == 0
+    pages = sorted(path.name for path in (tmp_path / "out").glob("graph*.svg"))
+    assert pages == ["graph.svg", "graph_l1_Outer.svg"]
+    assert 'href="graph_l1_Outer.svg"' in (tmp_path / "out" / "graph.svg").read_text()
+    assert main([str(source), str(tmp_path / "o2"), "--quiet", "--graph",
+                 str(tmp_path / "d.png")]) == 0
+    assert (tmp_path / "d.png").read_bytes().startswith(b"\x89PNG")
+    assert (tmp_path / "d_l1_Outer.png").read_bytes().startswith(b"\x89PNG")
+
+
+def test_the_command_ends_with_its_status_and_its_output(inputs, tmp_path):
+    # the command leaves without tearing the interpreter down: what it printed is there
+    command = [sys.executable, "-m", "naoqi_qicore.converter.cli"]
+    done = subprocess.run(command + [str(inputs / "wave.xar"), str(tmp_path / "out")],
+                          capture_output=True, text=True, cwd=str(REPO), timeout=60)
+    assert done.returncode == 0 and "wave.xar -> " in done.stdout
+    assert load_converted(tmp_path / "out").names
+    done = subprocess.run(command + [str(inputs / "broken.xar"), str(tmp_path / "o2"), "--json"],
+                          capture_output=True, text=True, cwd=str(REPO), timeout=60)
+    assert done.returncode == 1 and json.loads(done.stdout)[0]["ok"] is False
