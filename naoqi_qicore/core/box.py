@@ -21,6 +21,7 @@ and nothing box code emits goes anywhere.
 """
 from __future__ import annotations
 
+import functools
 import logging
 import sys
 import traceback
@@ -294,7 +295,6 @@ class BoxNode:
         self.parent = parent
         self.diagram = diagram
         self.path = model.name if parent is None else parent.path + "/" + model.name
-        self.logger = logging.getLogger("naoqi_qicore.box." + name)
         self._ports: Dict[int, Tuple[str, Any]] = {}
         for kind, items in (("parameter", model.parameters), ("output", model.outputs),
                             ("input", model.inputs)):
@@ -322,6 +322,11 @@ class BoxNode:
         self.active = False
         self._generation = 0
         self._memory: List[Any] = []
+
+    @functools.cached_property
+    def logger(self) -> logging.Logger:
+        """The box's logger (``naoqi_qicore.box.<object name>``), made when first used."""
+        return logging.getLogger("naoqi_qicore.box." + self.name)
 
     # -- structure -------------------------------------------------------------------------
     def port_by_id(self, port_id: int) -> Tuple[str, Any]:

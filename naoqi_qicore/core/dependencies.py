@@ -293,7 +293,7 @@ def missing_dependencies(scripts: Iterable[str], *, provided: Iterable[str] = ()
     name)`` say what this machine has.
     """
     dotted: Set[str] = set()
-    for script in scripts:
+    for script in set(scripts):  # behaviors repeat the same library boxes: read each once
         dotted |= imported_names(script)
     shipped: Dict[str, List[str]] = {}
     requirements: List[str] = []

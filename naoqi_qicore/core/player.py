@@ -46,6 +46,7 @@ from naoqi_qicore.core.script import (box_builtins, compile_box_script, find_box
 from naoqi_qicore.core.statemachine import TransitionQueue
 from naoqi_qicore.core.tasks import TaskRunner
 from naoqi_qicore.xar.model import Box, InputNature
+from naoqi_qicore.xar.parser import collector_paused
 
 _LOG = logging.getLogger(__name__)
 #: seconds box code gets to return by itself when a run ends (onStop and onUnload
@@ -233,9 +234,10 @@ class BehaviorPlayer:
                          "random": random, "os": os, "sys": PY2_SYS}
         self._globals.update(environment.names)
         self._by_name = {}
-        self.root = self._build(self.loaded.behavior.root, None, None)
-        for box in self.boxes():
-            self._instantiate(box)
+        with collector_paused():  # thousands of long-lived objects: collections only cost
+            self.root = self._build(self.loaded.behavior.root, None, None)
+            for box in self.boxes():
+                self._instantiate(box)
         self._load_errors = self.errors
         if self.root.broken:
             self._close_project_modules()

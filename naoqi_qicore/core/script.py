@@ -93,7 +93,35 @@ def box_builtins(modules: Mapping[str, types.ModuleType]) -> Dict[str, Any]:
     return namespace
 
 
-_code_cache: Dict[str, types.CodeType] = {}
+class _CompiledScript:
+    """A box script compiled once, and what gives each box its own copy of the code."""
+
+    __slots__ = ("code", "lines", "rename")
+
+    def __init__(self, code: types.CodeType, lines: List[str]) -> None:
+        self.code = code
+        self.lines = lines
+        #: ``rename(filename)``: the code and the code objects it holds under ``filename``
+        self.rename = _renamer(code)
+
+
+def _renamer(code: types.CodeType) -> Callable[[str], types.CodeType]:
+    """A function renaming ``code`` and its nested code objects: where they are among the
+    constants is found once, not for every box that runs the same script."""
+    nested = [(index, _renamer(constant)) for index, constant in enumerate(code.co_consts)
+              if isinstance(constant, types.CodeType)]
+    if not nested:
+        return lambda filename: code.replace(co_filename=filename)
+
+    def rename(filename: str) -> types.CodeType:
+        constants = list(code.co_consts)
+        for index, rename_nested in nested:
+            constants[index] = rename_nested(filename)
+        return code.replace(co_filename=filename, co_consts=tuple(constants))
+    return rename
+
+
+_code_cache: Dict[str, _CompiledScript] = {}
 _code_lock = threading.Lock()
 
 
@@ -107,13 +135,13 @@ def compile_box_script(source: str, filename: Optional[str] = None) -> types.Cod
     catching everything let a stop through.
     """
     with _code_lock:
-        code = _code_cache.get(source)
-    if code is None:
-        code = _compile(source)
-    if filename is None or filename == code.co_filename:
-        return code
-    linecache.cache[filename] = (len(source), None, source.splitlines(True), filename)
-    return _renamed(code, filename)
+        compiled = _code_cache.get(source)
+    if compiled is None:
+        compiled = _compile(source)
+    if filename is None or filename == compiled.code.co_filename:
+        return compiled.code
+    linecache.cache[filename] = (len(source), None, compiled.lines, filename)
+    return compiled.rename(filename)
 
 
 def forget_box_scripts(filenames: List[str]) -> None:
@@ -122,14 +150,7 @@ def forget_box_scripts(filenames: List[str]) -> None:
         linecache.cache.pop(filename, None)
 
 
-def _renamed(code: types.CodeType, filename: str) -> types.CodeType:
-    """``code`` and the code objects it holds, with the file name ``filename``."""
-    constants = tuple(_renamed(constant, filename) if isinstance(constant, types.CodeType)
-                      else constant for constant in code.co_consts)
-    return code.replace(co_filename=filename, co_consts=constants)
-
-
-def _compile(source: str) -> types.CodeType:
+def _compile(source: str) -> _CompiledScript:
     """Compile and cache ``source`` under the file name ``<box script HASH>``; indentation
     mixing tabs and spaces as Python 2 accepted it is read as Python 2 did."""
     filename = "<box script %s>" % hashlib.sha1(source.encode("utf-8", "replace")).hexdigest()[:10]
@@ -141,10 +162,11 @@ def _compile(source: str) -> types.CodeType:
         if expanded == source:
             raise
         code = _compile_text(expanded, filename)
-    linecache.cache[filename] = (len(source), None, source.splitlines(True), filename)
+    compiled = _CompiledScript(code, source.splitlines(True))
+    linecache.cache[filename] = (len(source), None, compiled.lines, filename)
     with _code_lock:
-        _code_cache[source] = code
-    return code
+        _code_cache[source] = compiled
+    return compiled
 
 
 def _compile_text(text: str, filename: str) -> types.CodeType:

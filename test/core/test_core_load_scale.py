@@ -1,0 +1,188 @@
+"""What keeps loading a large behavior linear: each distinct script compiled and read for
+its imports once (and kept as one string), box code files named per box, loggers made on
+first use, the cyclic collector paused while the model and the boxes are built, and the
+converted folder read with clear errors (the speed itself is measured by
+bench/bench_scale.py)."""
+import gc
+import logging
+import types
+
+import pytest
+from core_builders import RECORD, behavior, flow_box, link, script_box
+
+from naoqi_qicore.converter import loader
+from naoqi_qicore.converter.loader import load_converted
+from naoqi_qicore.converter.writer import write_converted
+from naoqi_qicore.core import dependencies, script
+from naoqi_qicore.xar.errors import XarError
+
+#: a script with code objects nested at every depth (methods, a nested function, a
+#: lambda, a comprehension, a generator expression); its unique comment keeps it out of
+#: what other tests compiled
+NESTED = """# load scale test script
+class MyClass(GeneratedClass):
+    def onLoad(self):
+        def twice(value):
+            return [value * 2 for _ in range(1)][0]
+        self.scale = lambda value: twice(value)
+
+    def onInput_onStart(self):
+        if sum(x for x in range(3)) == 3:
+            raise ValueError("failed at line 10")
+"""
+
+
+def _chain(count, code):
+    """A root holding ``count`` boxes running ``code``, chained onStopped -> onStart."""
+    boxes = [script_box("Box%d" % index, index, code) for index in range(1, count + 1)]
+    links = [link(0, 2, 1, 2)] + [link(index, 4, index + 1, 2) for index in range(1, count)]
+    return flow_box("root", -1, boxes, links)
+
+
+def _code_objects(code):
+    yield code
+    for constant in code.co_consts:
+        if isinstance(constant, types.CodeType):
+            yield from _code_objects(constant)
+
+
+def test_identical_scripts_compile_once_and_every_box_has_its_own_file_name(make_harness,
+                                                                           monkeypatch):
+    compiled = []
+    real_compile = script._compile
+    monkeypatch.setattr(script, "_compile",
+                        lambda source: compiled.append(source) or real_compile(source))
+    harness = make_harness(_chain(6, NESTED))
+    harness.player.load()
+    assert compiled == [NESTED]
+    boxes = [box for box in harness.player.boxes() if box.parent is not None]
+    filenames = set()
+    for box in boxes:
+        filename = harness.player.guard.script_filename(box.path)
+        methods = [value.__code__ for value in vars(type(box.instance)).values()
+                   if isinstance(value, types.FunctionType)]
+        assert len(methods) == 2
+        for method in methods:
+            assert {code.co_filename for code in _code_objects(method)} == {filename}
+        filenames.add(filename)
+    assert len(filenames) == 6
+    # the cached code keeps its own name: the next behavior renames it again
+    assert script.compile_box_script(NESTED).co_filename.startswith("<box script ")
+
+
+def test_a_failure_in_a_shared_script_names_its_box_and_line(make_harness):
+    harness = make_harness(_chain(3, NESTED))
+    harness.player.load()
+    harness.player.play()
+    harness.settle()
+    error = harness.player.errors[0]
+    assert error.box_path == "root/Box1"
+    assert '<box root/Box1 (%s)>", line 10' % harness.player.behavior_id in error.traceback
+    assert 'raise ValueError("failed at line 10")' in error.traceback
+
+
+def test_missing_dependencies_reads_each_distinct_script_once(monkeypatch):
+    read = []
+    real_imported_names = dependencies.imported_names
+    monkeypatch.setattr(dependencies, "imported_names",
+                        lambda source: read.append(source) or real_imported_names(source))
+    scripts = ["import yaml\n"] * 40 + ["import cv2.aruco\n"] * 40
+    missing = dependencies.missing_dependencies(scripts, installed=lambda name: False,
+                                                distribution_installed=lambda name: False)
+    assert sorted(read) == ["import cv2.aruco\n", "import yaml\n"]
+    assert missing.modules == ("cv2", "yaml")
+    assert missing.packages == ("opencv-python", "PyYAML")
+
+
+def test_box_loggers_are_made_when_first_used(make_harness):
+    root = _chain(2, RECORD)
+    root.timeline.layers[0].keyframes[0].diagram.boxes[0].name = "LoggerScaleBox"
+    harness = make_harness(root)
+    harness.player.load()
+    box = harness.player.box_named("l1_LoggerScaleBox")
+    assert box is not None
+    name = "naoqi_qicore.box.l1_LoggerScaleBox"
+    assert name not in logging.Logger.manager.loggerDict
+    assert box.instance.logger is box.logger is logging.getLogger(name)
+
+
+@pytest.mark.parametrize("enabled", [True, False])
+def test_building_the_boxes_pauses_the_collector_and_restores_it(make_harness, enabled):
+    seen = []
+    root = _chain(3, "def __init__(self):\n    GeneratedClass.__init__(self)\n"
+                     "    record(gc_enabled())\n")
+    harness = make_harness(root)
+    harness.player._environment = lambda context: _with_names(
+        harness._environment(context), gc_enabled=gc.isenabled)
+    (gc.enable if enabled else gc.disable)()
+    try:
+        harness.player.load()
+        seen = [entry[0] for entry in harness.log]
+        assert gc.isenabled() is enabled
+    finally:
+        gc.enable()
+    assert seen == [False, False, False]
+
+
+def _with_names(environment, **names):
+    environment.names.update(names)
+    return environment
+
+
+@pytest.mark.parametrize("enabled", [True, False])
+def test_reading_a_folder_pauses_the_collector_and_restores_it(tmp_path, monkeypatch, enabled):
+    write_converted(behavior(_chain(3, NESTED)), tmp_path / "out")
+    seen = []
+    real_document = loader._FolderReader.document
+    monkeypatch.setattr(loader._FolderReader, "document",
+                        lambda reader, name: seen.append(gc.isenabled())
+                        or real_document(reader, name))
+    (gc.enable if enabled else gc.disable)()
+    try:
+        loaded = load_converted(tmp_path / "out")
+        assert gc.isenabled() is enabled
+    finally:
+        gc.enable()
+    assert len(seen) == 5 and not any(seen)  # manifest, root, three boxes
+    assert sorted(loaded.code) == ["l0_root", "l1_Box1", "l1_Box2", "l1_Box3"]
+
+
+def test_a_folder_keeps_one_string_per_distinct_script(tmp_path):
+    write_converted(behavior(_chain(3, NESTED)), tmp_path / "out")
+    loaded = load_converted(tmp_path / "out")
+    boxes = list(loaded.behavior.root.children())
+    assert [box.script.content for box in boxes] == [NESTED] * 3
+    assert boxes[0].script.content is boxes[1].script.content is boxes[2].script.content
+    assert loaded.code["l1_Box1"] is loaded.code["l1_Box2"] is loaded.code["l1_Box3"]
+
+
+def test_a_too_large_box_file_is_refused_by_name(tmp_path, monkeypatch):
+    write_converted(behavior(_chain(2, NESTED)), tmp_path / "out")
+    path = tmp_path / "out" / "l1_Box2.xml"
+    path.write_text(path.read_text() + "\n" * 5000)  # blank lines after the root element
+    limit = path.stat().st_size - 1
+    assert all(other.stat().st_size <= limit for other in (tmp_path / "out").glob("*.xml")
+               if other != path)
+    monkeypatch.setattr(loader, "MAX_DOCUMENT_BYTES", limit)
+    with pytest.raises(XarError, match=r"l1_Box2\.xml: file too large"):
+        load_converted(tmp_path / "out")
+    monkeypatch.setattr(loader, "MAX_DOCUMENT_BYTES", limit + 1)
+    assert "l1_Box2" in load_converted(tmp_path / "out").code
+
+
+def test_a_missing_code_file_is_named(tmp_path):
+    write_converted(behavior(_chain(2, NESTED)), tmp_path / "out")
+    (tmp_path / "out" / "l1_Box2.py").unlink()
+    with pytest.raises(XarError, match=r"l1_Box2\.py: cannot read: No such file"):
+        load_converted(tmp_path / "out")
+
+
+def test_box_files_keep_their_lines_for_errors(tmp_path):
+    write_converted(behavior(_chain(2, NESTED)), tmp_path / "out")
+    path = tmp_path / "out" / "l1_Box1.xml"
+    lines = path.read_text().splitlines()
+    index = next(number for number, line in enumerate(lines) if "<Input " in line)
+    lines[index] = lines[index].replace(' id="', ' id="x')
+    path.write_text("\n".join(lines) + "\n")
+    with pytest.raises(XarError, match=r"l1_Box1\.xml:%d: <Input>: .*'id'" % (index + 1)):
+        load_converted(tmp_path / "out")
