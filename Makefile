@@ -27,6 +27,7 @@ $(VENV)/.package-installed: $(VENV)/.requirements-installed $(PACKAGE_SOURCES)
 	touch $@
 
 test: setup
+	.setup/test-tools.sh
 	$(PY) -m pytest -q
 
 demo: setup

@@ -129,7 +129,7 @@ setup(
     name=PACKAGE,
     version='0.1.0',
     packages=find_packages(exclude=['test', 'test.*']),
-    package_data={PACKAGE: ['py.typed']},
+    package_data={PACKAGE: ['py.typed', 'ros/live_view_page/*']},
     data_files=[
         ('share/ament_index/resource_index/packages', ['resource/' + PACKAGE]),
         ('share/' + PACKAGE, ['package.xml']),
@@ -147,7 +147,7 @@ setup(
     distclass=BinaryDistribution,
     entry_points={
         'console_scripts': [
-            'xar_convert = naoqi_qicore.converter.cli:main',
+            'xar_convert = naoqi_qicore.converter.cli:console_main',
             'naoqi_sim = naoqi_qicore.robot.sim.cli:main',
             'behavior_runner = naoqi_qicore.ros.behavior_runner:main',
             'naoqi_bridge = naoqi_qicore.ros.bridge:main',

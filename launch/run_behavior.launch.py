@@ -7,7 +7,8 @@
 With an empty ``robot_url`` the simulated robot ``naoqi_sim`` is started on a free
 loopback port and both nodes are pointed at it (``scenario:=FILE`` or ``scenario:=generic``:
 people around it say and do things).  Without the launch packages, the ``run_behavior``
-command starts the same set.
+command starts the same set.  ``view_port:=8765`` serves the runner's live view on
+http://127.0.0.1:8765/.
 """
 import os
 import signal
@@ -41,6 +42,8 @@ ARGUMENTS = (
               "behavior was written for)"),
     ("scenario", "", "what people around the simulated robot say and do: a YAML scenario "
                      "file, or 'generic' (someone answers whatever it asks)"),
+    ("view_port", "0", "port of the runner's live view, a web page on 127.0.0.1 showing the "
+                       "behavior's diagram with what runs highlighted (0: no live view)"),
 )
 #: seconds the simulated robot waits, after a shutdown starts, for both nodes to exit
 #: before launch stops it anyway (SIGTERM)
@@ -61,7 +64,8 @@ def _plan(value):
                 params_file=params_file, nao_ip=value["nao_ip"],
                 nao_port=int(value["nao_port"] or 0), username=value["username"],
                 password_file=(os.path.abspath(value["password_file"])
-                               if value["password_file"] else ""))
+                               if value["password_file"] else ""),
+                view=int(value["view_port"] or 0) or None)
 
 
 def _nodes(context, *args, **kwargs):
@@ -95,9 +99,13 @@ def _nodes(context, *args, **kwargs):
                   arguments=["--ros-args", "--log-level", plan.log_level])
     bridge = Node(executable="naoqi_bridge", name="naoqi_bridge",
                   parameters=parameters + [robot_parameters], **common)
+    runner_parameters = dict(robot_parameters, behavior=plan.behavior, autoplay=plan.autoplay)
+    if plan.view:
+        from naoqi_qicore.ros.live_view import view_url
+        runner_parameters["view_port"] = plan.view
+        actions.append(LogInfo(msg="live view at %s" % view_url(plan.view)))
     runner = Node(executable="behavior_runner", name="behavior_runner",
-                  parameters=parameters + [dict(robot_parameters, behavior=plan.behavior,
-                                                autoplay=plan.autoplay)], **common)
+                  parameters=parameters + [runner_parameters], **common)
     actions += [bridge, runner]
     exited = set()
 

@@ -8,6 +8,8 @@ Services (relative names): ``behavior/play`` (Play), ``behavior/stop``,
 Topics (latched): ``behavior/state`` (BehaviorState, on every change and at
 ``state_rate`` while playing; with the errors of the current run) and ``behavior/focus``
 (ActivityFocus).
+With ``view_port`` set, a web page on 127.0.0.1 shows the behavior's diagram with what
+runs highlighted, live, with the controls (see ``live_view``).
 Requests are served one at a time, in the order they come (``spin.run_node``).
 
 A run (:class:`~naoqi_qicore.ros.behavior_run.BehaviorRun`) lasts from a play (service or
@@ -26,7 +28,7 @@ import threading
 from pathlib import Path
 from typing import Any, Callable, List, Optional, Tuple, Union
 
-from rcl_interfaces.msg import FloatingPointRange, ParameterDescriptor
+from rcl_interfaces.msg import FloatingPointRange, IntegerRange, ParameterDescriptor
 from rclpy.node import Node
 from std_srvs.srv import Trigger
 
@@ -42,6 +44,7 @@ from naoqi_qicore.ros.behavior_cache import behavior_name, default_cache_dir, lo
 from naoqi_qicore.ros.path_roots import is_under, outside_message, resolve_roots
 from naoqi_qicore.ros.behavior_run import WHERE_ROBOT_CONNECTION, BehaviorRun, error_message
 from naoqi_qicore.ros.focus import STOP_AND_STACK_CURRENT, STOP_CURRENT, FocusTracker, LifeObserver
+from naoqi_qicore.ros.live_view import LiveView
 from naoqi_qicore.ros.motion_sink import MOTION_OUTPUTS, BridgeMotionSink
 from naoqi_qicore.ros.qos import LATCHED
 from naoqi_qicore.ros.robot_parameters import (ROBOT_SERVICES, declare_robot_parameters,
@@ -100,6 +103,7 @@ class BehaviorRunner(Node):
         self._last_state: Optional[tuple] = None
         self._life: Any = None
         self._sim: Any = None
+        self._view: Optional[LiveView] = None
         self._cache_dir = Path(self.get_parameter("cache_dir").value or default_cache_dir())
         self._behavior_roots = self._roots()
 
@@ -120,6 +124,7 @@ class BehaviorRunner(Node):
         except ValueError as error:
             self.close()
             raise NodeSetupError(str(error)) from None
+        self._view = self._start_view(self.get_parameter("view_port").value)
         services = [
             (Play, "behavior/play", self._play),
             (Trigger, "behavior/stop", self._stop),
@@ -170,6 +175,10 @@ class BehaviorRunner(Node):
                 floating_point_range=[FloatingPointRange(from_value=0.1, to_value=50.0)])
         declare("cache_dir", "", "folder of converted behaviors (default "
                 "~/.cache/naoqi_qicore/behaviors)")
+        declare("view_port", 0, "port of the live view, a web page on 127.0.0.1 showing the "
+                "behavior's diagram with its running boxes, live, with play, pause, resume, "
+                "stop and go-to buttons (0: no live view)",
+                integer_range=[IntegerRange(from_value=0, to_value=65535, step=1)])
         self.declare_parameter("behavior_roots", [""], ParameterDescriptor(
             description="folders behavior/load and behavior/run may load behaviors from "
                         "(default: the folder of the behavior parameter, and the cache)",
@@ -197,6 +206,26 @@ class BehaviorRunner(Node):
         self.get_logger().info("no robot given: simulated robot at %s" % self._sim.url)
         return RobotAddress(self._sim.url)
 
+    def _start_view(self, port: int) -> Optional[LiveView]:
+        """The live view on ``port`` (None when 0), its controls the service methods."""
+        if not port:
+            return None
+        controls = {
+            "play": lambda label: self._play(Play.Request(), Play.Response()),
+            "pause": lambda label: self._pause(Trigger.Request(), Trigger.Response()),
+            "resume": lambda label: self._resume(Trigger.Request(), Trigger.Response()),
+            "stop": lambda label: self._stop(Trigger.Request(), Trigger.Response()),
+            "goto": lambda label: self._goto(GoTo.Request(label=label), GoTo.Response()),
+        }
+        try:
+            view = LiveView(port, controls, self.get_logger().debug)
+        except OSError as error:
+            self.close()
+            raise NodeSetupError("view_port %d: cannot serve the live view on 127.0.0.1: %s"
+                                 % (port, error.strerror or error)) from None
+        self.get_logger().info("live view at %s" % view.url)
+        return view
+
     def close(self) -> None:
         """Stop the behavior, disconnect, stop the simulated robot if the runner started it."""
         run = self._run
@@ -215,6 +244,8 @@ class BehaviorRunner(Node):
                 self._unload_player(loaded)
         self._events.put(None)
         self._event_thread.join(5)
+        if self._view is not None:
+            self._view.close()
         self._robot.close()
         if self._sim is not None:
             self._sim.stop()
@@ -319,6 +350,8 @@ class BehaviorRunner(Node):
                     return
                 if event in (FRAME_MOVED, SERVED, FOCUS_CHANGED):
                     continue
+                if self._view is not None:
+                    self._view.engine_event(event.kind, event.box_path, event.detail)
                 if event.kind == "error":
                     error = event.data.get("error")
                     self.get_logger().error(event.detail + ("\n" + error.traceback
@@ -451,6 +484,10 @@ class BehaviorRunner(Node):
                 return
             self._last_state = key
         self._state_pub.publish(message)
+        if self._view is not None:
+            with self._lock:
+                player = self._loaded.player if self._loaded is not None else None
+            self._view.show_state(message, player)
         RunActionServer.feedback(self._run, message)
         self._diagnostics.update()
 
@@ -481,7 +518,10 @@ class BehaviorRunner(Node):
 
     def _publish_focus(self) -> None:
         if not self._closed:
-            self._focus_pub.publish(self._focus.message(self.get_clock().now().to_msg()))
+            message = self._focus.message(self.get_clock().now().to_msg())
+            self._focus_pub.publish(message)
+            if self._view is not None:
+                self._view.show_focus(message)
 
     def _activity_name(self) -> str:
         name = self.get_parameter("activity_name").value
@@ -700,6 +740,8 @@ class BehaviorRunner(Node):
                         self._start_player(previous)
                     raise ValueError("%s: %s" % (path, error)) from None
             self._loaded = loaded
+            if self._view is not None:
+                self._view.show_behavior(name, behavior.behavior)
         self.get_logger().info("loaded %s from %s" % (name, path))
         return loaded
 

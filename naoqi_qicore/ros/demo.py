@@ -2,12 +2,14 @@
 
 1. converts ``examples/wave_hello/behavior.xar`` into ``.demo/converted`` and draws its
    graph into ``.demo/behavior_graph.svg``;
-2. starts the simulated robot (recording every call), naoqi_bridge and behavior_runner;
+2. starts the simulated robot (recording every call), naoqi_bridge and behavior_runner
+   with its live view on (its URL is printed: open it in a browser to watch the run);
 3. runs the behavior through the ``behavior/run`` action, goes to a label while it plays
    (``behavior/goto``), printing the action's feedback (every state change) and the focus
    changes as they happen, then the action's result;
 4. plots the joint angles the simulated robot executed (from its call record) into
-   ``.demo/joint_angles.png``, next to the graph.
+   ``.demo/joint_angles.png`` and draws the root diagram with the boxes that ran
+   highlighted into ``.demo/behavior_diagram.png``, next to the graph.
 """
 import argparse
 import bisect
@@ -28,9 +30,11 @@ from naoqi_qicore.robot.sim.bezier import BezierCurve
 from naoqi_qicore.robot.sim.joints import JointTable
 from naoqi_qicore.robot.sim.services.posture import posture_angles
 from naoqi_qicore.ros.launcher import Plan, ProcessGroup, free_tcp_port, wait_for_port
+from naoqi_qicore.ros.live_view import fetch_state, objects_by_path, view_url
 from naoqi_qicore.ros.qos import LATCHED
 from naoqi_qicore.ros.run_client import BehaviorRunClient, result_lines, state_line
 from naoqi_qicore.srv import GoTo
+from naoqi_qicore.xar.model import Behavior
 
 #: the demo calls behavior/goto once the behavior has played this far
 GOTO_AFTER_FRAME = 45
@@ -113,14 +117,32 @@ def call(node, service_type, name: str, request, timeout: float = 30.0):
     return future.result()
 
 
-def convert(behavior: Path, output: Path, graph: Path) -> None:
-    """Convert the behavior into ``output`` and draw its graph into the SVG file ``graph``."""
+def convert(behavior: Path, output: Path, graph: Path) -> Behavior:
+    """Convert the behavior into ``output`` and draw its diagrams into the SVG file
+    ``graph`` (the root diagram) and the pages beside it; its model."""
     from naoqi_qicore.converter.api import convert as convert_input
-    from naoqi_qicore.converter.graph import render_graph
+    from naoqi_qicore.converter.graph import graph_files
     result = convert_input(behavior, output, force=True)
     for warning in result.warnings:
         say("  warning: %s" % warning)
-    graph.write_text(render_graph(result.models[0], ".svg"), encoding="utf-8")
+    model = result.models[0]
+    for name, content in graph_files(model, graph.stem, graph.suffix).items():
+        graph.with_name(name).write_bytes(content)
+    return model
+
+
+def draw_ran(model: Behavior, ran_paths: List[str], output: Path) -> None:
+    """Draw the root page of ``model``'s diagram into the PNG file ``output``, the boxes
+    whose paths are in ``ran_paths`` highlighted."""
+    from naoqi_qicore.converter.graph import GraphvizError, render_pages
+    from naoqi_qicore.converter.naming import assign_names
+    objects = objects_by_path(model, assign_names(model))
+    ran = {name for path in ran_paths for name in objects.get(path, [])}
+    try:
+        pages = render_pages(model, fmt="png", ran=ran)
+    except GraphvizError as error:
+        raise RuntimeError("cannot draw %s: %s" % (output, error)) from None
+    output.write_bytes(next(iter(pages.values())))
 
 
 def executed_trajectories(record: Path, robot: str = "nao"
@@ -215,9 +237,10 @@ def run_demo(behavior: Path, out: Path, goto_label: str) -> int:
         record.unlink()
     say("converting %s" % behavior)
     graph = out / "behavior_graph.svg"
-    convert(behavior, out / "converted", graph)
+    model = convert(behavior, out / "converted", graph)
     port = free_tcp_port()
     url = "tcp://127.0.0.1:%d" % port
+    view_port = free_tcp_port()
     plan = Plan(behavior=str(behavior), robot_url=url, record=str(record), log_level="warn")
     group = ProcessGroup()
     rclpy.init()
@@ -232,7 +255,9 @@ def run_demo(behavior: Path, out: Path, goto_label: str) -> int:
         simulator = group.start("naoqi_sim", plan.simulator_command(url, robot))
         wait_for_port("127.0.0.1", port, 30.0, simulator)
         group.start("naoqi_bridge", plan.bridge_command(url))
-        group.start("behavior_runner", plan.runner_command(url))
+        group.start("behavior_runner", plan.runner_command(url, view_port))
+        say("demo: live view at %s (open it in a browser to watch the run)"
+            % view_url(view_port))
         started = time.monotonic()
         watcher = Watcher(node, started)
         runs = BehaviorRunClient(node)  # made before the node spins in another thread
@@ -254,6 +279,12 @@ def run_demo(behavior: Path, out: Path, goto_label: str) -> int:
             watcher.print(line)
         time.sleep(0.5)  # let the last focus change arrive
         final = result.status
+        try:  # the boxes that started during the run, as the live view collected them
+            ran_paths = fetch_state(view_port)["ran_boxes"]
+        except OSError as error:
+            raise RuntimeError("cannot read the live view at %s: %s"
+                               % (view_url(view_port), error)) from None
+        say("boxes that ran: %s" % ", ".join(ran_paths))
     finally:
         executor.shutdown()
         node.destroy_node()
@@ -262,8 +293,11 @@ def run_demo(behavior: Path, out: Path, goto_label: str) -> int:
     origin, samples = executed_trajectories(record)
     png = out / "joint_angles.png"
     plot(samples, goto_time - origin, png)
+    diagram = out / "behavior_diagram.png"
+    draw_ran(model, ran_paths, diagram)
     print("\nfiles:\n  converted behavior  %s\n  behavior graph      %s\n  robot call record   %s\n"
-          "  joint angle plot    %s" % (out / "converted", graph, record, png))
+          "  joint angle plot    %s\n  boxes that ran      %s"
+          % (out / "converted", graph, record, png, diagram))
     return 0 if final == BehaviorState.FINISHED else 1
 
 

@@ -16,6 +16,10 @@ robot: people around it say and do what the scenario says.
 both nodes (naoqi_driver's names); the password itself never appears on a command line.
 No simulated robot is started when a robot is given by ``--robot-url``, ``--nao-ip`` or the
 parameters file.
+
+``--view [PORT]`` turns on the runner's live view (a web page on 127.0.0.1 showing the
+behavior's diagram with what runs highlighted, and its controls; port :data:`VIEW_PORT`
+by default, 0 for any free port) and prints its URL.
 """
 import argparse
 import json
@@ -31,6 +35,8 @@ from typing import Any, Dict, List, Optional, Tuple
 
 #: how long a process may take to stop after SIGINT before it gets SIGTERM, then SIGKILL
 STOP_TIMEOUT = 10.0
+#: port of the live view of ``--view`` without a port
+VIEW_PORT = 8765
 
 
 def free_tcp_port() -> int:
@@ -104,6 +110,8 @@ class Plan:
     nao_port: int = 0  # 0: the nodes' default
     username: str = ""
     password_file: str = ""
+    #: port of the runner's live view: None for none, 0 for any free port
+    view: Optional[int] = None
 
     def needs_simulated_robot(self) -> bool:
         """No robot given by ``robot_url``, ``nao_ip`` or the parameters file."""
@@ -148,8 +156,11 @@ class Plan:
         return python_program("naoqi_qicore.ros.bridge",
                               *self.ros_arguments(self.robot_parameters(url)))
 
-    def runner_command(self, url: str) -> List[str]:
-        parameters = dict(self.robot_parameters(url), behavior=self.behavior)
+    def runner_command(self, url: str, view_port: int = 0) -> List[str]:
+        """The runner's command; ``view_port`` (not 0) turns its live view on."""
+        parameters: Dict[str, Any] = dict(self.robot_parameters(url), behavior=self.behavior)
+        if view_port:
+            parameters["view_port"] = view_port
         return python_program("naoqi_qicore.ros.behavior_runner",
                               *self.ros_arguments(parameters))
 
@@ -285,7 +296,11 @@ def run(plan: Plan) -> int:
             print("run_behavior: simulated %s robot at %s: %s"
                   % ("Pepper" if robot == "pepper" else "NAO", url, reason), flush=True)
         group.start("naoqi_bridge", plan.bridge_command(url))
-        group.start("behavior_runner", plan.runner_command(url))
+        view_port = 0 if plan.view is None else plan.view or free_tcp_port()
+        group.start("behavior_runner", plan.runner_command(url, view_port))
+        if view_port:
+            from naoqi_qicore.ros.live_view import view_url
+            print("run_behavior: live view at %s" % view_url(view_port), flush=True)
         if plan.autoplay:
             auto_run = AutoRun(plan.namespace)
             threading.Thread(target=auto_run.start, args=(stop,), daemon=True,
@@ -343,7 +358,14 @@ def parse_arguments(argv: Optional[List[str]] = None) -> Plan:
     parser.add_argument("--password-file", default="", metavar="FILE",
                         help="file holding the NAOqi 2.9 password (never the password itself "
                              "on a command line)")
+    parser.add_argument("--view", nargs="?", type=int, const=VIEW_PORT, metavar="PORT",
+                        help="serve the live view, a web page on 127.0.0.1 showing the "
+                             "behavior's diagram with what runs highlighted, with the controls "
+                             "(default port %d; 0: any free port); its URL is printed"
+                             % VIEW_PORT)
     arguments = parser.parse_args(argv)
+    if arguments.view is not None and not 0 <= arguments.view <= 65535:
+        parser.error("--view: %d is not a TCP port (0 to 65535)" % arguments.view)
     params_file = os.path.abspath(arguments.params_file) if arguments.params_file else ""
     try:
         robot_in_file = robot_in_params_file(params_file)
@@ -367,7 +389,8 @@ def parse_arguments(argv: Optional[List[str]] = None) -> Plan:
                 scenario=scenario, params_file=params_file, nao_ip=arguments.nao_ip,
                 nao_port=arguments.nao_port, username=arguments.username,
                 password_file=(os.path.abspath(arguments.password_file)
-                               if arguments.password_file else ""))
+                               if arguments.password_file else ""),
+                view=arguments.view)
 
 
 def main(argv: Optional[List[str]] = None) -> int:

@@ -1,6 +1,8 @@
 """The demo of ``make demo``, run as a user runs it: converts, plays through the three
-processes, prints the changes as they come and writes the graph and the joint plot."""
+processes with the runner's live view on, prints the changes as they come and writes the
+graph, the joint plot and the diagram of the boxes that ran."""
 import json
+import shutil
 import subprocess
 import sys
 
@@ -9,6 +11,8 @@ import pytest
 pytest.importorskip("naoqi_qicore.robot.sim.cli", reason="needs the simulated robot")
 pytest.importorskip("naoqi_qicore.core.player", reason="needs the engine")
 pytest.importorskip("matplotlib")
+if shutil.which("dot") is None:
+    pytest.skip("needs Graphviz's dot (.setup/test-tools.sh installs it)", allow_module_level=True)
 
 
 @pytest.mark.slow
@@ -27,6 +31,7 @@ def test_demo_plays_goes_to_a_label_and_plots(example_behavior, repo_root, tmp_p
 
     # printed as they happened: the goal, focus taken, playing (the action's feedback), the
     # goto, the result, focus released
+    view = first("demo: live view at http://127.0.0.1:")
     sent = first("run: behavior/run goal sent")
     taken = first("focus  'naoqi_qicore/wave_hello'")
     playing = first("state  PLAYING")
@@ -40,11 +45,18 @@ def test_demo_plays_goes_to_a_label_and_plots(example_behavior, repo_root, tmp_p
     finished = first("result FINISHED at frame 120 after ")
     assert "wave_hello finished at frame 120" in lines[finished]
     released = first("focus  '' (previous 'naoqi_qicore/wave_hello'")
-    assert sent < max(taken, playing) < goto < finished and taken < released
+    assert view < sent < max(taken, playing) < goto < finished and taken < released
+    # every box of wave_hello starts once it plays to its end (the instant ones included)
+    ran = lines[first("boxes that ran: ")].split("boxes that ran: ")[1].split(", ")
+    assert set(ran) == {"root", "root/Say Hello", "root/Mark Wave", "root/Skip To Bow",
+                        "root/Mark Bow", "root/Say Goodbye"}
 
     assert (out / "converted" / "behavior.xml").is_file()
     assert "<svg" in (out / "behavior_graph.svg").read_text()
     assert (out / "joint_angles.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    diagram = out / "behavior_diagram.png"
+    assert diagram.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    assert lines[-1].split() == ["boxes", "that", "ran", str(diagram)]  # listed with the others
     calls = [json.loads(line) for line in (out / "robot-calls.jsonl").read_text().splitlines()]
     motions = [c for c in calls if c["method"] == "angleInterpolationBezier"]
     assert len(motions) >= 2  # from the start, then from the label

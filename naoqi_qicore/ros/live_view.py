@@ -1,0 +1,491 @@
+"""Live view of ``behavior_runner``: a web page showing the loaded behavior's diagram with
+its running boxes and current states highlighted, live, with play, pause, resume, stop and
+go-to-label buttons (the runner's parameter ``view_port``).
+
+Served on 127.0.0.1 only, by the standard library's HTTP server in a daemon thread:
+
+=========================  ==============================================================
+``GET /``                  the page (``live_view_page/``: HTML, script, style sheet)
+``GET /pages``             JSON: the behavior's name and its diagram pages, root first
+``GET /pages/<n>.svg``     page ``n`` of the diagram (rendered once per load)
+``GET /events``            server-sent events: the state as JSON, first the current one,
+                           then each time the runner publishes ``behavior/state`` or
+                           ``behavior/focus``
+``POST /control/<name>``   ``play``, ``pause``, ``resume``, ``stop``, ``goto`` (body
+                           ``{"label": ...}``): the runner's service methods; answers
+                           ``{"success": ..., "message": ...}``
+=========================  ==============================================================
+
+Requests whose ``Host`` is not this loopback address and port are refused (a web page
+elsewhere cannot reach the view through a DNS name rebound to 127.0.0.1), and so are
+POSTs without a same-origin ``Origin``.  The events carry no file path, traceback or
+robot address.
+"""
+import json
+import threading
+import urllib.request
+from http import HTTPStatus
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+from types import SimpleNamespace
+from typing import Any, Callable, Dict, Iterable, Iterator, List, Mapping, Optional, Set, Tuple
+
+from naoqi_qicore.xar.model import Behavior, Box
+
+#: what the page is made of: URL path -> (file in ``live_view_page/``, content type)
+PAGE_FILES = {
+    "/": ("index.html", "text/html; charset=utf-8"),
+    "/live_view.js": ("live_view.js", "text/javascript; charset=utf-8"),
+    "/live_view.css": ("live_view.css", "text/css; charset=utf-8"),
+}
+PAGE_DIR = Path(__file__).resolve().parent / "live_view_page"
+#: the controls of ``POST /control/<name>``
+CONTROLS = ("play", "pause", "resume", "stop", "goto")
+#: BehaviorState status codes -> names (the message's constants, in order)
+STATUS_NAMES = ("IDLE", "LOADED", "PLAYING", "PAUSED", "STOPPED", "FINISHED", "ERROR")
+#: event streams served at once (each holds a thread)
+MAX_STREAMS = 16
+#: seconds between comments keeping an idle event stream open (and finding closed ones)
+KEEPALIVE = 10.0
+#: largest POST body accepted (bytes)
+MAX_BODY = 4096
+#: every answer: nothing from elsewhere, no framing, no caching
+SECURITY_HEADERS = (
+    ("Content-Security-Policy", "default-src 'self'; script-src 'self'; "
+     "style-src 'self' 'unsafe-inline'; img-src 'self' data:; object-src 'none'; "
+     "base-uri 'none'; form-action 'none'; frame-ancestors 'none'"),
+    ("X-Content-Type-Options", "nosniff"),
+    ("X-Frame-Options", "DENY"),
+    ("Referrer-Policy", "no-referrer"),
+    ("Cache-Control", "no-store"),
+)
+
+#: the focus part of the events before the runner published one
+NO_FOCUS: Dict[str, Any] = {"focused_activity": "", "previous_activity": "", "start_reason": "",
+                            "stop_reason": "", "focus_stack": []}
+#: the state before the runner published one (a BehaviorState's defaults: IDLE)
+NO_STATE = SimpleNamespace(status=0, frame=0, fps=0.0, states=[], active_boxes=[],
+                           last_error="", error_count=0, errors=[])
+#: a control: its label argument ("" but for goto) -> the service response (success, message)
+Control = Callable[[str], Any]
+
+
+def view_url(port: int) -> str:
+    """The address of the live view served on ``port``."""
+    return "http://127.0.0.1:%d/" % port
+
+
+def fetch_state(port: int, timeout: float = 10.0) -> Dict[str, Any]:
+    """The current state of the live view on ``port``: the first event of its stream.
+    ``OSError`` when it cannot be read."""
+    with urllib.request.urlopen(view_url(port) + "events", timeout=timeout) as stream:
+        for line in stream:
+            if line.startswith(b"data: "):
+                return json.loads(line[len(b"data: "):])
+    raise OSError("the live view on port %d closed its event stream" % port)
+
+
+def box_paths(behavior: Behavior) -> Iterator[Tuple[Box, str]]:
+    """Every box of ``behavior`` with its path as the engine reports it: the box names
+    joined by "/" from the root ("root/Say"); several boxes can share a path."""
+    pending: List[Tuple[Box, str]] = [(behavior.root, behavior.root.name)]
+    while pending:
+        box, path = pending.pop()
+        yield box, path
+        children = [child for diagram in box.diagrams() for child in diagram.boxes]
+        pending.extend((child, path + "/" + child.name) for child in reversed(children))
+
+
+def objects_by_path(behavior: Behavior, names: Mapping[int, str]) -> Dict[str, List[str]]:
+    """Box path -> the object names (``names``: id(box) -> object name, from
+    ``assign_names``) of the boxes having that path."""
+    objects: Dict[str, List[str]] = {}
+    for box, path in box_paths(behavior):
+        objects.setdefault(path, []).append(names[id(box)])
+    return objects
+
+
+class BehaviorDiagram:
+    """The diagram of a loaded behavior: the object names of its boxes (those of the
+    rendered pages), by path and by model box, and its pages, rendered on first use."""
+
+    def __init__(self, name: str, behavior: Behavior, version: int) -> None:
+        from naoqi_qicore.converter.naming import assign_names
+        self.name = name
+        self.behavior = behavior
+        #: how many behaviors the view showed before this one: the page reloads the
+        #: diagram when it changes
+        self.version = version
+        self._names = assign_names(behavior)
+        self.objects_by_path = objects_by_path(behavior, self._names)
+        self._lock = threading.Lock()
+        self._pages: Optional[List[Tuple[str, bytes]]] = None
+
+    def object_name(self, box: Box) -> Optional[str]:
+        """The object name of a box of the model (None for a box of another model)."""
+        return self._names.get(id(box))
+
+    def pages(self) -> List[Tuple[str, bytes]]:
+        """(page name, SVG) of each page, root first (rendered once)."""
+        with self._lock:
+            if self._pages is None:
+                from naoqi_qicore.converter.graph import render_pages
+                self._pages = list(render_pages(self.behavior).items())
+            return self._pages
+
+
+def running_objects(player: Any, diagram: BehaviorDiagram
+                    ) -> Tuple[List[str], List[Tuple[str, int]]]:
+    """The object names of the boxes ``player`` (a BehaviorPlayer) runs now, and
+    (owner object name, state index) of the current state of each loaded timeline."""
+    active: List[str] = []
+    states: List[Tuple[str, int]] = []
+    for box in player.boxes():
+        name = diagram.object_name(box.model)
+        if name is None:
+            continue
+        if box.active:
+            active.append(name)
+        content = box.content
+        machine = content.machine if content is not None and content.loaded else None
+        current = machine.current if machine is not None else None
+        if current is not None:
+            states.append((name, int(current)))
+    return active, states
+
+
+def state_event(state: Any, diagram: Optional[BehaviorDiagram], player: Any,
+                ran: Iterable[str] = ()) -> Dict[str, Any]:
+    """The state part of an event: a BehaviorState message, with the object names of its
+    boxes and the root timeline from ``player`` (a BehaviorPlayer, or None); ``ran``: the
+    paths of the boxes that started since the run began."""
+    objects = diagram.objects_by_path if diagram is not None else {}
+    ran_boxes = sorted(ran)
+    active, states = running_objects(player, diagram) if player is not None and \
+        diagram is not None else ([], [])
+    timeline: Dict[str, Any] = {"frame_count": 0, "fps": 0.0, "labels": []}
+    if player is not None:
+        labels = sorted(player.labels.items(), key=lambda item: (item[1], item[0]))
+        timeline = {"frame_count": int(player.frame_count), "fps": float(player.fps),
+                    "labels": [{"label": label, "frame": int(frame)} for label, frame in labels]}
+    return {
+        "status": (STATUS_NAMES[state.status] if state.status < len(STATUS_NAMES)
+                   else str(state.status)),
+        "frame": int(state.frame),
+        "fps": float(state.fps),
+        "labels": list(state.states),
+        "active_boxes": list(state.active_boxes),
+        "active_objects": active,
+        "ran_boxes": ran_boxes,
+        "ran_objects": sorted({name for path in ran_boxes for name in objects.get(path, [])}),
+        "current_states": [{"owner": owner, "index": index} for owner, index in states],
+        "last_error": state.last_error,
+        "error_count": int(state.error_count),
+        "errors": [{"box_path": error.box_path, "objects": objects.get(error.box_path, []),
+                    "where": error.where, "exception_type": error.exception_type,
+                    "message": error.message} for error in state.errors],
+        "timeline": timeline,
+    }
+
+
+def focus_event(focus: Any) -> Dict[str, Any]:
+    """The focus part of an event, from an ActivityFocus message."""
+    return {"focused_activity": focus.focused_activity,
+            "previous_activity": focus.previous_activity,
+            "start_reason": focus.start_reason, "stop_reason": focus.stop_reason,
+            "focus_stack": list(focus.focus_stack)}
+
+
+class _EventStream:
+    """The newest event and its number; readers wait for a newer one (a slow reader skips
+    to the newest: each event is the whole state)."""
+
+    def __init__(self) -> None:
+        self._changed = threading.Condition()
+        self._number = 0
+        self._data = b""
+        self.closed = False
+
+    def push(self, data: bytes) -> None:
+        with self._changed:
+            self._number += 1
+            self._data = data
+            self._changed.notify_all()
+
+    def newest(self) -> Tuple[int, bytes]:
+        with self._changed:
+            return self._number, self._data
+
+    def wait_newer(self, seen: int, timeout: float) -> Optional[Tuple[int, bytes]]:
+        """The newest event once it is newer than ``seen``; None after ``timeout`` s or
+        when the stream closes."""
+        with self._changed:
+            self._changed.wait_for(lambda: self._number > seen or self.closed, timeout)
+            if self.closed or self._number <= seen:
+                return None
+            return self._number, self._data
+
+    def close(self) -> None:
+        with self._changed:
+            self.closed = True
+            self._changed.notify_all()
+
+
+class LiveView:
+    """The live view's HTTP server on ``127.0.0.1:port`` (0: a free port), serving until
+    :meth:`close`; ``controls`` maps each of :data:`CONTROLS` to the runner's method.
+    ``OSError`` when the port cannot be had."""
+
+    def __init__(self, port: int, controls: Mapping[str, Control],
+                 log: Callable[[str], None] = lambda line: None) -> None:
+        missing = [name for name in CONTROLS if name not in controls]
+        if missing:
+            raise ValueError("live view: no control for %s" % ", ".join(missing))
+        self._controls = dict(controls)
+        self._control_lock = threading.Lock()  # one control at a time, as the services
+        self.log = log
+        self._lock = threading.Lock()
+        self._diagram: Optional[BehaviorDiagram] = None
+        self._loads = 0
+        self._behavior = ""
+        self._state: Dict[str, Any] = state_event(NO_STATE, None, None)
+        #: paths of the boxes started since the run began, and the engine's status
+        self._ran: Set[str] = set()
+        self._engine_status = ""
+        self._focus: Dict[str, Any] = dict(NO_FOCUS)
+        #: the events of ``GET /events``
+        self.events = _EventStream()
+        #: one slot per event stream served at once
+        self.stream_slots = threading.BoundedSemaphore(MAX_STREAMS)
+        self._server = ThreadingHTTPServer(("127.0.0.1", port), _Handler)
+        self._server.daemon_threads = True
+        self._server.view = self  # type: ignore[attr-defined]
+        self.port = self._server.server_address[1]
+        #: Host headers accepted: this address and port, by number or as localhost
+        self.hosts = ("127.0.0.1:%d" % self.port, "localhost:%d" % self.port)
+        self._push()
+        self._thread = threading.Thread(target=self._server.serve_forever, args=(0.2,),
+                                         daemon=True, name="live view")
+        self._thread.start()
+
+    @property
+    def url(self) -> str:
+        return view_url(self.port)
+
+    # -- what the runner tells ------------------------------------------------------------
+    def show_behavior(self, name: str, behavior: Behavior) -> None:
+        """A behavior was loaded: its diagram replaces the previous one."""
+        with self._lock:
+            self._loads += 1
+            self._diagram = BehaviorDiagram(name, behavior, self._loads)
+            self._ran.clear()
+            self._engine_status = ""
+        self._push()
+
+    def engine_event(self, kind: str, box_path: str, detail: str) -> None:
+        """An event of the engine (in the order they come): a box started (``box_started``)
+        is one that ran; a run starting (``status`` PLAYING but after PAUSED) forgets them."""
+        with self._lock:
+            if kind == "status":
+                if detail == "PLAYING" and self._engine_status not in ("PLAYING", "PAUSED"):
+                    self._ran.clear()
+                self._engine_status = detail
+            elif kind == "box_started":
+                self._ran.add(box_path)
+
+    def show_state(self, state: Any, player: Any) -> None:
+        """The runner published ``state`` (BehaviorState) of ``player`` (or None)."""
+        with self._lock:
+            diagram = self._diagram
+            ran = set(self._ran)
+        part = state_event(state, diagram, player, ran)
+        with self._lock:
+            self._behavior = state.behavior
+            self._state = part
+        self._push()
+
+    def show_focus(self, focus: Any) -> None:
+        """The runner published ``focus`` (ActivityFocus)."""
+        with self._lock:
+            self._focus = focus_event(focus)
+        self._push()
+
+    def _push(self) -> None:
+        with self._lock:
+            diagram = self._diagram
+            event = dict(self._state, behavior=self._behavior, focus=self._focus,
+                         diagram=diagram.version if diagram is not None else 0)
+            self.events.push(json.dumps(event).encode("utf-8"))
+
+    def close(self) -> None:
+        """Stop serving (open event streams end)."""
+        self.events.close()
+        self._server.shutdown()
+        self._server.server_close()
+        self._thread.join(5)
+
+    # -- what the handler asks ------------------------------------------------------------
+    def diagram(self) -> Optional[BehaviorDiagram]:
+        with self._lock:
+            return self._diagram
+
+    def control(self, name: str, label: str) -> Tuple[bool, str]:
+        """Run control ``name`` (the runner's service method); (success, message)."""
+        with self._control_lock:
+            response = self._controls[name](label)
+        return bool(response.success), str(response.message)
+
+
+class _Handler(BaseHTTPRequestHandler):
+    """One request to the live view (``self.server.view`` is the :class:`LiveView`)."""
+
+    server_version = "naoqi_qicore-live-view"
+
+    @property
+    def view(self) -> LiveView:
+        return self.server.view  # type: ignore[attr-defined]
+
+    def log_message(self, format: str, *args: Any) -> None:
+        self.view.log("live view: %s %s" % (self.address_string(), format % args))
+
+    def _host_allowed(self) -> bool:
+        if self.headers.get("Host", "") in self.view.hosts:
+            return True
+        self._answer(HTTPStatus.FORBIDDEN, b"unknown host\n", "text/plain; charset=utf-8")
+        return False
+
+    def _answer(self, status: HTTPStatus, body: bytes, content_type: str) -> None:
+        self.send_response(status)
+        self.send_header("Content-Type", content_type)
+        self.send_header("Content-Length", str(len(body)))
+        for name, value in SECURITY_HEADERS:
+            self.send_header(name, value)
+        self.end_headers()
+        if self.command != "HEAD":
+            self.wfile.write(body)
+
+    def _json(self, status: HTTPStatus, value: Any) -> None:
+        self._answer(status, json.dumps(value).encode("utf-8"), "application/json")
+
+    def do_GET(self) -> None:
+        if not self._host_allowed():
+            return
+        path = self.path.split("?", 1)[0]
+        if path in PAGE_FILES:
+            file_name, content_type = PAGE_FILES[path]
+            self._answer(HTTPStatus.OK, (PAGE_DIR / file_name).read_bytes(), content_type)
+        elif path == "/events":
+            self._events()
+        elif path == "/pages":
+            self._page_list()
+        elif path.startswith("/pages/") and path.endswith(".svg"):
+            self._page(path[len("/pages/"):-len(".svg")])
+        else:
+            self._json(HTTPStatus.NOT_FOUND, {"error": "no such page: %s" % path})
+
+    def _rendered(self) -> Optional[Tuple[BehaviorDiagram, List[Tuple[str, bytes]]]]:
+        """The diagram and its pages; answers the error itself and gives None."""
+        diagram = self.view.diagram()
+        if diagram is None:
+            self._json(HTTPStatus.NOT_FOUND, {"error": "no behavior loaded"})
+            return None
+        try:
+            return diagram, diagram.pages()
+        except Exception as error:  # a renderer failure (no dot program): said to the page
+            self._json(HTTPStatus.INTERNAL_SERVER_ERROR,
+                       {"error": "cannot draw %s: %s" % (diagram.name, error)})
+            return None
+
+    def _page_list(self) -> None:
+        rendered = self._rendered()
+        if rendered is not None:
+            diagram, pages = rendered
+            self._json(HTTPStatus.OK, {"behavior": diagram.name, "diagram": diagram.version,
+                                       "pages": [name for name, _ in pages]})
+
+    def _page(self, number: str) -> None:
+        rendered = self._rendered()
+        if rendered is None:
+            return
+        _, pages = rendered
+        if not number.isdigit() or int(number) >= len(pages):
+            self._json(HTTPStatus.NOT_FOUND, {"error": "no page %s" % number})
+            return
+        self._answer(HTTPStatus.OK, pages[int(number)][1], "image/svg+xml")
+
+    def _events(self) -> None:
+        """Server-sent events until the client goes or the view closes."""
+        view = self.view
+        if not view.stream_slots.acquire(blocking=False):
+            self._json(HTTPStatus.SERVICE_UNAVAILABLE, {"error": "too many event streams"})
+            return
+        try:
+            self.send_response(HTTPStatus.OK)
+            self.send_header("Content-Type", "text/event-stream")
+            for name, value in SECURITY_HEADERS:
+                self.send_header(name, value)
+            self.end_headers()
+            seen, data = view.events.newest()
+            self.wfile.write(b"retry: 1000\n\n")
+            while True:
+                self.wfile.write(b"event: state\ndata: " + data + b"\n\n")
+                self.wfile.flush()
+                newer = None
+                while newer is None:
+                    if view.events.closed:
+                        return
+                    newer = view.events.wait_newer(seen, KEEPALIVE)
+                    if newer is None:
+                        self.wfile.write(b": keep-alive\n\n")
+                        self.wfile.flush()
+                seen, data = newer
+        except OSError:  # the client went away
+            pass
+        finally:
+            view.stream_slots.release()
+
+    def do_POST(self) -> None:
+        if not self._host_allowed():
+            return
+        origin = self.headers.get("Origin")
+        if origin != "http://" + self.headers.get("Host", ""):
+            self._json(HTTPStatus.FORBIDDEN,
+                       {"success": False, "message": "controls take same-origin requests only"})
+            return
+        name = self.path[len("/control/"):] if self.path.startswith("/control/") else ""
+        if name not in CONTROLS:
+            self._json(HTTPStatus.NOT_FOUND, {"success": False,
+                                              "message": "no control %s" % self.path})
+            return
+        label = ""
+        if name == "goto":
+            label = self._label()
+            if label is None:
+                return
+        success, message = self.view.control(name, label)
+        self._json(HTTPStatus.OK, {"success": success, "message": message})
+
+    def _label(self) -> Optional[str]:
+        """The label of a goto body ``{"label": "..."}``; answers the error itself and gives
+        None."""
+        try:
+            length = int(self.headers.get("Content-Length", "0"))
+        except ValueError:
+            length = -1
+        if not 0 < length <= MAX_BODY:
+            self._json(HTTPStatus.BAD_REQUEST, {"success": False, "message":
+                                                "goto needs a JSON body of at most %d bytes"
+                                                % MAX_BODY})
+            return None
+        try:
+            body = json.loads(self.rfile.read(length).decode("utf-8"))
+        except (UnicodeDecodeError, ValueError) as error:
+            self._json(HTTPStatus.BAD_REQUEST, {"success": False,
+                                                "message": "goto body is not JSON: %s" % error})
+            return None
+        label = body.get("label") if isinstance(body, dict) else None
+        if not isinstance(label, str) or not label:
+            self._json(HTTPStatus.BAD_REQUEST, {"success": False,
+                                                "message": 'goto needs {"label": "<label>"}'})
+            return None
+        return label

@@ -1,0 +1,485 @@
+"""The live view of behavior_runner: its HTTP server in-process (fake controls), then the
+real runner serving it on loopback, and its page in a real headless browser (chromium,
+driven over the DevTools protocol)."""
+import http.client
+import json
+import os
+import shutil
+import subprocess
+import sys
+import time
+from pathlib import Path
+from typing import Any, Dict, Iterator, List, Optional, Tuple
+
+import pytest
+
+from naoqi_qicore.converter.naming import assign_names
+from naoqi_qicore.msg import ActivityFocus, BehaviorError, BehaviorState
+from naoqi_qicore.ros.launcher import free_tcp_port, python_program
+from naoqi_qicore.ros.live_view import LiveView, fetch_state, objects_by_path
+from naoqi_qicore.xar.parser import parse_xar_bytes, parse_xar_file
+
+from process_tools import kill_processes
+
+REPO = Path(__file__).resolve().parents[2]
+LABELS = [{"label": "Hello", "frame": 1}, {"label": "Wave", "frame": 30},
+          {"label": "Skip", "frame": 70}, {"label": "Bow", "frame": 90}]
+
+
+def wait_until(predicate, timeout: float, what: str) -> Any:
+    """Poll ``predicate`` until it returns something true; fail after ``timeout`` s."""
+    deadline = time.monotonic() + timeout
+    while True:
+        value = predicate()
+        if value:
+            return value
+        if time.monotonic() > deadline:
+            pytest.fail("timed out after %.0f s waiting for %s" % (timeout, what))
+        time.sleep(0.02)
+
+
+# -- HTTP helpers ------------------------------------------------------------------------
+def request(port: int, method: str, path: str, headers: Optional[Dict[str, str]] = None,
+            body: Optional[bytes] = None) -> Tuple[int, Dict[str, str], bytes]:
+    """(status, headers, body) of one request to 127.0.0.1:``port`` (Host as a browser
+    sends it unless ``headers`` say otherwise)."""
+    connection = http.client.HTTPConnection("127.0.0.1", port, timeout=10)
+    try:
+        connection.putrequest(method, path, skip_host=True)
+        sent = {"Host": "127.0.0.1:%d" % port}
+        sent.update(headers or {})
+        if body is not None:
+            sent["Content-Length"] = str(len(body))
+        for name, value in sent.items():
+            connection.putheader(name, value)
+        connection.endheaders(body)
+        answer = connection.getresponse()
+        return answer.status, dict(answer.getheaders()), answer.read()
+    finally:
+        connection.close()
+
+
+def post(port: int, control: str, body: Optional[dict] = None,
+         origin: Optional[str] = "same") -> Tuple[int, Dict[str, Any]]:
+    """POST a control as the page does (``origin`` "same": this view's own origin)."""
+    headers = {"Content-Type": "application/json"}
+    if origin is not None:
+        headers["Origin"] = "http://127.0.0.1:%d" % port if origin == "same" else origin
+    status, _, answer = request(port, "POST", "/control/" + control, headers,
+                                json.dumps(body or {}).encode())
+    return status, json.loads(answer)
+
+
+class EventReader:
+    """The server-sent events of ``/events``, read as they come."""
+
+    def __init__(self, port: int) -> None:
+        self.connection = http.client.HTTPConnection("127.0.0.1", port, timeout=15)
+        self.connection.request("GET", "/events")
+        self.response = self.connection.getresponse()
+        assert self.response.status == 200
+        assert self.response.getheader("Content-Type") == "text/event-stream"
+
+    def next(self) -> Dict[str, Any]:
+        """The next ``state`` event's data."""
+        event = ""
+        while True:
+            line = self.response.fp.readline().decode()
+            if not line:
+                raise AssertionError("the event stream closed")
+            if line.startswith("event: "):
+                event = line[len("event: "):].strip()
+            elif line.startswith("data: ") and event == "state":
+                return json.loads(line[len("data: "):])
+
+    def until(self, predicate, timeout: float = 10.0, what: str = "") -> Dict[str, Any]:
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            state = self.next()
+            if predicate(state):
+                return state
+        pytest.fail("no event with %s within %.0f s" % (what or predicate, timeout))
+
+    def close(self) -> None:
+        self.connection.close()
+
+
+# -- in-process: the server with fake controls --------------------------------------------
+class Answer:
+    def __init__(self, success: bool, message: str) -> None:
+        self.success, self.message = success, message
+
+
+@pytest.fixture
+def wave_hello_model(example_behavior):
+    return parse_xar_file(example_behavior)
+
+
+@pytest.fixture
+def view(wave_hello_model) -> Iterator[Tuple[LiveView, List[Tuple[str, str]]]]:
+    """A LiveView on a free port whose controls record their calls."""
+    calls: List[Tuple[str, str]] = []
+
+    def control(name: str):
+        return lambda label: calls.append((name, label)) or Answer(True, "did " + name)
+    live = LiveView(0, {name: control(name) for name in
+                        ("play", "pause", "resume", "stop", "goto")})
+    live.show_behavior("wave_hello", wave_hello_model)
+    yield live, calls
+    live.close()
+
+
+def test_box_paths_name_every_box_and_shared_paths_name_them_all(example_behavior) -> None:
+    model = parse_xar_file(example_behavior)
+    objects = objects_by_path(model, assign_names(model))
+    assert objects == {"root": ["l0_root"], "root/Say Hello": ["l1_Say_Hello"],
+                       "root/Mark Wave": ["l1_Mark_Wave"], "root/Skip To Bow": ["l1_Skip_To_Bow"],
+                       "root/Mark Bow": ["l1_Mark_Bow"], "root/Say Goodbye": ["l1_Say_Goodbye"]}
+    twice = example_behavior.read_bytes().replace(b'name="Mark Bow"', b'name="Mark Wave"')
+    model = parse_xar_bytes(twice)
+    assert objects_by_path(model, assign_names(model))["root/Mark Wave"] == [
+        "l1_Mark_Wave", "l1_Mark_Wave_1"]
+
+
+def test_the_page_and_its_files_are_served_with_a_strict_policy(view) -> None:
+    live, _ = view
+    status, headers, body = request(live.port, "GET", "/")
+    assert status == 200 and headers["Content-Type"].startswith("text/html")
+    assert b'id="stop"' in body and b'src="/live_view.js"' in body
+    assert "default-src 'self'" in headers["Content-Security-Policy"]
+    assert headers["X-Frame-Options"] == "DENY"
+    for path, kind in (("/live_view.js", "text/javascript"), ("/live_view.css", "text/css")):
+        status, headers, body = request(live.port, "GET", path)
+        assert status == 200 and headers["Content-Type"].startswith(kind) and body
+    assert request(live.port, "GET", "/etc/passwd")[0] == 404
+    assert live.url == "http://127.0.0.1:%d/" % live.port
+
+
+@pytest.mark.parametrize("host", ["evil.example:80", "127.0.0.1:1", "", "127.0.0.2:{port}"])
+def test_a_foreign_host_is_refused(view, host: str) -> None:
+    live, calls = view
+    host = host.format(port=live.port)
+    assert request(live.port, "GET", "/", {"Host": host})[0] == 403
+    assert request(live.port, "GET", "/events", {"Host": host})[0] == 403
+    status, _, _ = request(live.port, "POST", "/control/play",
+                           {"Host": host, "Origin": "http://" + host}, b"{}")
+    assert status == 403 and calls == []
+    assert request(live.port, "GET", "/", {"Host": "localhost:%d" % live.port})[0] == 200
+
+
+def test_controls_need_a_same_origin_request(view) -> None:
+    live, calls = view
+    assert post(live.port, "stop", origin=None)[0] == 403
+    assert post(live.port, "stop", origin="http://evil.example")[0] == 403
+    assert post(live.port, "stop", origin="http://127.0.0.1:%d" % (live.port + 1))[0] == 403
+    assert calls == []
+    assert post(live.port, "stop") == (200, {"success": True, "message": "did stop"})
+    assert post(live.port, "goto", {"label": "Wave"}) == (200, {"success": True,
+                                                                 "message": "did goto"})
+    assert calls == [("stop", ""), ("goto", "Wave")]
+
+
+@pytest.mark.parametrize("body", [b"", b"not json", b'{"label": ""}', b'{"label": 3}',
+                                  b'["Wave"]', b"{}"])
+def test_goto_without_a_label_is_refused(view, body: bytes) -> None:
+    live, calls = view
+    status, _, answer = request(live.port, "POST", "/control/goto",
+                                {"Origin": "http://127.0.0.1:%d" % live.port}, body)
+    assert status == 400 and json.loads(answer)["success"] is False
+    assert post(live.port, "rewind")[0] == 404
+    assert calls == []
+
+
+def test_the_stream_sends_the_current_state_then_each_change(view) -> None:
+    live, _ = view
+    events = EventReader(live.port)
+    try:
+        first = events.next()
+        assert first["behavior"] == "" and first["focus"]["focused_activity"] == ""
+        assert first["diagram"] == 1
+        state = BehaviorState(behavior="wave_hello", status=BehaviorState.PLAYING, frame=12,
+                              fps=25.0, states=["Hello"], active_boxes=["root/Say Hello"],
+                              error_count=1, last_error="boom")
+        state.errors = [BehaviorError(box_path="root/Say Hello", where="onStart",
+                                      exception_type="RuntimeError", message="boom",
+                                      traceback="Traceback: /secret/path")]
+        live.engine_event("status", "root", "PLAYING")
+        live.engine_event("box_started", "root/Say Hello", "onStart")
+        live.show_state(state, None)
+        event = events.next()
+        assert event["status"] == "PLAYING" and event["frame"] == 12
+        assert event["labels"] == ["Hello"] and event["active_boxes"] == ["root/Say Hello"]
+        assert event["ran_objects"] == ["l1_Say_Hello"]
+        assert event["errors"] == [{"box_path": "root/Say Hello", "objects": ["l1_Say_Hello"],
+                                    "where": "onStart", "exception_type": "RuntimeError",
+                                    "message": "boom"}]
+        assert "/secret/path" not in json.dumps(event)  # no traceback
+        live.show_focus(ActivityFocus(focused_activity="naoqi_qicore/wave_hello",
+                                      focus_stack=["other"]))
+        event = events.next()
+        assert event["focus"]["focused_activity"] == "naoqi_qicore/wave_hello"
+        assert event["focus"]["focus_stack"] == ["other"] and event["status"] == "PLAYING"
+        assert fetch_state(live.port)["focus"] == event["focus"]  # a new stream: the newest
+    finally:
+        events.close()
+
+
+def test_boxes_that_ran_are_kept_until_the_next_run(view) -> None:
+    live, _ = view
+    state = BehaviorState(behavior="wave_hello", status=BehaviorState.PLAYING)
+    for kind, path, detail in (("status", "root", "PLAYING"), ("box_started", "root/Say Hello", ""),
+                               ("status", "root", "PAUSED"), ("status", "root", "PLAYING"),
+                               ("box_started", "root/Mark Wave", "")):
+        live.engine_event(kind, path, detail)
+    live.show_state(state, None)
+    assert fetch_state(live.port)["ran_boxes"] == ["root/Mark Wave", "root/Say Hello"]
+    live.engine_event("status", "root", "STOPPED")
+    live.engine_event("status", "root", "PLAYING")  # a new run
+    live.show_state(state, None)
+    assert fetch_state(live.port)["ran_objects"] == []
+
+
+def test_the_diagram_pages_carry_the_box_ids(view) -> None:
+    if shutil.which("dot") is None:
+        pytest.skip("Graphviz's dot is not installed (.setup/test-tools.sh installs it)")
+    live, _ = view
+    status, _, body = request(live.port, "GET", "/pages")
+    assert status == 200
+    assert json.loads(body) == {"behavior": "wave_hello", "diagram": 1, "pages": ["root"]}
+    status, headers, svg = request(live.port, "GET", "/pages/0.svg")
+    assert status == 200 and headers["Content-Type"] == "image/svg+xml"
+    assert b'id="box-l1_Say_Hello"' in svg and b'id="state-l0_root-1"' in svg
+    assert request(live.port, "GET", "/pages/1.svg")[0] == 404
+
+
+def test_a_port_in_use_is_an_error(view) -> None:
+    live, _ = view
+    with pytest.raises(OSError):
+        LiveView(live.port, {name: print for name in ("play", "pause", "resume", "stop",
+                                                       "goto")})
+
+
+# -- the runner serving it ----------------------------------------------------------------
+def start_runner(programs, behavior: Path, tmp_path: Path, port: int):
+    """behavior_runner with its own simulated robot and the live view on ``port``; waits
+    until the view answers with the behavior loaded."""
+    runner = programs("runner", "-p", "behavior:=" + str(behavior),
+                      "-p", "cache_dir:=" + str(tmp_path / "cache"), "-p", "view_port:=%d" % port)
+
+    def loaded() -> bool:
+        assert runner.alive(), runner.output()
+        try:
+            return fetch_state(port, 2)["status"] == "LOADED"
+        except OSError:
+            return False
+    wait_until(loaded, 60, "the live view showing the behavior loaded")
+    return runner
+
+
+@pytest.mark.slow
+def test_runner_streams_its_state_and_obeys_the_page(programs, probe, example_behavior,
+                                                     tmp_path) -> None:
+    from naoqi_qicore.srv import Play
+    port = free_tcp_port()
+    runner = start_runner(programs, example_behavior, tmp_path, port)
+    assert "live view at http://127.0.0.1:%d/" % port in runner.output()
+    states = probe.listen(BehaviorState, "behavior/state")
+    status, _, page = request(port, "GET", "/")
+    assert status == 200 and b"<title>Live view" in page
+    events = EventReader(port)
+    try:
+        first = events.next()
+        assert first["behavior"] == "wave_hello" and first["status"] == "LOADED"
+        assert first["timeline"] == {"frame_count": 120, "fps": 25.0, "labels": LABELS}
+        assert probe.call(Play, "behavior/play").success
+        running = events.until(lambda s: "l1_Say_Hello" in s["active_objects"], 10,
+                               "Say Hello running")
+        assert running["status"] == "PLAYING" and "root/Say Hello" in running["active_boxes"]
+        assert {"owner": "l0_root", "index": 0} in running["current_states"]
+        assert running["focus"]["focused_activity"] == "naoqi_qicore/wave_hello"
+        assert post(port, "goto", {"label": "Nowhere"})[1]["success"] is False
+        answer = post(port, "stop")[1]
+        assert answer == {"success": True, "message": "stopped wave_hello"}
+        wait_until(lambda: states and states[-1].status == BehaviorState.STOPPED, 10,
+                   "STOPPED on behavior/state")
+        events.until(lambda s: s["status"] == "STOPPED", 10, "STOPPED on the stream")
+    finally:
+        events.close()
+
+
+@pytest.mark.slow
+def test_runner_refuses_a_port_in_use(programs, example_behavior, tmp_path) -> None:
+    import socket
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        port = taken.getsockname()[1]
+        runner = programs("runner", "-p", "behavior:=" + str(example_behavior),
+                          "-p", "view_port:=%d" % port)
+        runner.process.wait(60)
+    assert runner.process.returncode == 2
+    assert "error: view_port %d: cannot serve the live view on 127.0.0.1: Address already " \
+        "in use" % port in runner.output()
+
+
+@pytest.mark.slow
+def test_run_behavior_view_prints_the_url(example_behavior, tmp_path) -> None:
+    import psutil
+    log = tmp_path / "run_behavior.log"
+    with open(log, "w") as output:
+        launcher = subprocess.Popen(
+            python_program("naoqi_qicore.ros.launcher", str(example_behavior), "--view", "0"),
+            stdout=output, stderr=subprocess.STDOUT, cwd=str(REPO), start_new_session=True,
+            env=dict(os.environ, PYTHONPATH=str(REPO), PYTHONUNBUFFERED="1"))
+    try:
+        line = wait_until(lambda: [line for line in log.read_text().splitlines()
+                                   if line.startswith("run_behavior: live view at ")], 60,
+                          "the live view's URL")[0]
+        port = int(line.rsplit(":", 1)[1].strip("/"))
+        wait_until(lambda: _status(port) == "LOADED", 60, "the behavior loaded in the view")
+    finally:
+        children = psutil.Process(launcher.pid).children(recursive=True)
+        launcher.send_signal(2)
+        try:
+            launcher.wait(30)
+        finally:
+            kill_processes([launcher] + children)
+    sys.stdout.write(log.read_text()[-3000:])
+
+
+def _status(port: int) -> str:
+    try:
+        return fetch_state(port, 2)["status"]
+    except OSError:
+        return ""
+
+
+# -- in a real browser ----------------------------------------------------------------------
+def find_chromium() -> str:
+    for name in ("chromium", "chromium-browser", "google-chrome"):
+        path = shutil.which(name)
+        if path:
+            return path
+    pytest.skip("no chromium found (.setup/test-tools.sh installs it: apt-get install chromium)")
+
+
+class Browser:
+    """Headless chromium with one page, driven over the DevTools protocol."""
+
+    def __init__(self, profile: Path) -> None:
+        websocket = pytest.importorskip("websocket", reason="needs websocket-client "
+                                        "(.setup/requirements.txt)")
+        self.log = profile.parent / "chromium.log"
+        with open(self.log, "w") as log:
+            self.process = subprocess.Popen(
+                [find_chromium(), "--headless=new", "--no-sandbox", "--disable-gpu",
+                 "--no-first-run", "--remote-debugging-address=127.0.0.1",
+                 "--remote-debugging-port=0", "--user-data-dir=" + str(profile),
+                 "--window-size=1200,1000", "about:blank"],
+                stdout=log, stderr=subprocess.STDOUT, start_new_session=True)
+        self._next_id = 0
+        try:
+            active_port = profile / "DevToolsActivePort"
+            wait_until(lambda: active_port.is_file() and active_port.read_text().strip(), 30,
+                       "chromium's DevTools port")
+            port = int(active_port.read_text().splitlines()[0])
+            targets = wait_until(lambda: [t for t in self._targets(port) if t["type"] == "page"],
+                                 10, "a chromium page")
+            self.socket = websocket.create_connection(targets[0]["webSocketDebuggerUrl"],
+                                                      timeout=20, suppress_origin=True)
+        except BaseException:
+            self.close()
+            raise
+
+    @staticmethod
+    def _targets(port: int) -> List[dict]:
+        try:
+            status, _, body = request(port, "GET", "/json/list")
+        except OSError:
+            return []
+        return json.loads(body) if status == 200 else []
+
+    def send(self, method: str, **params: Any) -> dict:
+        """Call a DevTools method and return its result (events in between are skipped)."""
+        self._next_id += 1
+        self.socket.send(json.dumps({"id": self._next_id, "method": method, "params": params}))
+        while True:
+            message = json.loads(self.socket.recv())
+            if message.get("id") == self._next_id:
+                if "error" in message:
+                    raise AssertionError("%s: %s" % (method, message["error"]))
+                return message["result"]
+
+    def evaluate(self, expression: str) -> Any:
+        """The value of a JavaScript expression in the page."""
+        result = self.send("Runtime.evaluate", expression=expression, returnByValue=True)
+        if "exceptionDetails" in result:
+            raise AssertionError("%s: %s" % (expression, result["exceptionDetails"]))
+        return result["result"].get("value")
+
+    def click(self, selector: str) -> None:
+        """Click the middle of the element as a user does (mouse pressed and released)."""
+        box = self.evaluate("(() => { const r = document.querySelector(%s)"
+                            ".getBoundingClientRect(); return [r.x + r.width / 2, "
+                            "r.y + r.height / 2]; })()" % json.dumps(selector))
+        for kind in ("mousePressed", "mouseReleased"):
+            self.send("Input.dispatchMouseEvent", type=kind, x=box[0], y=box[1],
+                      button="left", clickCount=1)
+
+    def close(self) -> None:
+        import psutil
+        socket = getattr(self, "socket", None)
+        if socket is not None:
+            socket.close()
+        try:
+            children = psutil.Process(self.process.pid).children(recursive=True)
+        except psutil.NoSuchProcess:
+            children = []
+        kill_processes([self.process] + children)
+        self.process.wait(10)
+
+
+@pytest.fixture
+def browser(tmp_path: Path) -> Iterator[Browser]:
+    find_chromium()
+    opened = Browser(tmp_path / "chromium-profile")
+    yield opened
+    opened.close()
+
+
+@pytest.mark.slow
+def test_in_a_browser_a_running_box_lights_up_and_stop_stops(programs, probe, browser,
+                                                             example_behavior,
+                                                             tmp_path) -> None:
+    from naoqi_qicore.srv import Play
+    port = free_tcp_port()
+    start_runner(programs, example_behavior, tmp_path, port)
+    states = probe.listen(BehaviorState, "behavior/state")
+    browser.send("Page.navigate", url="http://127.0.0.1:%d/" % port)
+    wait_until(lambda: browser.evaluate(
+        "!!document.getElementById('box-l1_Say_Hello') && "
+        "document.getElementById('status').textContent === 'LOADED'"), 20,
+        "the page showing the diagram and the LOADED status")
+    assert browser.evaluate("document.getElementById('behavior').textContent") == "wave_hello"
+    assert browser.evaluate("[...document.querySelectorAll('#goto-label option')]"
+                            ".map(o => o.value)") == ["Hello", "Wave", "Skip", "Bow"]
+    assert browser.evaluate("document.querySelector('#pages .page').textContent") == "root"
+
+    assert probe.call(Play, "behavior/play").success
+    box_is = "document.getElementById('box-l1_Say_Hello').classList.contains(%s)"
+    wait_until(lambda: browser.evaluate(box_is % "'active'"), 10,
+               "Say Hello carrying the class active in the page")
+    assert browser.evaluate("document.getElementById('state-l0_root-0')"
+                            ".classList.contains('current')")
+    assert not browser.evaluate("document.getElementById('box-l1_Say_Goodbye')"
+                                ".classList.contains('active')")
+    wait_until(lambda: not browser.evaluate("document.getElementById('stop').disabled"), 5,
+               "the stop button enabled")
+    browser.click("#stop")
+    wait_until(lambda: states and states[-1].status == BehaviorState.STOPPED, 10,
+               "STOPPED on behavior/state after the click")
+    wait_until(lambda: browser.evaluate("document.getElementById('status').textContent")
+               == "STOPPED", 10, "the page showing STOPPED")
+    wait_until(lambda: browser.evaluate("document.getElementById('answer').textContent")
+               == "stopped wave_hello", 5, "the stop's answer on the page")
+    assert browser.evaluate(box_is % "'ran'")  # it ran during this run
