@@ -59,24 +59,7 @@ MOTION_JOINTS = ("HeadYaw", "HeadPitch", "LShoulderPitch", "LElbowRoll", "RShoul
                  "RElbowRoll")
 KEYS_PER_CURVE = 10
 
-_ROOT_SCRIPT = """class MyClass(GeneratedClass):
-    def __init__(self):
-        GeneratedClass.__init__(self, False)
-
-    def onLoad(self):
-        pass
-
-    def onUnload(self):
-        pass
-
-    def onInput_onStart(self):
-        pass
-
-    def onInput_onStop(self):
-        self.onUnload()
-        self.onStopped()
-"""
-
+#: the script of the root and of the boxes holding a diagram
 _CONTAINER_SCRIPT = """class MyClass(GeneratedClass):
     def __init__(self):
         GeneratedClass.__init__(self, False)
@@ -304,7 +287,7 @@ def synthetic_behavior(count: int) -> Behavior:
     builder = _Builder()
     builder.boxes = 1
     diagram = builder.diagram(count - 1)
-    root = Box("root", -1, **_ports(), script=Script(4, _ROOT_SCRIPT),
+    root = Box("root", -1, **_ports(), script=Script(4, _CONTAINER_SCRIPT),
                timeline=Timeline(enable=0, layers=[BehaviorLayer("behavior_layer1", [
                    BehaviorKeyframe("keyframe1", 1, diagram)])]))
     return Behavior(root=root, xar_version="3")

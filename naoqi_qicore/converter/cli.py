@@ -16,16 +16,16 @@ import argparse
 import os
 import signal
 import sys
-import threading
 import time
 from pathlib import Path
 from typing import Any, Dict, List, Optional, Sequence, Tuple
 
+from naoqi_qicore.converter.interrupts import (STOP_SIGNALS, Interrupted, raise_interrupted,
+                                               stop_signals_raise)
 from naoqi_qicore.converter.writer import OutputError, OutputExistsError, remove_leftovers
 from naoqi_qicore.xar.errors import XarError
 
 EXIT_OK, EXIT_FAILED, EXIT_USAGE = 0, 1, 2
-_STOP_SIGNALS = (signal.SIGINT, signal.SIGTERM)
 #: how long a stopped worker gets to remove its staging folder before it is killed
 _STOP_GRACE_SECONDS = 10.0
 
@@ -33,25 +33,6 @@ _STOP_GRACE_SECONDS = 10.0
 Job = Tuple[Path, Path]
 #: an input's report (as printed by ``--json``) and the ``--graph FILE`` files to write
 Outcome = Tuple[Dict[str, Any], List[Tuple[str, bytes]]]
-
-
-class Interrupted(BaseException):
-    """SIGINT or SIGTERM arrived: unwinds the conversion (its staging folder is removed)."""
-
-    def __init__(self, signum: int) -> None:
-        super().__init__(signum)
-        self.signum = signum
-
-
-def _interrupt(signum: int, _frame: object) -> None:
-    for sig in _STOP_SIGNALS:  # let the clean-up finish: later signals are ignored
-        signal.signal(sig, _ignore)
-    raise Interrupted(signum)
-
-
-def _ignore(_signum: int, _frame: object) -> None:
-    """A signal handler doing nothing: unlike SIG_IGN, it also quietly swallows a signal
-    received before it was set but not yet handled by Python."""
 
 
 def usable_cores() -> int:
@@ -276,14 +257,12 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     workers = min(options.jobs, len(jobs))
     reports = _Reports(jobs, options)
     started = time.monotonic()
-    previous = {}
-    if threading.current_thread() is threading.main_thread():
-        previous = {sig: signal.signal(sig, _interrupt) for sig in _STOP_SIGNALS}
     try:
-        if workers > 1:
-            _convert_in_workers(jobs, options, workers, reports)
-        else:
-            _convert_here(jobs, options, reports)
+        with stop_signals_raise():
+            if workers > 1:
+                _convert_in_workers(jobs, options, workers, reports)
+            else:
+                _convert_here(jobs, options, reports)
     except Interrupted as interruption:
         reports.close()
         print("xar_convert: interrupted (%s), nothing left of the folder being written"
@@ -291,8 +270,6 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
         return 128 + interruption.signum
     finally:
         reports.close()
-        for sig, handler in previous.items():
-            signal.signal(sig, handler)
     if options.json:
         import json  # only for --json
 
@@ -320,8 +297,8 @@ def _work(connection: Any, jobs: List[Job], options: argparse.Namespace,
     """A worker process: converts the input of each index it receives and sends back
     ``(index, outcome)``; returns at ``None``, when the parent is gone, or on SIGINT or
     SIGTERM (after removing the staging folder of the input it was converting)."""
-    for sig in _STOP_SIGNALS:
-        signal.signal(sig, _interrupt)
+    for sig in STOP_SIGNALS:
+        signal.signal(sig, raise_interrupted)
     for other in inherited:  # the parent's ends: without them, the parent's exit ends recv()
         other.close()
     try:

@@ -28,13 +28,13 @@ import signal
 import stat
 import sys
 import tempfile
-import threading
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Dict, List, Optional, Sequence, Set, Tuple, Union
 
 from lxml import etree
 
+from naoqi_qicore.converter.interrupts import Interrupted, stop_signals_raise
 from naoqi_qicore.converter.loader import LoadedBehavior, load_converted
 from naoqi_qicore.converter.naming import format_name
 from naoqi_qicore.converter.project import PROJECT_INDEX, project_files
@@ -53,7 +53,6 @@ EXIT_OK, EXIT_FAILED, EXIT_USAGE = 0, 1, 2
 DEFAULT_XAR = "behavior.xar"
 #: what ``xar_convert --graph`` adds to a converted folder (not a project file)
 _GRAPH_FILES = ("graph.svg", "graph.dot")
-_STOP_SIGNALS = (signal.SIGINT, signal.SIGTERM)
 
 
 @dataclass
@@ -345,20 +344,6 @@ def _install_file(text: str, destination: Path, force: bool) -> None:
 
 
 # -- command line ------------------------------------------------------------------------------
-class Interrupted(BaseException):
-    """SIGINT or SIGTERM arrived: unwinds the export (its temporary output is removed)."""
-
-    def __init__(self, signum: int) -> None:
-        super().__init__(signum)
-        self.signum = signum
-
-
-def _interrupt(signum: int, _frame: object) -> None:
-    for sig in _STOP_SIGNALS:  # let the clean-up finish: later signals are ignored
-        signal.signal(sig, signal.SIG_IGN)
-    raise Interrupted(signum)
-
-
 def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="xar_convert --to-xar",
@@ -390,11 +375,9 @@ def main(argv: Sequence[str]) -> int:
         options = _parser().parse_args(list(argv))
     except SystemExit as exit_request:
         return EXIT_OK if exit_request.code == 0 else EXIT_USAGE
-    previous = {}
-    if threading.current_thread() is threading.main_thread():
-        previous = {sig: signal.signal(sig, _interrupt) for sig in _STOP_SIGNALS}
     try:
-        report = _report(export_xar(options.converted, options.output, options.force))
+        with stop_signals_raise():
+            report = _report(export_xar(options.converted, options.output, options.force))
     except Interrupted as interruption:
         print("xar_convert --to-xar: interrupted (%s), nothing left of %s"
               % (signal.Signals(interruption.signum).name, options.output), file=sys.stderr)
@@ -410,9 +393,6 @@ def main(argv: Sequence[str]) -> int:
         report = {"input": options.converted, "output": options.output, "ok": False,
                   "error": "%s: internal error: %s: %s" % (options.converted,
                                                            type(error).__name__, error)}
-    finally:
-        for sig, handler in previous.items():
-            signal.signal(sig, handler)
     if not report["ok"]:
         print(report["error"], file=sys.stderr)
     elif not (options.quiet or options.json):

@@ -19,19 +19,18 @@ built next to the destination and renamed into place: on error nothing is left.
 """
 from __future__ import annotations
 
-import contextlib
 import os
 import re
-import signal
 import stat
 from pathlib import Path
-from typing import Dict, Iterator, List, Optional, Set, Tuple, Union
+from typing import Dict, List, Optional, Set, Tuple, Union
 
 try:
     import fcntl
 except ImportError:  # not POSIX: no locks, a running conversion's folder may be removed
     fcntl = None  # type: ignore[assignment]
 
+from naoqi_qicore.converter.interrupts import stop_signals_held
 from naoqi_qicore.converter.naming import assign_names
 from naoqi_qicore.converter.pyport import port_scripts
 from naoqi_qicore.converter.states import StateSpec, state_timeout_ms
@@ -374,20 +373,6 @@ def _make_staging(destination: Path) -> Path:
     raise FileExistsError("no free staging folder name beside %s" % destination)
 
 
-@contextlib.contextmanager
-def _stop_signals_held() -> Iterator[None]:
-    """SIGINT and SIGTERM held back (where the platform can) until the block ends: a
-    handler raising in the middle of it would leave what it made unknown to the caller."""
-    if not hasattr(signal, "pthread_sigmask"):
-        yield
-        return
-    previous = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT, signal.SIGTERM})
-    try:
-        yield
-    finally:
-        signal.pthread_sigmask(signal.SIG_SETMASK, previous)
-
-
 def _remove_tree(path: Path) -> None:
     """Remove the folder ``path`` and everything in it, ignoring errors."""
     import shutil  # only a replaced or failed conversion removes folders
@@ -511,7 +496,7 @@ def install_files(files: Dict[str, str], destination: Path, force: bool = False,
     previous: Optional[Path] = None
     try:
         try:
-            with _stop_signals_held():  # interrupted, nothing may be left unnamed
+            with stop_signals_held():  # interrupted, nothing may be left unnamed
                 staging = _make_staging(destination)
             lock = _lock_folder(staging)
             _write_files(files, copies, staging)

@@ -17,6 +17,7 @@ import pytest
 
 from naoqi_qicore.converter import to_xar
 from naoqi_qicore.converter.api import convert
+from naoqi_qicore.converter.interrupts import raise_interrupted
 from naoqi_qicore.converter.project import PROJECT_INDEX
 from naoqi_qicore.converter.to_xar import export_xar, main
 from naoqi_qicore.converter.writer import OutputError, OutputExistsError, unported_code
@@ -325,7 +326,7 @@ def test_an_interrupted_command_exits_128_plus_the_signal(converted, tmp_path, m
     assert main([str(converted), str(tmp_path / "out.xar")]) == 128 + signal.SIGTERM
     assert "interrupted (SIGTERM)" in capsys.readouterr().err
     assert not (tmp_path / "out.xar").exists() and leftovers(tmp_path) == []
-    assert signal.getsignal(signal.SIGTERM) is not to_xar._interrupt
+    assert signal.getsignal(signal.SIGTERM) is not raise_interrupted
 
 
 def test_a_write_error_names_the_output(converted, tmp_path):

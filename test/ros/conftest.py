@@ -10,7 +10,6 @@ import signal
 import subprocess
 import sys
 import threading
-import time
 from pathlib import Path
 from typing import Any, Callable, Dict, Iterator, List, Optional
 
@@ -22,20 +21,9 @@ from rclpy.executors import SingleThreadedExecutor  # noqa: E402
 
 from naoqi_qicore.ros.launcher import free_tcp_port, python_program, wait_for_port  # noqa: E402
 from naoqi_qicore.ros.qos import COMMANDS, LATCHED  # noqa: E402
+from process_tools import wait_until  # noqa: E402
 
 REPO = Path(__file__).resolve().parents[2]
-
-
-def wait_until(predicate: Callable[[], Any], timeout: float = 10.0, what: str = "") -> Any:
-    """Poll ``predicate`` until it returns something true; fail the test after ``timeout`` s."""
-    deadline = time.monotonic() + timeout
-    while True:
-        value = predicate()
-        if value:
-            return value
-        if time.monotonic() > deadline:
-            pytest.fail("timed out after %.0f s waiting for %s" % (timeout, what or predicate))
-        time.sleep(0.02)
 
 
 class Program:

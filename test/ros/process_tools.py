@@ -1,5 +1,20 @@
-"""Ending the processes a test started, whatever state they are in."""
-from typing import Iterable
+"""Waiting for processes a test started, and ending them whatever state they are in."""
+import time
+from typing import Any, Callable, Iterable
+
+import pytest
+
+
+def wait_until(predicate: Callable[[], Any], timeout: float = 10.0, what: str = "") -> Any:
+    """Poll ``predicate`` until it returns something true; fail the test after ``timeout`` s."""
+    deadline = time.monotonic() + timeout
+    while True:
+        value = predicate()
+        if value:
+            return value
+        if time.monotonic() > deadline:
+            pytest.fail("timed out after %.0f s waiting for %s" % (timeout, what or predicate))
+        time.sleep(0.02)
 
 
 def kill_processes(processes: Iterable) -> None:

@@ -19,23 +19,11 @@ from naoqi_qicore.ros.launcher import free_tcp_port, python_program
 from naoqi_qicore.ros.live_view import LiveView, fetch_state, objects_by_path
 from naoqi_qicore.xar.parser import parse_xar_bytes, parse_xar_file
 
-from process_tools import kill_processes
+from process_tools import kill_processes, wait_until
 
 REPO = Path(__file__).resolve().parents[2]
 LABELS = [{"label": "Hello", "frame": 1}, {"label": "Wave", "frame": 30},
           {"label": "Skip", "frame": 70}, {"label": "Bow", "frame": 90}]
-
-
-def wait_until(predicate, timeout: float, what: str) -> Any:
-    """Poll ``predicate`` until it returns something true; fail after ``timeout`` s."""
-    deadline = time.monotonic() + timeout
-    while True:
-        value = predicate()
-        if value:
-            return value
-        if time.monotonic() > deadline:
-            pytest.fail("timed out after %.0f s waiting for %s" % (timeout, what))
-        time.sleep(0.02)
 
 
 # -- HTTP helpers ------------------------------------------------------------------------
