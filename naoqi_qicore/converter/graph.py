@@ -7,8 +7,8 @@ Page names are safe file stems; a box owning a page names it, and in SVG links t
 ``<page>.svg`` (the pages saved side by side).
 
 On a page (``rankdir=LR``) each box is a table: its name, its parameters in small type,
-its input ports on the left and output ports on the right (the ports Choregraphe shows
-outside a box: inner ports such as ``onLoad`` only when a link uses them).  Links go from
+its input ports on the left and output ports on the right (the inner ports Choregraphe
+does not show outside a box, such as ``onLoad``, in faint italics).  Links go from
 an output port to an input port.  The owner's own ports, inner ones included, sit on the
 page's borders: inputs on the left, outputs on the right.  A flow diagram (timeline
 ``enable=0`` with one keyframe) is drawn as it is; any other timeline as its states in
@@ -72,6 +72,8 @@ _TITLE_LIMIT = 60
 _PARAMETER_LIMIT = 40
 _BOX_COLOR = "#dbe8f6"
 _RAN_COLOR = "#b6e3a8"
+#: the text of inner ports (onLoad...), which Choregraphe does not show outside a box
+_INNER_PORT_COLOR = "#8a8a8a"
 _STATE_COLOR = "#fff6d5"
 _SVG = "{http://www.w3.org/2000/svg}"
 _XLINK_TITLE = "{http://www.w3.org/1999/xlink}title"
@@ -234,8 +236,8 @@ class _PageWriter:
         lines = []
         for state in self.states.get(id(owner), []):
             starting = [key for key in state.keyframes if homes[key] == state.index]
-            going_on = [layers[layer].keyframes[index].name
-                        for layer, index in state.keyframes if homes[(layer, index)] != state.index]
+            going_on = [layers[layer].keyframes[index].name for layer, index in state.keyframes
+                        if homes[(layer, index)] != state.index]
             label = "%s[%d,%d]" % (_text(", ".join(state.labels)) + " " if state.labels else "",
                                    state.begin, state.end)
             if going_on:
@@ -279,8 +281,7 @@ class _PageWriter:
             % (parameter.id, name, parameter.id, _text(_tooltip(parameter), 200),
                _text(parameter.name, 30), _text(parameter.value, _PARAMETER_LIMIT))
             for parameter in box.parameters)
-        inputs = [port for port in box.inputs if not port.inner or self.linked(box, port)]
-        outputs = [port for port in box.outputs if not port.inner or self.linked(box, port)]
+        inputs, outputs = box.inputs, box.outputs
         for row in range(max(len(inputs), len(outputs))):
             rows.append("<TR>%s%s</TR>" % (
                 self.port_cell(name, inputs[row] if row < len(inputs) else None, "LEFT"),
@@ -303,18 +304,11 @@ class _PageWriter:
     def port_cell(name: str, port: Optional[Port], align: str) -> str:
         if port is None:
             return "<TD></TD>"
+        label = _text(port.name, 30)
+        if port.inner:  # not shown outside the box in Choregraphe: drawn faint
+            label = "<FONT COLOR=\"%s\"><I>%s</I></FONT>" % (_INNER_PORT_COLOR, label)
         return ("<TD PORT=\"p%d\" ID=\"port-%s-%d\" HREF=\"#\" TOOLTIP=\"%s\" ALIGN=\"%s\">%s</TD>"
-                % (port.id, name, port.id, _text(_tooltip(port), 200), align,
-                   _text(port.name, 30)))
-
-    def linked(self, box: Box, port: Port) -> bool:
-        """Whether a link of the diagram holding ``box`` uses ``port`` (an inner port)."""
-        parent = self.parents.get(id(box))
-        if parent is None:
-            return False
-        return any((link.outputowner == box.id and link.indexofoutput == port.id)
-                   or (link.inputowner == box.id and link.indexofinput == port.id)
-                   for link in parent.links)
+                % (port.id, name, port.id, _text(_tooltip(port), 200), align, label))
 
     def link_edge(self, owner: Box, diagram: Diagram, link: Link) -> str:
         """A link as an edge from an output port (east side) to an input port (west side)."""

@@ -101,7 +101,7 @@ def classes(group: etree._Element) -> List[str]:
 
 def check_page(svg: bytes, owner: Box, names: Dict[int, str], states: List[StateSpec],
                is_flow_diagram: bool) -> None:
-    """``svg`` draws every box, visible port, parameter, link and state of ``owner``'s page."""
+    """``svg`` draws every box, port, parameter, link and state of ``owner``'s page."""
     groups = groups_by_id(svg)
     owner_name = names[id(owner)]
     for port in owner.inputs + owner.outputs:  # on the page's borders
@@ -117,10 +117,8 @@ def check_page(svg: bytes, owner: Box, names: Dict[int, str], states: List[State
             assert "box" in classes(node)
             assert shown(texts(node)[0], box.name)
             for port in box.inputs + box.outputs:
-                cell = groups.get("port-%s-%d" % (name, port.id))
-                assert (cell is None) == bool(port.inner), (name, port.name)
-                if cell is not None:
-                    assert classes(cell) == ["port"] and shown(texts(cell)[0], port.name)
+                cell = groups["port-%s-%d" % (name, port.id)]
+                assert classes(cell) == ["port"] and shown(texts(cell)[0], port.name)
             for parameter in box.parameters:
                 assert "param" in classes(groups["param-%s-%d" % (name, parameter.id)])
         for link in diagram.links:
@@ -189,7 +187,7 @@ def test_a_box_with_a_diagram_has_its_own_page_and_names_it():
     assert "flow diagram: page l1_a_b" in texts(box)
     assert [anchor.get(XLINK_HREF) for anchor in box.iter(SVG + "a")] == ["l1_a_b.svg"]
     inner = groups_by_id(pages["l1_a_b"])
-    assert texts(inner["port-l1_a_b-1"]) == ["onLoad"]  # inner port: on its own page only
+    assert texts(inner["port-l1_a_b-1"]) == ["onLoad"]  # on its own page's border too
     assert "box-l2_Inner" in inner and "box-l1_Plain" not in inner
 
 
