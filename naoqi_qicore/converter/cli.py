@@ -166,8 +166,9 @@ class _Reports:
         return not (self.options.quiet or self.options.json)
 
     def show_progress(self) -> None:
-        """Show a progress bar on stderr when there are several inputs."""
-        if len(self.jobs) > 1 and self.verbose:
+        """Show a progress bar on stderr when there are several inputs and stderr is a
+        terminal (in a log, a bar drawn again and again is noise)."""
+        if len(self.jobs) > 1 and self.verbose and sys.stderr.isatty():
             from tqdm import tqdm
             self._bar = tqdm(total=len(self.jobs), desc="converting", unit="input",
                              file=sys.stderr)

@@ -217,3 +217,13 @@ def test_an_interruption_stops_the_workers_and_leaves_no_staging_folder(
     assert [name for name in os.listdir(out) if ".converting-" in name] == []
     assert all((out / name / "main.py").is_file() for name in os.listdir(out))
     assert group_members(process.pid) == []
+
+
+def test_no_progress_bar_in_a_log(inputs, tmp_path):
+    # stderr is a file here, not a terminal: the lines and the summary only
+    command = [sys.executable, "-c", RUN_CLI, "-j", "2"] + [str(path) for path in inputs]
+    done = subprocess.run(command + [str(tmp_path / "out")], capture_output=True, text=True,
+                          cwd=str(REPO), timeout=120)
+    assert done.returncode == 1
+    assert "\r" not in done.stderr and "converting:" not in done.stderr
+    assert SUMMARY.match(done.stderr.splitlines()[-1])
