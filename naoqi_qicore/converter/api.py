@@ -56,8 +56,8 @@ def convert(source: Union[str, Path], destination: Union[str, Path], force: bool
     ``destination`` itself; several (package, box library) each into
     ``destination/<name>``.  ``graph`` (".svg" or ".dot") adds the diagrams of each
     behavior to its folder: ``graph<suffix>``, the root diagram, and ``graph_<object
-    name><suffix>`` for every box with a diagram or timeline of its own.  Raises XarError for unreadable input and OutputError when
-    ``destination`` cannot be written.
+    name><suffix>`` for every box with a diagram or timeline of its own.  Raises XarError
+    for unreadable input and OutputError when ``destination`` cannot be written.
     """
     source, destination = Path(source), Path(destination)
     with collector_paused():
@@ -94,9 +94,10 @@ def _render(entry: NamedBehavior, graph: Optional[str]) -> Tuple[Dict[str, str],
     except XarError as error:
         raise error.located(entry.behavior.source) from None
     if graph is not None:
-        from naoqi_qicore.converter.graph import graph_files  # Graphviz: only when asked
-        rendered.update((name, content.decode("utf-8"))
-                        for name, content in graph_files(entry.behavior, "graph", graph).items())
+        from naoqi_qicore.converter.graph import (  # Graphviz: only when asked
+            FOLDER_GRAPH_STEM, graph_files)
+        rendered.update((name, content.decode("utf-8")) for name, content
+                        in graph_files(entry.behavior, FOLDER_GRAPH_STEM, graph).items())
     return rendered, report
 
 

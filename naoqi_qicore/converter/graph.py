@@ -59,6 +59,8 @@ Connector = Union[Port, Parameter]
 
 #: graph file suffixes :func:`graph_files` writes
 GRAPH_FORMATS = (".svg", ".png", ".dot")
+#: the stem of the graph files ``xar_convert --graph`` writes inside a converted folder
+FOLDER_GRAPH_STEM = "graph"
 #: output formats of :func:`render_pages`
 PAGE_FORMATS = ("svg", "png", "dot")
 #: name of the page of the root box's content
@@ -417,9 +419,12 @@ def graph_files(behavior: Behavior, stem: str, suffix: str,
     ``<stem>_<page><suffix>``, the links of SVG pages pointing at those names."""
     if suffix not in GRAPH_FORMATS:
         raise ValueError("graph files must end with %s" % " or ".join(GRAPH_FORMATS))
-
-    def file_name(page: str) -> str:
-        return stem + suffix if page == ROOT_PAGE else "%s_%s%s" % (stem, page, suffix)
     pages = render_pages(behavior, suffix[1:], ran,
-                         lambda page: os.path.basename(file_name(page)))
-    return {file_name(page): content for page, content in pages.items()}
+                         lambda page: os.path.basename(graph_file_name(stem, page, suffix)))
+    return {graph_file_name(stem, page, suffix): content for page, content in pages.items()}
+
+
+def graph_file_name(stem: str, page: str, suffix: str) -> str:
+    """The file :func:`graph_files` saves ``page`` in: ``<stem><suffix>`` for the root
+    page, ``<stem>_<page><suffix>`` for the others."""
+    return stem + suffix if page == ROOT_PAGE else "%s_%s%s" % (stem, page, suffix)

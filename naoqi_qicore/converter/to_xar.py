@@ -34,6 +34,7 @@ from typing import Dict, List, Optional, Sequence, Set, Tuple, Union
 
 from lxml import etree
 
+from naoqi_qicore.converter.graph import FOLDER_GRAPH_STEM, ROOT_PAGE, graph_file_name
 from naoqi_qicore.converter.interrupts import Interrupted, stop_signals_raise
 from naoqi_qicore.converter.loader import LoadedBehavior, load_converted
 from naoqi_qicore.converter.naming import format_name
@@ -51,8 +52,9 @@ from naoqi_qicore.xar.writer import behavior_to_xar
 EXIT_OK, EXIT_FAILED, EXIT_USAGE = 0, 1, 2
 #: the behavior file a project behavior gets when its ``behavior.xml`` does not name one
 DEFAULT_XAR = "behavior.xar"
-#: what ``xar_convert --graph`` adds to a converted folder (not a project file)
-_GRAPH_FILES = ("graph.svg", "graph.dot")
+#: the suffixes of the diagram pages ``xar_convert --graph`` adds to a converted folder
+#: (not project files)
+_GRAPH_SUFFIXES = (".svg", ".dot")
 
 
 @dataclass
@@ -135,12 +137,16 @@ def _behavior_text(folder: Path) -> Tuple[str, LoadedBehavior, int, List[str]]:
 
 def _converted_files(loaded: LoadedBehavior) -> Set[str]:
     """The names of the files the converter wrote for ``loaded`` in its folder (those of
-    the boxes it names, whether they are there or not), plus ``--graph``'s."""
-    names = {MANIFEST, ENTRY_POINT, *_GRAPH_FILES}
+    the boxes it names, whether they are there or not), plus ``--graph``'s pages."""
+    names = {MANIFEST, ENTRY_POINT}
+    pages = [ROOT_PAGE]
     for _, box in loaded.behavior.root.walk():
         name = loaded.names[id(box)]
         names.update((name + ".xml", name + ".py", name + "_timeline.xml"))
         names.update(_state_files(name, box))
+        pages.append(name)
+    names.update(graph_file_name(FOLDER_GRAPH_STEM, page, suffix)
+                 for page in pages for suffix in _GRAPH_SUFFIXES)
     return names
 
 

@@ -61,3 +61,16 @@ def project():
 def box():
     """``box(name, id, script="", extra="")`` -> the XML of a box with the usual ports."""
     return _box
+
+
+def _container(name: str, box_id: int, diagram: str) -> str:
+    """A box with the usual ports whose flow diagram holds ``diagram`` (boxes and links)."""
+    return _box(name, box_id, "pass", extra=(
+        '<Timeline enable="0"><BehaviorLayer name="l"><BehaviorKeyframe name="k" index="1">'
+        '<Diagram>%s</Diagram></BehaviorKeyframe></BehaviorLayer></Timeline>' % diagram))
+
+
+@pytest.fixture(scope="session")
+def container():
+    """``container(name, id, diagram)`` -> the XML of a box holding a flow diagram."""
+    return _container

@@ -102,13 +102,9 @@ def test_graph_inside_the_output_and_bad_graph_suffix(inputs, tmp_path, capsys):
 
 
 @needs_dot
-def test_graph_pages_side_by_side(tmp_path, project, box, capsys):
-    inner = box("Inner", 1, "pass")
-    outer = box("Outer", 1, "pass", extra=(
-        '<Timeline enable="0"><BehaviorLayer name="l"><BehaviorKeyframe name="k" index="1">'
-        '<Diagram>%s</Diagram></BehaviorKeyframe></BehaviorLayer></Timeline>' % inner))
+def test_graph_pages_side_by_side(tmp_path, project, box, container, capsys):
     source = tmp_path / "nested.xar"
-    source.write_bytes(project(outer))
+    source.write_bytes(project(container("Outer", 1, box("Inner", 1, "pass"))))
     assert main([str(source), str(tmp_path / "out"), "--quiet", "--graph"]) == 0
     pages = sorted(path.name for path in (tmp_path / "out").glob("graph*.svg"))
     assert pages == ["graph.svg", "graph_l1_Outer.svg"]

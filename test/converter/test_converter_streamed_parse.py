@@ -37,24 +37,17 @@ def test_the_model_is_the_same(path, monkeypatch) -> None:
     assert streamed == whole
 
 
-def outer_box(box, inner: str, link: str) -> str:
-    """A box ``Outer`` whose flow diagram holds ``inner`` and ``link``."""
-    return box("Outer", 1, "pass", extra=(
-        '<Timeline enable="0"><BehaviorLayer name="l"><BehaviorKeyframe name="k" index="1">'
-        '<Diagram>%s%s</Diagram></BehaviorKeyframe></BehaviorLayer></Timeline>' % (inner, link)))
-
-
-def test_nested_diagrams(project, box, monkeypatch) -> None:
-    outer = outer_box(box, box("Inner", 1, "pass"), LINK % (1, 2, 0, 2))
+def test_nested_diagrams(project, box, container, monkeypatch) -> None:
+    outer = container("Outer", 1, box("Inner", 1, "pass") + LINK % (1, 2, 0, 2))
     whole, streamed = both_ways(project(outer + LINK % (1, 2, 0, 2)), monkeypatch)
     assert streamed == whole
     outer_model = streamed.root.timeline.layers[0].keyframes[0].diagram.boxes[0]
     assert [child.name for child in outer_model.children()] == ["Inner"]
 
 
-def test_errors_name_the_same_element(project, box, monkeypatch) -> None:
+def test_errors_name_the_same_element(project, box, container, monkeypatch) -> None:
     inner = box("Inner", 1, "pass")
-    broken = outer_box(box, inner, LINK % (7, 2, 0, 2))
+    broken = container("Outer", 1, inner + LINK % (7, 2, 0, 2))
     whole, streamed = both_ways(project(broken), monkeypatch)
     assert isinstance(whole, str) and streamed == whole and "owner 7" in whole
     assert both_ways(project(inner + inner), monkeypatch)[1].count("duplicate box id 1") == 1

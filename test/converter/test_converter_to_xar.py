@@ -362,3 +362,20 @@ def test_command_line_usage(capsys):
     assert main(["a", "b", "--bogus"]) == 2
     assert main(["--help"]) == 0
     assert "CONVERTED OUT" in capsys.readouterr().out
+
+
+@pytest.mark.skipif(shutil.which("dot") is None, reason="Graphviz's dot program is not installed")
+def test_the_diagram_pages_of_a_converted_project_are_not_project_files(tmp_path, project, box,
+                                                                         container):
+    root = tmp_path / "nested"
+    root.mkdir()
+    (root / "behavior.xar").write_bytes(project(container("Outer", 1, box("Inner", 1, "pass"))))
+    (root / "nested.pml").write_text(
+        '<Package name="nested" format_version="4"><BehaviorDescriptions>'
+        '<BehaviorDescription name="behavior" src="." xar="behavior.xar" />'
+        '</BehaviorDescriptions></Package>')
+    convert(root, tmp_path / "converted", graph=".svg")
+    assert {"graph.svg", "graph_l1_Outer.svg"} <= set(tree(tmp_path / "converted"))
+    back = tmp_path / "back" / "nested"
+    export_xar(tmp_path / "converted", back)
+    assert sorted(tree(back)) == sorted(tree(root))
