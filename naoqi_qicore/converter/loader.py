@@ -71,8 +71,6 @@ class _FolderReader(ElementReader):
         self.code: Dict[str, str] = {}
         self.loading: Set[str] = set()
         self.scripts_with_content: Set[int] = set()
-        #: each distinct script text once: behaviors repeat the same library boxes
-        self.texts: Dict[str, str] = {}
         self.parser = safe_xml_parser()
 
     def document(self, file_name: str):
@@ -122,8 +120,6 @@ class _FolderReader(ElementReader):
                 raise XarError("cannot read: %s" % (error.strerror or error), code_path) from None
             if box.script is not None and id(box.script) not in self.scripts_with_content:
                 box.script.content = code
-        if box.script is not None:
-            box.script.content = self.shared(box.script.content)
         if box.timeline is not None and os.path.isfile(self.prefix + name + "_timeline.xml"):
             motion = self.document(name + "_timeline.xml")
             for attribute in ("format", "object"):
@@ -133,10 +129,6 @@ class _FolderReader(ElementReader):
         self.code[name] = code
         self.loading.discard(name)
         return box
-
-    def shared(self, text: str) -> str:
-        """``text``, as the one string of the folder holding it."""
-        return self.texts.setdefault(text, text)
 
     def diagram_box(self, element) -> Box:
         source = self.source

@@ -333,7 +333,10 @@ class ElementReader:
 
     def script_text_once(self, element) -> str:
         """:meth:`script_text`, the same text object for every equal script."""
-        text = self.script_text(element)
+        return self.shared(self.script_text(element))
+
+    def shared(self, text: str) -> str:
+        """``text``, as the one string of this reader equal to it (:attr:`texts`)."""
         return self.texts.setdefault(text, text)
 
     # -- timelines --------------------------------------------------------------------------
