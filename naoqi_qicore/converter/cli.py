@@ -251,10 +251,12 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
             return EXIT_USAGE
     inputs = [Path(path) for path in options.paths[:-1]]
     jobs = list(zip(inputs, _destinations(inputs, Path(options.paths[-1]))))
-    graph = Path(options.graph or "graph")  # --graph FILE: the stem of each input's files
-    options.graph_stems = {str(destination): graph.stem if len(jobs) == 1
-                           else "%s_%d" % (graph.stem, index)
-                           for index, (_, destination) in enumerate(jobs)}
+    options.graph_stems = {}  # --graph FILE: the stem of each input's files
+    if options.graph:
+        stem = Path(options.graph).stem
+        options.graph_stems = {str(destination): stem if len(jobs) == 1
+                               else "%s_%d" % (stem, index)
+                               for index, (_, destination) in enumerate(jobs)}
     workers = min(options.jobs, len(jobs))
     reports = _Reports(jobs, options)
     started = time.monotonic()
