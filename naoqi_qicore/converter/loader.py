@@ -77,13 +77,7 @@ class _FolderReader(ElementReader):
         """The root element of a file of the folder (XarError when missing or broken)."""
         self.source = path = self.prefix + file_name
         try:
-            with open(path, "rb") as stream:
-                if os.fstat(stream.fileno()).st_size > MAX_DOCUMENT_BYTES:
-                    raise XarError("file too large", path)
-                data = stream.read()
-            root = etree.fromstring(data, self.parser, base_url=path)
-        except OSError as error:
-            raise XarError("cannot read: %s" % (error.strerror or error), path) from None
+            root = etree.fromstring(_read_file(path), self.parser, base_url=path)
         except etree.XMLSyntaxError as error:
             line = error.position[0] if error.position else None
             raise XarError("not well-formed XML: %s" % error.msg, path, line) from None
@@ -114,10 +108,12 @@ class _FolderReader(ElementReader):
                 raise self.error(root, "unexpected code file %r" % code_file)
             code_path = self.prefix + code_file
             try:
-                with open(code_path, encoding="utf-8") as stream:
-                    code = self.shared(stream.read())
-            except OSError as error:
-                raise XarError("cannot read: %s" % (error.strerror or error), code_path) from None
+                code = _read_file(code_path).decode("utf-8")
+            except UnicodeDecodeError as error:
+                raise XarError("not UTF-8 text: %s" % error.reason, code_path) from None
+            if "\r" in code:  # read as text files are: any line ending is "\n"
+                code = code.replace("\r\n", "\n").replace("\r", "\n")
+            code = self.shared(code)
             if box.script is not None and id(box.script) not in self.scripts_with_content:
                 box.script.content = code
         if box.timeline is not None and os.path.isfile(self.prefix + name + "_timeline.xml"):
@@ -141,6 +137,34 @@ class _FolderReader(ElementReader):
         if element.find("content") is not None:
             self.scripts_with_content.add(id(script))
         return script
+
+
+def _read_file(path: str) -> bytes:
+    """The bytes of the file ``path`` (XarError when it cannot be read or is too large).
+
+    Plain system calls: a behavior of thousands of boxes is thousands of small files, for
+    which file objects cost more than the reading."""
+    try:
+        descriptor = os.open(path, os.O_RDONLY | os.O_CLOEXEC)
+    except OSError as error:
+        raise XarError("cannot read: %s" % (error.strerror or error), path) from None
+    try:
+        size = os.fstat(descriptor).st_size
+        if size > MAX_DOCUMENT_BYTES:
+            raise XarError("file too large", path)
+        data = os.read(descriptor, size + 1)
+        if len(data) <= size:  # the whole file: a regular file reads short only at its end
+            return data
+        chunks = [data]
+        while chunks[-1]:  # a file growing while read, or one whose size says nothing
+            if sum(map(len, chunks)) > MAX_DOCUMENT_BYTES:
+                raise XarError("file too large", path)
+            chunks.append(os.read(descriptor, 1 << 16))
+        return b"".join(chunks)
+    except OSError as error:
+        raise XarError("cannot read: %s" % (error.strerror or error), path) from None
+    finally:
+        os.close(descriptor)
 
 
 def load_converted(folder: Path) -> LoadedBehavior:

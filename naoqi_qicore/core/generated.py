@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import logging
 import os
-from typing import TYPE_CHECKING, Any, Dict, List, Optional, Union
+from typing import TYPE_CHECKING, Any, Dict, Iterable, List, Optional, Union
 
 from naoqi_qicore.core.events import GotoError
 
@@ -224,14 +224,15 @@ class GeneratedClass:
         self._box.player.resources.release(self._box)
 
 
-def box_class(box: "BoxNode", base: type = GeneratedClass) -> type:
-    """The ``GeneratedClass`` of one box: ``base`` plus one method per output."""
+def box_class(outputs: Iterable[str], base: type = GeneratedClass) -> type:
+    """The ``GeneratedClass`` of a box with these ``outputs``: ``base`` plus one method per
+    output.  Boxes with the same outputs may share it: its methods act on ``self._box``."""
     def output_method(name: str) -> Any:
         def fire(self: GeneratedClass, p: Any = None) -> None:
             self._box.output(name, p)
         fire.__name__ = name
         return fire
-    methods: Dict[str, Any] = {name: output_method(name) for name in box.outputs}
+    methods: Dict[str, Any] = {name: output_method(name) for name in outputs}
     return type("GeneratedClass", (base,), methods)
 
 

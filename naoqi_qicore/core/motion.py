@@ -24,6 +24,7 @@ Rules (reference §3.14, §8.1, §8.2):
 """
 from __future__ import annotations
 
+import functools
 import math
 import logging
 import threading
@@ -143,16 +144,20 @@ class CurveSet:
     """The non-muted curves of a timeline, ready to be cut into segments."""
 
     def __init__(self, curves: Sequence[ActuatorCurve]) -> None:
-        self._curves = [(curve.actuator, curve_scale(curve), curve_control_points(curve))
-                        for curve in curves if not curve.mute and curve.keys]
+        self._played = [curve for curve in curves if not curve.mute and curve.keys]
+        #: the frame of the last key over all curves (0 without curves)
+        self.last_frame = max((key.frame for curve in self._played for key in curve.keys),
+                              default=0)
 
     def __bool__(self) -> bool:
-        return bool(self._curves)
+        return bool(self._played)
 
-    @property
-    def last_frame(self) -> int:
-        """The frame of the last key over all curves (0 without curves)."""
-        return max((points[-1][0] for _, _, points in self._curves), default=0)
+    @functools.cached_property
+    def _curves(self) -> List[Tuple[str, float, List[Tuple[int, float, Handle, Handle]]]]:
+        """``(actuator, scale, control points)`` of each curve, worked out when first played
+        (a behavior's timelines are built at load, most of them never played)."""
+        return [(curve.actuator, curve_scale(curve), curve_control_points(curve))
+                for curve in self._played]
 
     def segment(self, segment_id: int, frame: int, fps: float) -> Optional[MotionSegment]:
         """The command playing every key after ``frame`` at ``fps`` (None if none is left)."""

@@ -23,7 +23,7 @@ import threading
 import time
 import traceback
 from pathlib import Path
-from typing import Any, Callable, Dict, Iterator, List, Optional, Union
+from typing import Any, Callable, Dict, Iterator, List, Optional, Tuple, Union
 
 from naoqi_qicore.core.box import BoxNode, DiagramNode
 from naoqi_qicore.core.box_stdlib import box_stdlib_modules
@@ -110,6 +110,8 @@ class BehaviorPlayer:
         self.stopping = False
         self.root: Optional[BoxNode] = None
         self._by_name: Dict[str, BoxNode] = {}
+        #: (base, output names) -> the GeneratedClass the boxes of the load share
+        self._box_classes: Dict[Tuple[type, Tuple[str, ...]], type] = {}
         self._paused: List[Any] = []
         self.transitions = TransitionQueue("transitions " + self.behavior_id, self._change_failed)
         self._runner = TaskRunner("box " + self.behavior_id)
@@ -234,6 +236,7 @@ class BehaviorPlayer:
                          "random": random, "os": os, "sys": PY2_SYS}
         self._globals.update(environment.names)
         self._by_name = {}
+        self._box_classes = {}
         with collector_paused():  # thousands of long-lived objects: collections only cost
             self.root = self._build(self.loaded.behavior.root, None, None)
             for box in self.boxes():
@@ -599,7 +602,10 @@ class BehaviorPlayer:
         if source is None:
             script = box.model.script
             source = script.content if script is not None else ""
-        base = box_class(box, DialogBox if is_dialog_box(box.model) else GeneratedClass)
+        kind = (DialogBox if is_dialog_box(box.model) else GeneratedClass, tuple(box.outputs))
+        base = self._box_classes.get(kind)
+        if base is None:
+            base = self._box_classes[kind] = box_class(kind[1], kind[0])
         namespace: Dict[str, Any] = {"__name__": box.name, "__builtins__": self._builtins,
                                      "GeneratedClass": base}
         namespace.update(self._globals)

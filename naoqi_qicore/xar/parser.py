@@ -78,6 +78,7 @@ _KEY_LAYOUT = ["frame", "value"]
 _CHOICE_LAYOUT = ["value"]
 _SCRIPT_LAYOUT = ["language"]
 _LINK_LAYOUT = ["inputowner", "indexofinput", "outputowner", "indexofoutput"]
+_TANGENT_LAYOUT = ["side", "interpType", "abscissaParam", "ordinateParam"]
 _KNOWN["Animation"] = _KNOWN["Timeline"]
 _KNOWN["ChoregrapheBox"] = {"xar_version"}
 
@@ -95,11 +96,11 @@ def _read_plain(element, known: frozenset, build: Callable[[Dict[str, str]], _Re
                 ) -> Optional[_Read]:
     """``build(attributes)`` when the attributes of ``element`` are all ``known`` and read
     well; else None, and the general path keeps the unknown ones or says which is wrong."""
-    names = element.keys()
-    if not known.issuperset(names):
+    values = dict(element.items())
+    if not known.issuperset(values):
         return None
     try:
-        return build(dict(zip(names, element.values())))
+        return build(values)
     except (KeyError, ValueError):
         return None
 
@@ -308,12 +309,16 @@ class ElementReader:
         return parameter
 
     def script(self, element) -> Script:
-        if element.keys() == _SCRIPT_LAYOUT and len(element) == 1 and element[0].tag == "content":
-            try:  # the usual <script language><content>: no check to do
-                return Script(int(element.get("language")), self.script_text_once(element[0]),
-                              Extras())
+        content = element[0] if len(element) == 1 else None
+        if (element.keys() == _SCRIPT_LAYOUT and (content is None or content.tag == "content")
+                and len(element) <= 1):
+            try:  # the usual <script language>, with or without <content>: no check to do
+                language = int(element.get("language"))
             except ValueError:
                 pass  # the general path says which attribute
+            else:
+                return Script(language, "" if content is None else self.script_text_once(content),
+                              Extras())
         extras = self.extras(element)
         script = Script(language=self.required_int(element, "language"), extras=extras)
         contents = self.gather(element, "content", self.script_text_once, extras)
@@ -467,6 +472,8 @@ class ElementReader:
 
     def check_links(self, owner: Box) -> None:
         """Every link of ``owner``'s diagrams joins existing boxes and ports."""
+        if owner.timeline is None:  # most boxes: no diagram
+            return
         for diagram in owner.diagrams():
             if not diagram.links:
                 continue
@@ -518,10 +525,11 @@ class ElementReader:
             elif child.keys() == _KEY_LAYOUT and not len(child):  # the usual <Key frame value/>
                 frame, value = child.values()
                 try:
-                    key = Key(int(frame), float(value), None, None, NO_TANGENTS, NO_EXTRAS)
+                    frame, value = int(frame), float(value)
                 except ValueError:
-                    key = None
-                append(key if key is not None and key.frame >= 0 else self.key(child))
+                    frame = -1  # the general path says which attribute
+                append(Key(frame, value, None, None, NO_TANGENTS, NO_EXTRAS) if frame >= 0
+                       else self.key(child))
             else:
                 append(self.key(child))
         return curve
@@ -551,6 +559,12 @@ class ElementReader:
         return key
 
     def tangent(self, element) -> Tangent:
+        if element.keys() == _TANGENT_LAYOUT:  # what Choregraphe writes: no check to do
+            side, interp_type, abscissa, ordinate = element.values()
+            try:
+                return Tangent(side, interp_type, float(abscissa), float(ordinate), Extras())
+            except ValueError:
+                pass  # the general path says which attribute
         return Tangent(side=self.required(element, "side"),
                        interp_type=self.required(element, "interpType"),
                        abscissa=self.required_float(element, "abscissaParam"),
