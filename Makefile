@@ -12,13 +12,12 @@ PACKAGE_SOURCES := $(shell find naoqi_qicore msg srv action launch resource -typ
 
 setup: $(VENV)/.package-installed
 
-$(VENV)/.requirements-installed: .setup/requirements.txt .setup/check-tools.sh
+$(VENV)/.requirements-installed: .setup/requirements.txt .setup/check-tools.sh \
+		.setup/extend-activate.sh
 	.setup/check-tools.sh $(PYTHON)
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install --quiet --disable-pip-version-check -r .setup/requirements.txt
-	grep -q 'naoqi_qicore ament index' $(VENV)/bin/activate || \
-	  printf '\n# naoqi_qicore ament index: packages installed in this environment\nexport AMENT_PREFIX_PATH="$$VIRTUAL_ENV$${AMENT_PREFIX_PATH:+:$$AMENT_PREFIX_PATH}"\n' \
-	  >> $(VENV)/bin/activate
+	.setup/extend-activate.sh $(VENV)
 	touch $@
 
 $(VENV)/.package-installed: $(VENV)/.requirements-installed $(PACKAGE_SOURCES)

@@ -13,9 +13,12 @@ Targets: the corpus converted in <= 0.6 s, the largest file <= 0.3 s, peak RSS <
 
 **One process per file** (``--mode per-file``), the way people use it: ``xar_convert
 FILE OUT -q`` started for each file, as from a fresh shell, timed from start to exit;
-each file ``--runs`` times (default 3), its median kept.  Printed: the total, the median
-file, the slowest file, and the time a bare ``python -c pass`` of the same interpreter
-takes (the floor every process pays).
+each file ``--runs`` times (default 3), its median kept.  Timed in two shells: one where
+the environment was activated (``. .venv/bin/activate``, as the README says to work: the
+ROS 2 wheels' library path is set once there) and one where it was not (the wheels' start-up
+hook then starts every interpreter twice).  Printed for each: the total, the median file,
+the slowest file, and the time a bare ``python -c pass`` of the same interpreter takes
+there (the floor every process pays).
 
 **Against libqicore's 2012 converter**: give a Python 2.7 interpreter and a copy of
 libqicore's 2012 ``python/py`` folder (the one holding ``xar_converter.py``), with
@@ -196,24 +199,49 @@ def _our_command(path: Path, out: Path) -> List[str]:
     return head + ["-q", str(path), str(out)]
 
 
-def _timed(command: List[str]) -> Tuple[float, bool]:
-    """Seconds ``command`` took, from start to exit, and whether it succeeded."""
-    env = _fresh_shell_env()
+def _activated_env() -> Optional[Dict[str, str]]:
+    """The environment of a fresh shell in which the user ran ``. .venv/bin/activate``, as the
+    README says to work (None when this interpreter is not a virtual environment's)."""
+    activate = Path(sys.prefix) / "bin" / "activate"
+    if sys.prefix == sys.base_prefix or not activate.is_file():
+        return None
+    done = subprocess.run(["bash", "-c", '. "$1" >/dev/null && env -0', "bash", str(activate)],
+                          stdout=subprocess.PIPE, check=True, env=_fresh_shell_env())
+    return dict(entry.split("=", 1) for entry in done.stdout.decode().split("\0")
+                if "=" in entry)
+
+
+def _timed(command: List[str], env: Optional[Dict[str, str]] = None) -> Tuple[float, bool]:
+    """Seconds ``command`` took, from start to exit, and whether it succeeded; started with
+    ``env`` (default: a fresh shell's environment)."""
+    env = _fresh_shell_env() if env is None else env
     start = time.perf_counter()
     done = subprocess.run(command, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, env=env)
     # the 2012 converter may print a traceback and still exit 0
     return time.perf_counter() - start, done.returncode == 0 and b"Traceback" not in done.stderr
 
 
-def _bare_start(python: str, count: int = 20) -> float:
-    """Median seconds of ``python -c pass`` started as from a fresh shell."""
-    return statistics.median(_timed([python, "-c", "pass"])[0] for _ in range(count))
+def _bare_start(python: str, env: Optional[Dict[str, str]] = None, count: int = 20) -> float:
+    """Median seconds of ``python -c pass`` started as from a fresh shell (or with ``env``)."""
+    return statistics.median(_timed([python, "-c", "pass"], env)[0] for _ in range(count))
 
 
 def _faster(theirs: float, ours: float) -> str:
     """``2.31x faster`` or ``1.45x slower``: ours against theirs."""
     return ("%.2fx faster" % (theirs / ours) if ours <= theirs
             else "%.2fx slower" % (ours / theirs))
+
+
+def _one_command(files: List[Path], jobs: int, options: argparse.Namespace) -> float:
+    """Seconds ``xar_convert -q -j JOBS FILES... OUT`` takes from start to exit, from an
+    activated shell when there is an environment to activate."""
+    out = Path(tempfile.mkdtemp(prefix="bench-command-", dir=_scratch_parent(options)))
+    try:
+        command = _our_command(files[0], out)
+        command[-2:-1] = ["-j", str(jobs)] + [str(path) for path in files]
+        return _timed(command, _activated_env())[0]
+    finally:
+        shutil.rmtree(out, ignore_errors=True)
 
 
 def _run_in_child(options: argparse.Namespace) -> Dict[str, object]:
@@ -234,7 +262,11 @@ def one_process(files: List[Path], options: argparse.Namespace,
     """The one-process mode: runs of ours (and of 2012, alternating), then the summary."""
     megabytes = sum(path.stat().st_size for path in files) / 1e6
     runs, runs_2012 = [], []
+    cores = os.cpu_count() or 1
+    commands: Dict[int, List[float]] = {jobs: [] for jobs in sorted({1, cores})}
     for number in range(1, max(1, options.runs) + 1):
+        for jobs, walls_of_command in commands.items():
+            walls_of_command.append(_one_command(files, jobs, options))
         run = _run_in_child(options)
         runs.append(run)
         print("run %d: conversion %.3f s wall, %.3f s CPU; %.0f files/s, %.1f MB/s; slowest file "
@@ -270,66 +302,85 @@ def one_process(files: List[Path], options: argparse.Namespace,
     print("largest file: %.3f s at worst (%s, %.1f MB)" % (
         max(run["largest"] for run in runs), largest.name, largest.stat().st_size / 1e6))
     print("peak RSS: %.0f MB at most" % max(run["peak_mb"] for run in runs))
+    for jobs, walls_of_command in commands.items():
+        print("one command (`xar_convert -q -j %d FILES... OUT`, the whole process, interpreter "
+              "start included), %d runs: median %.3f s" % (
+                  jobs, len(walls_of_command), statistics.median(walls_of_command)))
     if runs_2012:
         median_2012 = statistics.median(run["wall"] for run in runs_2012)
         print("2012 converter, one process, %d runs: median %.3f s (%d files refused): ours "
               "is %s (target >= 5x faster)" % (
                   len(runs_2012), median_2012, runs_2012[0]["failures"],
                   _faster(median_2012, statistics.median(walls))))
+        for jobs, walls_of_command in commands.items():
+            print("  one command with -j %d: %s than 2012's one process" % (
+                jobs, _faster(median_2012, statistics.median(walls_of_command))))
 
 
 def per_file(files: List[Path], options: argparse.Namespace,
              old: Optional[Converter2012]) -> None:
-    """The one-process-per-file mode: each file by a fresh ``xar_convert`` (and by 2012)."""
+    """The one-process-per-file mode: each file by a fresh ``xar_convert``, from a shell where
+    the environment is activated and from one where it is not (and by 2012), interleaved."""
+    shells: List[Tuple[str, Optional[Dict[str, str]]]] = [("not activated", None)]
+    activated = _activated_env()
+    if activated is not None:
+        shells.insert(0, ("activated (. .venv/bin/activate)", activated))
     scratch = Path(tempfile.mkdtemp(prefix="bench-per-file-", dir=_scratch_parent(options)))
-    ours: Dict[Path, List[float]] = {path: [] for path in files}
+    ours: Dict[str, Dict[Path, List[float]]] = {shell: {path: [] for path in files}
+                                                for shell, _ in shells}
     theirs: Dict[Path, List[float]] = {path: [] for path in files}
-    refused: Dict[str, set] = {"ours": set(), "2012": set()}
+    refused: Dict[str, set] = {shell: set() for shell, _ in shells}
+    refused["2012"] = set()
     try:
         for run in range(max(1, options.runs)):
             for index, path in enumerate(files):
-                out = scratch / ("%d-%d" % (run, index))
-                seconds, ok = _timed(_our_command(path, out))
-                ours[path].append(seconds)
-                if not ok:
-                    refused["ours"].add(path)
+                for number, (shell, env) in enumerate(shells):
+                    out = scratch / ("%d-%d-%d" % (run, index, number))
+                    seconds, ok = _timed(_our_command(path, out), env)
+                    ours[shell][path].append(seconds)
+                    if not ok:
+                        refused[shell].add(path)
                 if old is not None:
-                    seconds, ok = _timed(old.command(path, out.with_name(out.name + "-2012")))
+                    out = scratch / ("%d-%d-2012" % (run, index))
+                    seconds, ok = _timed(old.command(path, out))
                     theirs[path].append(seconds)
                     if not ok:
                         refused["2012"].add(path)
     finally:
         shutil.rmtree(scratch, ignore_errors=True)
-    mine = {path: statistics.median(times) for path, times in ours.items()}
+    old_times = {path: statistics.median(times) for path, times in theirs.items()}
     print("one process per file (`%s`), as from a fresh shell, median of %d runs per file:"
           % (" ".join(Path(part).name for part in _our_command(Path("FILE"), Path("OUT"))),
              max(1, options.runs)))
-    print("  bare interpreter start (python -c pass): %.1f ms"
-          % (_bare_start(sys.executable) * 1000))
-    print("  total %.2f s for %d files (%d refused with an error); median file %.1f ms; "
-          "slowest %.1f ms (%s)" % (
-              sum(mine.values()), len(files), len(refused["ours"]),
-              statistics.median(mine.values()) * 1000, max(mine.values()) * 1000,
-              max(files, key=mine.get).name))
+    for shell, env in shells:
+        mine = {path: statistics.median(times) for path, times in ours[shell].items()}
+        print("  shell %s: bare interpreter start (python -c pass) %.1f ms" % (
+            shell, _bare_start(sys.executable, env) * 1000))
+        print("    total %.2f s for %d files (%d refused with an error); median file %.1f ms; "
+              "slowest %.1f ms (%s)" % (
+                  sum(mine.values()), len(files), len(refused[shell]),
+                  statistics.median(mine.values()) * 1000, max(mine.values()) * 1000,
+                  max(files, key=mine.get).name))
+        if old is None:
+            continue
+        both = [path for path in files if path not in refused[shell] | refused["2012"]]
+        worst = max(both, key=lambda path: mine[path] - old_times[path])
+        print("    against 2012 on the %d files both convert: %s in total (target >= 1.5x "
+              "faster), %s on the median file (target >= 1.5x faster); worst file %+.1f ms "
+              "against 2012 (%s; target <= +50 ms)" % (
+                  len(both), _faster(sum(old_times[path] for path in both),
+                                     sum(mine[path] for path in both)),
+                  _faster(statistics.median(old_times[path] for path in both),
+                          statistics.median(mine[path] for path in both)),
+                  (mine[worst] - old_times[worst]) * 1000, worst.name))
     if old is None:
         return
-    old_times = {path: statistics.median(times) for path, times in theirs.items()}
     print("2012 converter (`python2 xar_converter.py FILE OUT`), same files, interleaved:")
     print("  bare interpreter start (python2 -c pass): %.1f ms" % (_bare_start(old.python) * 1000))
     print("  total %.2f s (%d files refused with an error); median file %.1f ms; slowest "
           "%.1f ms (%s)" % (sum(old_times.values()), len(refused["2012"]),
                             statistics.median(old_times.values()) * 1000,
                             max(old_times.values()) * 1000, max(files, key=old_times.get).name))
-    both = [path for path in files if path not in refused["ours"] | refused["2012"]]
-    worst = max(both, key=lambda path: mine[path] - old_times[path])
-    print("ours against 2012 on the %d files both convert: %s in total (target >= 1.5x "
-          "faster), %s on the median file (target >= 1.5x faster); worst file %+.1f ms "
-          "against 2012 (%s; target <= +50 ms)" % (
-              len(both), _faster(sum(old_times[path] for path in both),
-                                 sum(mine[path] for path in both)),
-              _faster(statistics.median(old_times[path] for path in both),
-                      statistics.median(mine[path] for path in both)),
-              (mine[worst] - old_times[worst]) * 1000, worst.name))
 
 
 def main() -> int:
