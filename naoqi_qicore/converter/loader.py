@@ -139,28 +139,30 @@ class _FolderReader(ElementReader):
         return script
 
 
+#: the first read of a file: a box file is a few kilobytes, read whole by one call
+_FIRST_READ = 1 << 16
+
+
 def _read_file(path: str) -> bytes:
     """The bytes of the file ``path`` (XarError when it cannot be read or is too large).
 
-    Plain system calls: a behavior of thousands of boxes is thousands of small files, for
-    which file objects cost more than the reading."""
+    Plain system calls, and no ``fstat``: a behavior of thousands of boxes is thousands of
+    small files, for which file objects and size queries cost more than the reading."""
     try:
         descriptor = os.open(path, os.O_RDONLY | os.O_CLOEXEC)
     except OSError as error:
         raise XarError("cannot read: %s" % (error.strerror or error), path) from None
     try:
-        size = os.fstat(descriptor).st_size
+        data = os.read(descriptor, _FIRST_READ)
+        chunks, size = [data], len(data)
+        if size == _FIRST_READ:  # else read whole: a regular file reads short only at its end
+            while data and size <= MAX_DOCUMENT_BYTES:
+                data = os.read(descriptor, 1 << 20)
+                size += len(data)
+                chunks.append(data)
         if size > MAX_DOCUMENT_BYTES:
             raise XarError("file too large", path)
-        data = os.read(descriptor, size + 1)
-        if len(data) <= size:  # the whole file: a regular file reads short only at its end
-            return data
-        chunks = [data]
-        while chunks[-1]:  # a file growing while read, or one whose size says nothing
-            if sum(map(len, chunks)) > MAX_DOCUMENT_BYTES:
-                raise XarError("file too large", path)
-            chunks.append(os.read(descriptor, 1 << 16))
-        return b"".join(chunks)
+        return chunks[0] if len(chunks) == 1 else b"".join(chunks)
     except OSError as error:
         raise XarError("cannot read: %s" % (error.strerror or error), path) from None
     finally:
