@@ -65,8 +65,11 @@ class ExportedBehavior:
     folder: Path
     #: the ``.xar`` written
     xar: Path
-    #: how many boxes have a ``.py``
+    #: how many boxes have a ``.py``: the script of each comes from it
     scripts: int = 0
+    #: how many of those ``.py`` were a port left as the converter wrote it: their box
+    #: got back its original Python 2 text
+    restored: int = 0
     #: object names of the boxes whose ``.xml`` kept an original script and whose ``.py``
     #: was edited since: that text went into the ``.xar`` (a box whose ``.xml`` kept none
     #: had a ``.py`` equal to its script: that ``.py``, edited or not, goes in)
@@ -106,33 +109,35 @@ def export_xar(converted: Union[str, Path], output: Union[str, Path],
     if not os.path.lexists(converted / MANIFEST):
         raise XarError("not a converted behavior or project: no %s or %s"
                        % (MANIFEST, PROJECT_INDEX), str(converted))
-    text, _, scripts, edited = _behavior_text(converted)
-    exported = ExportedBehavior(converted, output, scripts, edited)
+    text, _, exported = _behavior_text(converted, output)
     _install_file(text, output, force)
     return ExportResult(converted, output, [exported])
 
 
-def _behavior_text(folder: Path) -> Tuple[str, LoadedBehavior, int, List[str]]:
+def _behavior_text(folder: Path, xar: Path) -> Tuple[str, LoadedBehavior, ExportedBehavior]:
     """The ``.xar`` text of the converted behavior in ``folder``, the behavior as loaded
-    (with the scripts written), how many boxes have a ``.py`` and which were edited."""
+    (with the scripts written), and where its scripts came from (to be written to ``xar``)."""
     _check_behavior_files(folder)
     loaded = load_converted(folder)
     _check_state_files(folder, loaded)
     recorded_errors = _recorded_port_errors(folder)
-    scripts, edited = 0, []
+    exported = ExportedBehavior(folder, xar)
     for _, box in loaded.behavior.root.walk():
         name = loaded.names[id(box)]
         code_file = folder / (name + ".py")
         if box.script is None or not _is_regular(code_file):
             continue
-        scripts += 1
+        exported.scripts += 1
         code = _read_code(code_file)
         original = box.script.content
-        if code != original and not _is_converted_from(original, code,
-                                                       recorded_errors.get(name)):
+        if code == original:
+            continue
+        if _is_converted_from(original, code, recorded_errors.get(name)):
+            exported.restored += 1
+        else:
             box.script.content = code
-            edited.append(name)
-    return behavior_to_xar(loaded.behavior), loaded, scripts, edited
+            exported.edited.append(name)
+    return behavior_to_xar(loaded.behavior), loaded, exported
 
 
 def _converted_files(loaded: LoadedBehavior) -> Set[str]:
@@ -294,12 +299,12 @@ def _export_project(root: Path, output: Path, force: bool) -> ExportResult:
         if not _is_regular(behavior_folder / MANIFEST):
             raise XarError("missing or not a regular file: the converted behavior %s listed "
                            "by %s" % (folder, PROJECT_INDEX), str(behavior_folder / MANIFEST))
-        text, loaded, scripts, edited = _behavior_text(behavior_folder)
+        text, loaded, exported = _behavior_text(behavior_folder, output)
         place = _xar_place(folder, loaded.behavior.source)
+        exported.xar = output / place
         if place in texts:
             raise XarError("two behaviors go back to %s" % place, str(root / PROJECT_INDEX))
         texts[place] = text
-        exported = ExportedBehavior(behavior_folder, output / place, scripts, edited)
         result.behaviors.append(exported)
         prefix = "" if folder == "." else folder + "/"
         skipped.extend(prefix + name for name in _converted_files(loaded))
@@ -365,11 +370,33 @@ def _parser() -> argparse.ArgumentParser:
     return parser
 
 
+def _plural(count: int, noun: str) -> str:
+    return "%d %s%s" % (count, noun, "" if count == 1 else "s")
+
+
+def _summary(behaviors: List[dict]) -> str:
+    """``1 behavior, 5 box scripts from their .py files (2 unedited ports back in their
+    Python 2 text, 1 edited port)``: where the scripts written came from."""
+    scripts = sum(behavior["scripts"] for behavior in behaviors)
+    restored = sum(behavior["restored"] for behavior in behaviors)
+    edited = sum(len(behavior["edited"]) for behavior in behaviors)
+    text = "%s, %s from their .py files" % (_plural(len(behaviors), "behavior"),
+                                            _plural(scripts, "box script"))
+    details = []
+    if restored:
+        details.append("%s back in %s Python 2 text" % (_plural(restored, "unedited port"),
+                                                        "its" if restored == 1 else "their"))
+    if edited:
+        details.append(_plural(edited, "edited port"))
+    return text + (" (%s)" % ", ".join(details) if details else "")
+
+
 def _report(result: ExportResult) -> dict:
     return {"input": str(result.source), "output": str(result.output), "ok": True,
             "error": None, "copied": result.copied, "warnings": result.warnings,
             "behaviors": [{"folder": str(exported.folder), "xar": str(exported.xar),
-                           "scripts": exported.scripts, "edited": exported.edited}
+                           "scripts": exported.scripts, "restored": exported.restored,
+                           "edited": exported.edited}
                           for exported in result.behaviors]}
 
 
@@ -404,10 +431,8 @@ def main(argv: Sequence[str]) -> int:
     elif not (options.quiet or options.json):
         for warning in report["warnings"]:
             print("warning: " + warning, file=sys.stderr)
-        edited = sum(len(behavior["edited"]) for behavior in report["behaviors"])
-        print("%s -> %s (%d behavior%s, %d edited script%s)" % (
-            options.converted, options.output, len(report["behaviors"]),
-            "" if len(report["behaviors"]) == 1 else "s", edited, "" if edited == 1 else "s"))
+        print("%s -> %s (%s)" % (options.converted, options.output,
+                                 _summary(report["behaviors"])))
     if options.json:
         json.dump(report, sys.stdout, indent=2, sort_keys=True)
         sys.stdout.write("\n")

@@ -92,7 +92,8 @@ def test_unchanged_boxes_get_their_original_scripts_back(converted, tmp_path):
     result = export_xar(converted, tmp_path / "back.xar")
     assert scripts_of(tmp_path / "back.xar") == {"root": "", "Say": PY2_SCRIPT,
                                                 "Wave": PY3_SCRIPT, "Broken": BROKEN_SCRIPT}
-    assert (result.behaviors[0].scripts, result.behaviors[0].edited) == (3, [])
+    exported = result.behaviors[0]
+    assert (exported.scripts, exported.restored, exported.edited) == (3, 2, [])
     assert leftovers(tmp_path) == []
 
 
@@ -103,6 +104,7 @@ def test_an_edited_box_carries_its_edited_text_both_ways(converted, tmp_path):
     (converted / "l1_Broken.py").write_text(fixed)
     result = export_xar(converted, tmp_path / "back.xar")
     assert result.behaviors[0].edited == ["l1_Say", "l1_Broken"]
+    assert result.behaviors[0].restored == 0
     assert scripts_of(tmp_path / "back.xar") == {"root": "", "Say": edited, "Wave": PY3_SCRIPT,
                                                 "Broken": fixed}
     convert(tmp_path / "back.xar", tmp_path / "again")
@@ -340,8 +342,9 @@ def test_a_write_error_names_the_output(converted, tmp_path):
 def test_the_command_line(converted, tmp_path, capsys):
     out = tmp_path / "out.xar"
     assert main([str(converted), str(out)]) == 0
-    assert capsys.readouterr().out == "%s -> %s (1 behavior, 0 edited scripts)\n" % (
-        converted, out)
+    assert capsys.readouterr().out == (
+        "%s -> %s (1 behavior, 3 box scripts from their .py files (2 unedited ports back in "
+        "their Python 2 text))\n" % (converted, out))
     assert main([str(converted), str(out)]) == 1
     error = capsys.readouterr().err
     assert error == "%s: already exists (use --force to replace it)\n" % out
@@ -350,6 +353,12 @@ def test_the_command_line(converted, tmp_path, capsys):
     assert main([str(converted), str(out), "--force", "--json"]) == 0
     report = json.loads(capsys.readouterr().out)
     assert report["ok"] and report["behaviors"][0]["scripts"] == 3
+    assert (report["behaviors"][0]["restored"], report["behaviors"][0]["edited"]) == (2, [])
+    (converted / "l1_Broken.py").write_text("x = 8\n")
+    assert main([str(converted), str(out), "--force"]) == 0
+    assert capsys.readouterr().out == (
+        "%s -> %s (1 behavior, 3 box scripts from their .py files (1 unedited port back in "
+        "its Python 2 text, 1 edited port))\n" % (converted, out))
     assert main([str(tmp_path / "missing"), str(out), "--json"]) == 1
     captured = capsys.readouterr()
     assert json.loads(captured.out)["error"] == captured.err.strip()
