@@ -492,7 +492,7 @@ class BehaviorRunner(Node):
         self._diagnostics.update()
 
     def _diagnostic_statuses(self) -> list:
-        """Robot connection and behavior status, for /diagnostics."""
+        """Robot connection, behavior status and where motion goes, for /diagnostics."""
         state = self._state_message()
         status = next((name for name, code in STATUS_CODES.items() if code == state.status),
                       str(state.status))
@@ -503,7 +503,19 @@ class BehaviorRunner(Node):
         behavior = diagnostics.status(self, "behavior", level, text, self._robot.url, {
             "behavior": state.behavior, "status": status, "last_error": state.last_error,
             "error_count": state.error_count})
-        return [diagnostics.connection_status(self, self._robot), behavior]
+        statuses = [diagnostics.connection_status(self, self._robot), behavior]
+        motion = getattr(self, "_motion", None)
+        if motion is not None:
+            output = "naoqi_bridge" if motion.bridge_ready else "direct"
+            text = ("motion goes through naoqi_bridge" if output == "naoqi_bridge" else
+                    "motion goes to ALMotion on the runner's own session (no naoqi_bridge "
+                    "connected to the robot)" if motion.mode == "auto" else
+                    "motion goes to ALMotion on the runner's own session (motion_output "
+                    "direct)")
+            statuses.append(diagnostics.status(self, "motion", diagnostics.OK, text,
+                                               self._robot.url,
+                                               {"output": output, "motion_output": motion.mode}))
+        return statuses
 
     def _publish_state_while_playing(self) -> None:
         with self._lock:

@@ -45,6 +45,11 @@ class BridgeMotionSink:
         self._bridge_connected = message.state == RobotConnection.CONNECTED
 
     @property
+    def mode(self) -> str:
+        """The ``motion_output`` it was made with: auto, bridge or direct."""
+        return self._mode
+
+    @property
     def bridge_ready(self) -> bool:
         """True when segments go to a bridge right now."""
         if self._mode == "direct":

@@ -11,6 +11,7 @@ import pytest
 pytest.importorskip("naoqi_qicore.robot.sim.cli", reason="needs the simulated robot")
 psutil = pytest.importorskip("psutil")
 from action_msgs.msg import GoalStatus  # noqa: E402
+from diagnostic_msgs.msg import DiagnosticArray  # noqa: E402
 from rclpy.action import ActionClient  # noqa: E402
 from std_srvs.srv import Trigger  # noqa: E402
 
@@ -21,6 +22,8 @@ from naoqi_qicore.srv import GoTo, ListBehaviors  # noqa: E402
 from script_behaviors import motion_behavior, script_behavior  # noqa: E402
 
 ACTIVITY = "naoqi_qicore/wave_hello"
+#: the runner's /diagnostics status saying where motion goes
+RUNNER_MOTION = "naoqi_qicore: behavior_runner motion"
 #: wave_hello: labels, and its last frame
 LABELS = {"Hello": 1, "Wave": 30, "Skip": 70, "Bow": 90}
 
@@ -262,15 +265,28 @@ def onInput_onStart(self):
     assert late == []
 
 
+def motion_output(diagnostics: List[DiagnosticArray]) -> Optional[str]:
+    """Where the runner said last on /diagnostics that its motion goes (None: not said)."""
+    for array in reversed(list(diagnostics)):
+        for status in array.status:
+            if status.name == RUNNER_MOTION:
+                return next(value.value for value in status.values if value.key == "output")
+    return None
+
+
 def test_leg_motion_rejected_by_pepper_is_an_error_of_the_run(stack_for, tmp_path) -> None:
     behavior = motion_behavior(tmp_path, "nao_legs", {
         "LAnklePitch": [(5, 0), (25, 20)], "RAnklePitch": [(5, 0), (25, 20)],
         "HeadYaw": [(5, 0), (25, 10)]})
     stack = stack_for("pepper")
     status_messages = stack.probe.listen(MotionStatus, "motion/status", latched=False)
+    diagnostics = stack.probe.listen(DiagnosticArray, "/diagnostics", latched=False)
     # motion/status is not latched: subscribed before the first segment is sent
     stack.probe.wait_until(lambda: stack.probe.node.count_publishers("/motion/status") > 0,
                            10, "the bridge's motion/status publisher")
+    # the runner sends motion itself until it has heard of a bridge connected to the robot
+    stack.probe.wait_until(lambda: motion_output(diagnostics) == "naoqi_bridge", 20,
+                           "the runner's motion going through naoqi_bridge")
     status, result = stack.run(behavior=str(behavior)).result(20)
     failed = [m for m in status_messages if m.status == MotionStatus.FAILED]
     assert failed, [(m.segment_id, m.status) for m in status_messages]
