@@ -106,14 +106,7 @@ class _FolderReader(ElementReader):
         if code_file is not None:
             if code_file != name + ".py":
                 raise self.error(root, "unexpected code file %r" % code_file)
-            code_path = self.prefix + code_file
-            try:
-                code = _read_file(code_path).decode("utf-8")
-            except UnicodeDecodeError as error:
-                raise XarError("not UTF-8 text: %s" % error.reason, code_path) from None
-            if "\r" in code:  # read as text files are: any line ending is "\n"
-                code = code.replace("\r\n", "\n").replace("\r", "\n")
-            code = self.shared(code)
+            code = self.shared(read_code_file(self.prefix + code_file))
             if box.script is not None and id(box.script) not in self.scripts_with_content:
                 box.script.content = code
         if box.timeline is not None and os.path.isfile(self.prefix + name + "_timeline.xml"):
@@ -143,13 +136,26 @@ class _FolderReader(ElementReader):
 _FIRST_READ = 1 << 16
 
 
-def _read_file(path: str) -> bytes:
+def read_code_file(path: str, flags: int = 0) -> str:
+    """The text of the box script file ``path`` (UTF-8, any line ending read as ``"\\n"``,
+    as text files are read); XarError when it cannot be read, is too large or not UTF-8.
+    ``flags`` are added to those ``path`` is opened with (``os.O_NOFOLLOW``...)."""
+    try:
+        code = _read_file(path, flags).decode("utf-8")
+    except UnicodeDecodeError as error:
+        raise XarError("not UTF-8 text: %s" % error.reason, path) from None
+    if "\r" in code:
+        code = code.replace("\r\n", "\n").replace("\r", "\n")
+    return code
+
+
+def _read_file(path: str, flags: int = 0) -> bytes:
     """The bytes of the file ``path`` (XarError when it cannot be read or is too large).
 
     Plain system calls, and no ``fstat``: a behavior of thousands of boxes is thousands of
     small files, for which file objects and size queries cost more than the reading."""
     try:
-        descriptor = os.open(path, os.O_RDONLY | os.O_CLOEXEC)
+        descriptor = os.open(path, os.O_RDONLY | os.O_CLOEXEC | flags)
     except OSError as error:
         raise XarError("cannot read: %s" % (error.strerror or error), path) from None
     try:

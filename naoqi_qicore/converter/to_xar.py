@@ -30,13 +30,13 @@ import sys
 import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Dict, List, Optional, Sequence, Set, Tuple, Union
+from typing import Dict, List, Optional, Sequence, Set, Union
 
 from lxml import etree
 
 from naoqi_qicore.converter.graph import FOLDER_GRAPH_STEM, ROOT_PAGE, graph_file_name
 from naoqi_qicore.converter.interrupts import Interrupted, stop_signals_raise
-from naoqi_qicore.converter.loader import LoadedBehavior, load_converted
+from naoqi_qicore.converter.loader import LoadedBehavior, load_converted, read_code_file
 from naoqi_qicore.converter.naming import format_name
 from naoqi_qicore.converter.project import PROJECT_INDEX, project_files
 from naoqi_qicore.converter.pyport import port_script
@@ -109,26 +109,32 @@ def export_xar(converted: Union[str, Path], output: Union[str, Path],
     if not os.path.lexists(converted / MANIFEST):
         raise XarError("not a converted behavior or project: no %s or %s"
                        % (MANIFEST, PROJECT_INDEX), str(converted))
-    text, _, exported = _behavior_text(converted, output)
+    exported = ExportedBehavior(converted, output)
+    text = _behavior_text(_load_behavior(converted), exported)
     _install_file(text, output, force)
     return ExportResult(converted, output, [exported])
 
 
-def _behavior_text(folder: Path, xar: Path) -> Tuple[str, LoadedBehavior, ExportedBehavior]:
-    """The ``.xar`` text of the converted behavior in ``folder``, the behavior as loaded
-    (with the scripts written), and where its scripts came from (to be written to ``xar``)."""
+def _load_behavior(folder: Path) -> LoadedBehavior:
+    """The converted behavior in ``folder``, its files checked."""
     _check_behavior_files(folder)
     loaded = load_converted(folder)
     _check_state_files(folder, loaded)
+    return loaded
+
+
+def _behavior_text(loaded: LoadedBehavior, exported: ExportedBehavior) -> str:
+    """The ``.xar`` text of ``loaded``, read from ``exported.folder``, with the scripts of its
+    ``.py`` files; counts in ``exported`` where the scripts came from."""
+    folder = exported.folder
     recorded_errors = _recorded_port_errors(folder)
-    exported = ExportedBehavior(folder, xar)
     for _, box in loaded.behavior.root.walk():
         name = loaded.names[id(box)]
         code_file = folder / (name + ".py")
         if box.script is None or not _is_regular(code_file):
             continue
         exported.scripts += 1
-        code = _read_code(code_file)
+        code = read_code_file(str(code_file), getattr(os, "O_NOFOLLOW", 0))
         original = box.script.content
         if code == original:
             continue
@@ -137,7 +143,7 @@ def _behavior_text(folder: Path, xar: Path) -> Tuple[str, LoadedBehavior, Export
         else:
             box.script.content = code
             exported.edited.append(name)
-    return behavior_to_xar(loaded.behavior), loaded, exported
+    return behavior_to_xar(loaded.behavior)
 
 
 def _converted_files(loaded: LoadedBehavior) -> Set[str]:
@@ -209,16 +215,6 @@ def _recorded_port_errors(folder: Path) -> Dict[str, str]:
     manifest = etree.parse(str(folder / MANIFEST), safe_xml_parser()).getroot()
     return {script.get("object", ""): script.get("error", "")
             for script in manifest.iterfind("Script") if script.get("ported") == "0"}
-
-
-def _read_code(path: Path) -> str:
-    """The text of a box's ``.py`` as the loader reads it (never through a link)."""
-    descriptor = os.open(path, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0))
-    with open(descriptor, encoding="utf-8", newline=None) as stream:
-        text = stream.read(MAX_DOCUMENT_BYTES + 1)
-    if len(text) > MAX_DOCUMENT_BYTES:
-        raise XarError("file too large", str(path))
-    return text
 
 
 def _is_converted_from(original: str, code: str, recorded_error: Optional[str]) -> bool:
@@ -299,12 +295,12 @@ def _export_project(root: Path, output: Path, force: bool) -> ExportResult:
         if not _is_regular(behavior_folder / MANIFEST):
             raise XarError("missing or not a regular file: the converted behavior %s listed "
                            "by %s" % (folder, PROJECT_INDEX), str(behavior_folder / MANIFEST))
-        text, loaded, exported = _behavior_text(behavior_folder, output)
+        loaded = _load_behavior(behavior_folder)
         place = _xar_place(folder, loaded.behavior.source)
-        exported.xar = output / place
         if place in texts:
             raise XarError("two behaviors go back to %s" % place, str(root / PROJECT_INDEX))
-        texts[place] = text
+        exported = ExportedBehavior(behavior_folder, output / place)
+        texts[place] = _behavior_text(loaded, exported)
         result.behaviors.append(exported)
         prefix = "" if folder == "." else folder + "/"
         skipped.extend(prefix + name for name in _converted_files(loaded))

@@ -605,7 +605,8 @@ class BehaviorPlayer:
         kind = (DialogBox if is_dialog_box(box.model) else GeneratedClass, tuple(box.outputs))
         base = self._box_classes.get(kind)
         if base is None:
-            base = self._box_classes[kind] = box_class(kind[1], kind[0])
+            kind_base, outputs = kind
+            base = self._box_classes[kind] = box_class(outputs, kind_base)
         namespace: Dict[str, Any] = {"__name__": box.name, "__builtins__": self._builtins,
                                      "GeneratedClass": base}
         namespace.update(self._globals)

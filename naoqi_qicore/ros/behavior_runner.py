@@ -506,12 +506,13 @@ class BehaviorRunner(Node):
         statuses = [diagnostics.connection_status(self, self._robot), behavior]
         motion = getattr(self, "_motion", None)
         if motion is not None:
-            output = "naoqi_bridge" if motion.bridge_ready else "direct"
-            text = ("motion goes through naoqi_bridge" if output == "naoqi_bridge" else
-                    "motion goes to ALMotion on the runner's own session (no naoqi_bridge "
-                    "connected to the robot)" if motion.mode == "auto" else
-                    "motion goes to ALMotion on the runner's own session (motion_output "
-                    "direct)")
+            if motion.bridge_ready:
+                output, text = "naoqi_bridge", "motion goes through naoqi_bridge"
+            else:
+                why = ("no naoqi_bridge connected to the robot" if motion.mode == "auto"
+                       else "motion_output direct")
+                output = "direct"
+                text = "motion goes to ALMotion on the runner's own session (%s)" % why
             statuses.append(diagnostics.status(self, "motion", diagnostics.OK, text,
                                                self._robot.url,
                                                {"output": output, "motion_output": motion.mode}))

@@ -310,8 +310,8 @@ class ElementReader:
 
     def script(self, element) -> Script:
         content = element[0] if len(element) == 1 else None
-        if (element.keys() == _SCRIPT_LAYOUT and (content is None or content.tag == "content")
-                and len(element) <= 1):
+        if element.keys() == _SCRIPT_LAYOUT and (
+                not len(element) or content is not None and content.tag == "content"):
             try:  # the usual <script language>, with or without <content>: no check to do
                 language = int(element.get("language"))
             except ValueError:
