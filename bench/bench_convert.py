@@ -232,14 +232,15 @@ def _faster(theirs: float, ours: float) -> str:
             else "%.2fx slower" % (ours / theirs))
 
 
-def _one_command(files: List[Path], jobs: int, options: argparse.Namespace) -> float:
-    """Seconds ``xar_convert -q -j JOBS FILES... OUT`` takes from start to exit, from an
-    activated shell when there is an environment to activate."""
+def _one_command(files: List[Path], jobs: int, options: argparse.Namespace,
+                 env: Optional[Dict[str, str]]) -> float:
+    """Seconds ``xar_convert -q -j JOBS FILES... OUT`` takes from start to exit, started
+    with ``env`` (default: a fresh shell's environment)."""
     out = Path(tempfile.mkdtemp(prefix="bench-command-", dir=_scratch_parent(options)))
     try:
         command = _our_command(files[0], out)
         command[-2:-1] = ["-j", str(jobs)] + [str(path) for path in files]
-        return _timed(command, _activated_env())[0]
+        return _timed(command, env)[0]
     finally:
         shutil.rmtree(out, ignore_errors=True)
 
@@ -264,9 +265,10 @@ def one_process(files: List[Path], options: argparse.Namespace,
     runs, runs_2012 = [], []
     cores = os.cpu_count() or 1
     commands: Dict[int, List[float]] = {jobs: [] for jobs in sorted({1, cores})}
+    activated = _activated_env()
     for number in range(1, max(1, options.runs) + 1):
         for jobs, walls_of_command in commands.items():
-            walls_of_command.append(_one_command(files, jobs, options))
+            walls_of_command.append(_one_command(files, jobs, options, activated))
         run = _run_in_child(options)
         runs.append(run)
         print("run %d: conversion %.3f s wall, %.3f s CPU; %.0f files/s, %.1f MB/s; slowest file "
