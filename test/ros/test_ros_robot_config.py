@@ -119,6 +119,9 @@ def test_password_in_robot_url_is_removed_everywhere(programs, probe) -> None:
     assert (parameters(probe, "naoqi_bridge", "robot_url")["robot_url"].string_value
             == robot.url)
     assert "robot_url holds a password" in runner.output()
+    # /diagnostics comes once a second: the error above can come before either node's first
+    probe.wait_until(lambda: latest(diagnostics, RUNNER) is not None
+                     and latest(diagnostics, BRIDGE) is not None, 10, "both nodes' diagnostics")
     for messages in (diagnostics, connection, states):
         assert messages and all(SECRET not in str(message) for message in messages)
     assert SECRET not in bridge.output() and SECRET not in runner.output()
