@@ -22,7 +22,8 @@ from typing import Any, Dict, List, Optional, Sequence, Tuple
 
 from naoqi_qicore.converter.interrupts import (STOP_SIGNALS, Interrupted, raise_interrupted,
                                                stop_signals_raise)
-from naoqi_qicore.converter.writer import OutputError, OutputExistsError, remove_leftovers
+from naoqi_qicore.converter.writer import (OutputError, OutputExistsError, output_folder_name,
+                                           remove_leftovers)
 from naoqi_qicore.xar.errors import XarError
 
 EXIT_OK, EXIT_FAILED, EXIT_USAGE = 0, 1, 2
@@ -61,7 +62,8 @@ def _parser() -> argparse.ArgumentParser:
                     "'xar_convert --to-xar ...' converts back (see 'xar_convert --to-xar -h').")
     parser.add_argument("paths", nargs="+", metavar="IN... OUT", help="inputs, then the output")
     parser.add_argument("-f", "--force", action="store_true",
-                        help="replace existing output folders")
+                        help="replace existing output folders that xar_convert wrote and "
+                             "that hold nothing else (any other folder is never replaced)")
     parser.add_argument("-j", "--jobs", type=_job_count, default=usable_cores(), metavar="N",
                         help="convert up to N inputs at once, each in a worker process "
                              "(default: the usable cores, %(default)s here)")
@@ -78,21 +80,15 @@ def _parser() -> argparse.ArgumentParser:
     return parser
 
 
-def _input_name(path: Path) -> str:
-    """``dance`` for dance.xar or dance/behavior.xar or the folder dance/."""
-    resolved = Path(str(path).rstrip("/\\"))
-    if resolved.stem == "behavior" and resolved.parent.name:
-        return resolved.parent.name
-    return resolved.stem or "behavior"
-
-
 def _destinations(inputs: List[Path], output: Path) -> List[Path]:
+    """Where each input goes: ``output`` itself for one input, else ``output/<its name>``
+    (OutputError for an input whose path names no folder of its own, as ``proj/sub/..``)."""
     if len(inputs) == 1:
         return [output]
     used: Dict[str, int] = {}
     destinations = []
     for path in inputs:
-        name = _input_name(path)
+        name = output_folder_name(path)
         count = used.get(name.casefold(), 0)
         used[name.casefold()] = count + 1
         destinations.append(output / (name if count == 0 else "%s_%d" % (name, count)))
@@ -250,7 +246,11 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
                   % (options.graph, " or ".join(GRAPH_FORMATS)), file=sys.stderr)
             return EXIT_USAGE
     inputs = [Path(path) for path in options.paths[:-1]]
-    jobs = list(zip(inputs, _destinations(inputs, Path(options.paths[-1]))))
+    try:
+        jobs = list(zip(inputs, _destinations(inputs, Path(options.paths[-1]))))
+    except OutputError as error:
+        print("xar_convert: %s" % error, file=sys.stderr)
+        return EXIT_USAGE
     options.graph_stems = {}  # --graph FILE: the stem of each input's files
     if options.graph:
         stem = Path(options.graph).stem

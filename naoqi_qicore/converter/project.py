@@ -11,7 +11,9 @@ order.
 Copying follows the converter's safety rules: regular files only (symbolic links and
 special files are left out with a warning, so nothing outside the project is read), no
 file over :data:`MAX_DATA_FILE_BYTES`, at most :data:`MAX_PROJECT_BYTES` and
-:data:`MAX_PROJECT_FILES` in all, and version-control folders left out.  (The ``.pml``'s
+:data:`MAX_PROJECT_FILES` in all, and version-control folders and the lists of files of
+folders the converter wrote (:data:`~naoqi_qicore.converter.ownership.WRITTEN_LIST`) left
+out.  (The ``.pml``'s
 ``<IgnoredPaths>`` are not honoured: Choregraphe lists there paths its project view hides,
 often the very topics and sounds the behaviors open.)
 """
@@ -24,6 +26,7 @@ from typing import Dict, List, Optional, Sequence, Tuple
 
 from lxml import etree
 
+from naoqi_qicore.converter.ownership import WRITTEN_LIST
 from naoqi_qicore.xar.errors import XarError
 from naoqi_qicore.xar.model import Record
 from naoqi_qicore.xar.parser import safe_xml_parser
@@ -87,7 +90,7 @@ def project_files(root: Path, converted: Sequence[str] = ()) -> ProjectFiles:
         for name in sorted(names):
             relative = prefix + name
             path = Path(folder, name)
-            if relative in skipped:
+            if relative in skipped or name == WRITTEN_LIST:  # a converted folder's own
                 continue
             info = os.lstat(path)
             if stat.S_ISLNK(info.st_mode):

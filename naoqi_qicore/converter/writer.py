@@ -15,7 +15,9 @@ One folder per behavior.  For every box, named by :mod:`naming` (``l1_Say``):
 
 Plus ``behavior.xml`` (format marker, root object, project attributes, porting report)
 and ``main.py`` (runs the folder with ``naoqi_qicore.core.standalone``).  The folder is
-built next to the destination and renamed into place: on error nothing is left.
+built next to the destination and renamed into place: on error nothing is left.  Every
+folder written lists its files in ``.written_by_xar_convert.json``: only such a folder,
+holding nothing else, is ever replaced (:mod:`naoqi_qicore.converter.ownership`).
 """
 from __future__ import annotations
 
@@ -32,6 +34,8 @@ except ImportError:  # not POSIX: no locks, a running conversion's folder may be
 
 from naoqi_qicore.converter.interrupts import stop_signals_held
 from naoqi_qicore.converter.naming import assign_names
+from naoqi_qicore.converter.ownership import (WRITTEN_LIST, not_written_by_converter,
+                                              written_list)
 from naoqi_qicore.converter.pyport import port_scripts
 from naoqi_qicore.converter.states import StateSpec, state_timeout_ms
 from naoqi_qicore.xar.errors import XarError
@@ -83,6 +87,11 @@ class OutputError(ValueError):
 
 class OutputExistsError(OutputError):
     """The destination folder exists and is not empty (replaced only when forced)."""
+
+
+class NotConvertedOutputError(OutputError):
+    """The destination exists and is not a folder the converter wrote holding nothing
+    else: never replaced, even when forced (see :mod:`~naoqi_qicore.converter.ownership`)."""
 
 
 class ConversionReport(Record):
@@ -468,12 +477,31 @@ def _output_error(error: OSError, given: Union[str, Path], staging: Optional[Pat
     return error
 
 
+def output_folder_name(source: Union[str, Path]) -> str:
+    """The name of the folder an input is converted into when several are converted into
+    one folder: ``dance`` for ``dance.xar``, ``dance/behavior.xar`` or the folder
+    ``dance/``.  OutputError for a path naming no folder of its own (ending in ``..``,
+    ``.`` or ``/``), whose output would be a folder above or the output folder itself."""
+    text = str(source).rstrip("/") or "/"
+    path = Path(text)
+    name = path.parent.name if path.stem == "behavior" and path.parent.name else path.stem
+    if name in ("", ".", ".."):
+        named = Path(os.path.abspath(text))
+        raise OutputError("%s: cannot name an output folder after this path (it ends in %r)%s"
+                          % (source, text.rsplit("/", 1)[-1] or "/", "; give the input by "
+                             "its own name, as %s" % named if named.name else ""))
+    return name
+
+
 def install_files(files: Dict[str, str], destination: Path, force: bool = False,
                   copies: Optional[Dict[str, Path]] = None) -> Path:
     """Write ``files`` (name -> text) and ``copies`` (name -> file to copy) as the folder
     ``destination``, atomically (temp folder, then rename).
 
-    An existing non-empty ``destination`` is replaced only with ``force``.  The staging
+    An existing non-empty ``destination`` is replaced only with ``force``, and only when it
+    is a folder the converter wrote holding nothing else (see
+    :mod:`~naoqi_qicore.converter.ownership`; :data:`WRITTEN_LIST` is written in every
+    folder, listing its files).  The staging
     folders interrupted runs left beside ``destination`` are removed first
     (:func:`remove_leftovers`); the one of this run is removed on any error or
     interruption (KeyboardInterrupt included).  Errors while writing are OutputErrors
@@ -483,13 +511,18 @@ def install_files(files: Dict[str, str], destination: Path, force: bool = False,
     given = destination
     destination = Path(os.path.abspath(destination))
     remove_leftovers(destination)
-    if destination.exists() or destination.is_symlink():
-        if not force and not _is_empty_dir(destination):
+    if os.path.lexists(destination) and not _is_empty_dir(destination):
+        if not force:
             raise OutputExistsError("%s: already exists" % destination)
+        reason = not_written_by_converter(destination)
+        if reason is not None:
+            raise NotConvertedOutputError("%s: not replaced: %s" % (destination, reason))
     unsafe = [name for name in files if not _is_safe_output(name)]
-    unsafe += [name for name in copies if not is_safe_relative(name)]
+    unsafe += [name for name in copies if not is_safe_relative(name) or name == WRITTEN_LIST]
     if unsafe:
         raise OutputError("%s: refusing to write the unsafe file name %r" % (destination, unsafe[0]))
+    files = dict(files)
+    files[WRITTEN_LIST] = written_list(list(files) + list(copies))
     destination.parent.mkdir(parents=True, exist_ok=True)
     staging: Optional[Path] = None
     lock: Optional[int] = None
@@ -501,9 +534,7 @@ def install_files(files: Dict[str, str], destination: Path, force: bool = False,
             lock = _lock_folder(staging)
             _write_files(files, copies, staging)
             os.chmod(staging, 0o755)
-            if destination.is_symlink() or destination.is_file():
-                destination.unlink()
-            elif _is_empty_dir(destination):
+            if _is_empty_dir(destination):
                 destination.rmdir()
             elif destination.exists():
                 previous = destination.with_name(staging.name + ".previous")

@@ -55,12 +55,53 @@ def test_errors_are_one_line_without_traceback(inputs, tmp_path, capsys):
 def test_existing_output_needs_force(inputs, tmp_path, capsys):
     out = tmp_path / "out"
     assert main([str(inputs / "wave.xar"), str(out), "--quiet"]) == 0
-    (out / "stale.txt").write_text("old")
+    (out / "main.py").unlink()
+    (out / "l1_Wave.xml").write_text("edited")
     assert main([str(inputs / "wave.xar"), str(out), "--quiet"]) == 1
     assert "--force" in capsys.readouterr().err
     assert main([str(inputs / "wave.xar"), str(out), "-q", "-f"]) == 0
-    assert not (out / "stale.txt").exists()
+    assert (out / "main.py").is_file() and (out / "l1_Wave.xml").read_text() != "edited"
     assert sorted(p.name for p in tmp_path.iterdir()) == ["in", "out"]
+
+
+def test_force_never_replaces_what_xar_convert_did_not_write(inputs, tmp_path, capsys):
+    """``-f`` replaces a folder xar_convert wrote, only while it holds nothing else."""
+    out = tmp_path / "out"
+    assert main([str(inputs / "wave.xar"), str(out), "--quiet"]) == 0
+    (out / "notes.txt").write_text("mine")
+    assert main([str(inputs / "wave.xar"), str(out), "-q", "-f"]) == 1
+    assert capsys.readouterr().err == "%s: not replaced: it holds notes.txt, which " \
+        "xar_convert did not write\n" % out
+    assert (out / "notes.txt").read_text() == "mine"
+    mine = tmp_path / "mine"
+    (mine / "deep").mkdir(parents=True)
+    (mine / "deep" / "thesis.txt").write_text("mine")
+    assert main([str(inputs / "wave.xar"), str(mine), "-q", "-f"]) == 1
+    assert "xar_convert did not write it" in capsys.readouterr().err
+    (tmp_path / "file.txt").write_text("mine")
+    assert main([str(inputs / "wave.xar"), str(tmp_path / "file.txt"), "-q", "-f"]) == 1
+    assert "not a folder xar_convert wrote" in capsys.readouterr().err
+    assert (mine / "deep" / "thesis.txt").read_text() == "mine"
+    assert (tmp_path / "file.txt").read_text() == "mine"
+
+
+@pytest.mark.parametrize("ending", ["sub/..", "sub/../", "."])
+def test_an_input_naming_no_folder_of_its_own_is_a_usage_error(inputs, tmp_path, capsys,
+                                                                monkeypatch, ending: str):
+    """``xar_convert dance/sub/.. wave.xar out -f`` wrote the first input into ``out/..``
+    (replacing the folder around ``out``); ``.`` into ``out`` itself."""
+    (inputs / "dance" / "sub").mkdir()
+    out = tmp_path / "out"
+    out.mkdir()
+    monkeypatch.chdir(inputs / "dance")
+    before = sorted(str(p) for p in tmp_path.rglob("*"))
+    assert main([ending, str(inputs / "wave.xar"), str(out), "-q", "-f"]) == 2
+    error = capsys.readouterr().err
+    assert error.startswith("xar_convert: %s: cannot name an output folder after this path "
+                            "(it ends in '%s'); give the input by its own name, as %s\n"
+                            % (Path(ending), Path(ending).name or ".", inputs / "dance"))
+    assert error.count("\n") == 1
+    assert sorted(str(p) for p in tmp_path.rglob("*")) == before
 
 
 def test_output_is_deterministic(inputs, tmp_path):

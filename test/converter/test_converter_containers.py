@@ -4,6 +4,7 @@ import zipfile
 import pytest
 
 from naoqi_qicore.converter.api import convert
+from naoqi_qicore.converter.ownership import WRITTEN_LIST
 from naoqi_qicore.xar.errors import XarError
 from naoqi_qicore.xar.sources import read_behaviors
 
@@ -30,7 +31,7 @@ def test_folder_and_project(tmp_path, xar):
     assert [n.name for n in read_behaviors(tmp_path / "p")] == ["behavior_1", "two"]
     result = convert(tmp_path / "p" / "p.pml", tmp_path / "out")
     assert sorted(p.name for p in (tmp_path / "out").iterdir()) == [
-        "behavior_1", "converted_project.xml", "p.pml", "two"]
+        WRITTEN_LIST, "behavior_1", "converted_project.xml", "p.pml", "two"]
     assert [r.output.name for r in result.behaviors] == ["behavior_1", "two"]
     assert (tmp_path / "out" / "two" / "main.py").is_file()
     assert not (tmp_path / "out" / "two" / "main.xar").exists()
@@ -50,7 +51,8 @@ def test_crg_and_cbl_are_read_in_memory(tmp_path, xar, box):
     assert [n.name for n in named] == ["Database/box", "Other/box"]
     assert named[0].behavior.source.endswith("lib.cbl!Database/box.xar")
     convert(cbl, tmp_path / "lib")
-    assert sorted(p.name for p in (tmp_path / "lib").iterdir()) == ["Database_box", "Other_box"]
+    assert sorted(p.name for p in (tmp_path / "lib").iterdir()) == [WRITTEN_LIST, "Database_box",
+                                                                     "Other_box"]
 
 
 def test_pkg(tmp_path, xar):

@@ -6,6 +6,7 @@ from pathlib import Path
 import pytest
 
 from naoqi_qicore.converter.api import convert, convert_in_project
+from naoqi_qicore.converter.ownership import WRITTEN_LIST
 from naoqi_qicore.converter.project import PROJECT_INDEX, read_project_index
 from naoqi_qicore.xar.errors import XarError
 
@@ -78,7 +79,8 @@ def test_a_lone_behavior_converts_alone(tmp_path, xar) -> None:
     (tmp_path / "alone.xar").write_bytes(xar)
     (tmp_path / "other.txt").write_text("not a project")
     convert_in_project(tmp_path / "alone.xar", tmp_path / "out")
-    assert sorted(p.name for p in (tmp_path / "out").iterdir())[0] == "behavior.xml"
+    assert sorted(p.name for p in (tmp_path / "out").iterdir())[:2] == [WRITTEN_LIST,
+                                                                         "behavior.xml"]
     assert not (tmp_path / "out" / "other.txt").exists()
 
 

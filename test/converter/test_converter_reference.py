@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 from lxml import etree
 
+from naoqi_qicore.converter.ownership import WRITTEN_LIST
 from naoqi_qicore.converter.writer import write_converted
 from naoqi_qicore.xar.parser import parse_xar_file
 
@@ -36,7 +37,7 @@ def test_file_set_contains_the_reference_files(converted):
     extra = ours - {p.name for p in expected.iterdir()}
     # the motion of a timeline that has an <ActuatorList> (even an empty one) is kept
     assert extra == {p for p in extra if p.endswith((".py", "_timeline.xml"))} | {
-        "behavior.xml", "main.py"}
+        "behavior.xml", "main.py", WRITTEN_LIST}
 
 
 def test_state_machines_match(converted):

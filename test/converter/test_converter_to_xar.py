@@ -18,9 +18,11 @@ import pytest
 from naoqi_qicore.converter import to_xar
 from naoqi_qicore.converter.api import convert
 from naoqi_qicore.converter.interrupts import raise_interrupted
+from naoqi_qicore.converter.ownership import WRITTEN_LIST
 from naoqi_qicore.converter.project import PROJECT_INDEX
 from naoqi_qicore.converter.to_xar import export_xar, main
-from naoqi_qicore.converter.writer import OutputError, OutputExistsError, unported_code
+from naoqi_qicore.converter.writer import (NotConvertedOutputError, OutputError,
+                                           OutputExistsError, unported_code)
 from naoqi_qicore.xar.errors import XarError
 from naoqi_qicore.xar.parser import parse_xar_file
 
@@ -40,10 +42,12 @@ def corpus_files():
 
 def tree(root: Path) -> Dict[str, bytes]:
     """Every file under ``root`` (relative name -> bytes), ``behavior.xml``'s ``source``
-    attribute replaced by a fixed value."""
+    attribute replaced by a fixed value, but the list of the files the converter wrote."""
     files = {}
     for folder, _, names in os.walk(root):
         for name in names:
+            if name == WRITTEN_LIST and folder == str(root):
+                continue
             path = Path(folder, name)
             data = path.read_bytes()
             if name == "behavior.xml":
@@ -307,8 +311,17 @@ def test_an_existing_output_is_replaced_only_when_forced(converted, tmp_path):
         '</ConvertedProject>')
     with pytest.raises(OutputExistsError):
         export_xar(tmp_path / "project_like", tmp_path / "back")
+    with pytest.raises(NotConvertedOutputError, match="xar_convert did not write it"):
+        export_xar(tmp_path / "project_like", tmp_path / "back", force=True)
+    (tmp_path / "back" / WRITTEN_LIST).write_text('{"files": []}')
+    with pytest.raises(NotConvertedOutputError, match="it holds old, which xar_convert did "
+                                                      "not write"):
+        export_xar(tmp_path / "project_like", tmp_path / "back", force=True)
+    assert (tmp_path / "back" / "old").read_text() == "old"
+    shutil.rmtree(tmp_path / "back")
+    export_xar(tmp_path / "project_like", tmp_path / "back")
     export_xar(tmp_path / "project_like", tmp_path / "back", force=True)
-    assert sorted(p.name for p in (tmp_path / "back").iterdir()) == ["out.xar"]
+    assert sorted(p.name for p in (tmp_path / "back").iterdir()) == [WRITTEN_LIST, "out.xar"]
 
 
 def test_an_interrupted_export_leaves_nothing(converted, tmp_path, monkeypatch):
