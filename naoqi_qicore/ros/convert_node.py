@@ -3,13 +3,16 @@
 Each input (a .xar, .pml, .crg, .pkg or .cbl file, or a folder holding one) is converted
 into ``output_dir/<name>``; the answer lists the folders written and every warning.  An
 input that cannot be converted makes the answer fail with its error; the others are still
-converted.  An existing, non-empty ``output_dir/<name>`` is replaced only when the
-parameter ``force`` is true (it is read at each call, so it can be changed at run time).
+converted.  An existing, non-empty ``output_dir/<name>`` is replaced only when the node
+was started with the parameter ``force`` true (read only: a peer cannot turn it on), and
+even then only when it is a folder the converter wrote holding nothing else
+(:mod:`naoqi_qicore.converter.ownership`).
 
 Any peer of the ROS domain can call the service, so inputs must be inside the folders of
-the parameter ``behavior_roots`` and ``output_dir`` inside those of ``output_roots``
-(default for both: the folder the node was started in; the behavior cache is also an
-output root); other paths are refused with the answer ``success=false``.
+the parameter ``behavior_roots`` and each input's output folder, resolved, strictly
+inside those of ``output_roots`` (default for both: the folder the node was started in;
+the behavior cache is also an output root); other paths, and inputs whose path names no
+folder of its own (``proj/sub/..``), are refused with the answer ``success=false``.
 """
 import os
 from pathlib import Path
@@ -19,8 +22,8 @@ from rcl_interfaces.msg import ParameterDescriptor
 from rclpy.node import Node
 
 from naoqi_qicore.converter.api import convert
-from naoqi_qicore.converter.writer import OutputExistsError
-from naoqi_qicore.ros.behavior_cache import behavior_name, default_cache_dir
+from naoqi_qicore.converter.writer import OutputExistsError, output_folder_name
+from naoqi_qicore.ros.behavior_cache import default_cache_dir
 from naoqi_qicore.ros.path_roots import is_under, outside_message, resolve_roots
 from naoqi_qicore.ros.spin import run_node
 from naoqi_qicore.srv import Convert
@@ -32,8 +35,9 @@ class ConvertNode(Node):
     def __init__(self, **kwargs: Any) -> None:
         super().__init__("xar_convert", **kwargs)
         self.declare_parameter("force", False, ParameterDescriptor(
-            description="replace output folders that already exist (else such an input "
-                        "fails with an error)"))
+            description="replace output folders that already exist, when the converter "
+                        "wrote them and they hold nothing else (else such an input fails "
+                        "with an error; read only)", read_only=True))
         here = os.getcwd()
         self.declare_parameter("behavior_roots", [here], ParameterDescriptor(
             description="folders whose behaviors the service may convert (read only)",
@@ -41,9 +45,19 @@ class ConvertNode(Node):
         self.declare_parameter("output_roots", [here, str(default_cache_dir())],
                                ParameterDescriptor(
             description="folders the service may write into (read only)", read_only=True))
+        self._force = bool(self.get_parameter("force").value)
         self._behavior_roots = resolve_roots(self.get_parameter("behavior_roots").value)
         self._output_roots = resolve_roots(self.get_parameter("output_roots").value)
         self.create_service(Convert, "~/convert", self._convert)
+
+    def _target(self, output_dir: Path, source: str) -> Path:
+        """The folder ``source`` is converted into; ValueError unless it is a folder of its
+        own strictly inside an output root once resolved."""
+        target = output_dir / output_folder_name(source)
+        resolved = target.resolve()
+        if resolved in self._output_roots or not is_under(resolved, self._output_roots):
+            raise ValueError(outside_message(str(target), self._output_roots, "output_roots"))
+        return target
 
     def _convert(self, request: Convert.Request, response: Convert.Response):
         errors: List[str] = []
@@ -51,23 +65,23 @@ class ConvertNode(Node):
             errors.append("no inputs")
         if not request.output_dir:
             errors.append("output_dir is empty")
-        force = bool(self.get_parameter("force").value)
         output_dir = Path(request.output_dir).expanduser()
         if not errors and not is_under(output_dir, self._output_roots):
             errors.append(outside_message(request.output_dir, self._output_roots,
                                           "output_roots"))
         for source in request.inputs if not errors else []:
-            target = output_dir / behavior_name(source)
             try:
                 if not is_under(Path(source), self._behavior_roots):
                     raise ValueError(outside_message(source, self._behavior_roots,
                                                      "behavior_roots"))
                 if not Path(source).expanduser().exists():
                     raise ValueError("%s: no such file or folder" % source)
+                target = self._target(output_dir, source)
                 response.warnings.extend(convert(Path(source).expanduser(), target,
-                                                 force=force).warnings)
+                                                 force=self._force).warnings)
             except OutputExistsError as error:
-                errors.append("%s (set the parameter force to true to replace it)" % error)
+                errors.append("%s (the node replaces it only when started with the "
+                              "parameter force:=true)" % error)
                 continue
             except (ValueError, OSError) as error:
                 errors.append(str(error))
