@@ -2,7 +2,9 @@
 its running boxes and current states highlighted, live, with play, pause, resume, stop and
 go-to-label buttons (the runner's parameter ``view_port``).
 
-Served on 127.0.0.1 only, by the standard library's HTTP server in a daemon thread:
+Served on 127.0.0.1 only, by :class:`~naoqi_qicore.ros.loopback_http.LoopbackHTTPServer`
+(bounded connections and request time, 4xx to every bad request, foreign ``Host`` and
+cross-origin POSTs refused), its requests listed in :data:`ROUTES`:
 
 =========================  ==============================================================
 ``GET /``                  the page (``live_view_page/``: HTML, script, style sheet)
@@ -16,20 +18,20 @@ Served on 127.0.0.1 only, by the standard library's HTTP server in a daemon thre
                            ``{"success": ..., "message": ...}``
 =========================  ==============================================================
 
-Requests whose ``Host`` is not this loopback address and port are refused (a web page
-elsewhere cannot reach the view through a DNS name rebound to 127.0.0.1), and so are
-POSTs without a same-origin ``Origin``.  The events carry no file path, traceback or
-robot address.
+Errors are answered ``{"error": ...}`` to a GET, ``{"success": false, "message": ...}``
+to a POST.  The events carry no file path, traceback or robot address.
 """
 import json
+import re
 import threading
 import urllib.request
 from http import HTTPStatus
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from types import SimpleNamespace
 from typing import Any, Callable, Dict, Iterable, Iterator, List, Mapping, Optional, Set, Tuple
 
+from naoqi_qicore.ros.loopback_http import (EventStream, HttpError, LoopbackHTTPServer,
+                                            RoutedHandler, Route)
 from naoqi_qicore.xar.model import Behavior, Box
 
 #: what the page is made of: URL path -> (file in ``live_view_page/``, content type)
@@ -43,12 +45,6 @@ PAGE_DIR = Path(__file__).resolve().parent / "live_view_page"
 CONTROLS = ("play", "pause", "resume", "stop", "goto")
 #: BehaviorState status codes -> names (the message's constants, in order)
 STATUS_NAMES = ("IDLE", "LOADED", "PLAYING", "PAUSED", "STOPPED", "FINISHED", "ERROR")
-#: event streams served at once (each holds a thread)
-MAX_STREAMS = 16
-#: seconds between comments keeping an idle event stream open (and finding closed ones)
-KEEPALIVE = 10.0
-#: largest POST body accepted (bytes)
-MAX_BODY = 4096
 #: every answer: nothing from elsewhere, no framing, no caching
 SECURITY_HEADERS = (
     ("Content-Security-Policy", "default-src 'self'; script-src 'self'; "
@@ -196,54 +192,24 @@ def focus_event(focus: Any) -> Dict[str, Any]:
             "focus_stack": list(focus.focus_stack)}
 
 
-class _EventStream:
-    """The newest event and its number; readers wait for a newer one (a slow reader skips
-    to the newest: each event is the whole state)."""
-
-    def __init__(self) -> None:
-        self._changed = threading.Condition()
-        self._number = 0
-        self._data = b""
-        self.closed = False
-
-    def push(self, data: bytes) -> None:
-        with self._changed:
-            self._number += 1
-            self._data = data
-            self._changed.notify_all()
-
-    def newest(self) -> Tuple[int, bytes]:
-        with self._changed:
-            return self._number, self._data
-
-    def wait_newer(self, seen: int, timeout: float) -> Optional[Tuple[int, bytes]]:
-        """The newest event once it is newer than ``seen``; None after ``timeout`` s or
-        when the stream closes."""
-        with self._changed:
-            self._changed.wait_for(lambda: self._number > seen or self.closed, timeout)
-            if self.closed or self._number <= seen:
-                return None
-            return self._number, self._data
-
-    def close(self) -> None:
-        with self._changed:
-            self.closed = True
-            self._changed.notify_all()
-
-
 class LiveView:
     """The live view's HTTP server on ``127.0.0.1:port`` (0: a free port), serving until
     :meth:`close`; ``controls`` maps each of :data:`CONTROLS` to the runner's method.
-    ``OSError`` when the port cannot be had."""
+    ``log`` takes a line per request, ``report_error`` an unexpected error with its
+    traceback (default: standard error); ``limits`` are the server's bounds
+    (``max_connections``, ``max_streams``, ``request_timeout``, see
+    :class:`~naoqi_qicore.ros.loopback_http.LoopbackHTTPServer`).  ``OSError`` when the
+    port cannot be had."""
 
     def __init__(self, port: int, controls: Mapping[str, Control],
-                 log: Callable[[str], None] = lambda line: None) -> None:
+                 log: Callable[[str], None] = lambda line: None,
+                 report_error: Optional[Callable[[str], None]] = None,
+                 **limits: Any) -> None:
         missing = [name for name in CONTROLS if name not in controls]
         if missing:
             raise ValueError("live view: no control for %s" % ", ".join(missing))
         self._controls = dict(controls)
         self._control_lock = threading.Lock()  # one control at a time, as the services
-        self.log = log
         self._lock = threading.Lock()
         self._diagram: Optional[BehaviorDiagram] = None
         self._loads = 0
@@ -254,19 +220,13 @@ class LiveView:
         self._engine_status = ""
         self._focus: Dict[str, Any] = dict(NO_FOCUS)
         #: the events of ``GET /events``
-        self.events = _EventStream()
-        #: one slot per event stream served at once
-        self.stream_slots = threading.BoundedSemaphore(MAX_STREAMS)
-        self._server = ThreadingHTTPServer(("127.0.0.1", port), _Handler)
-        self._server.daemon_threads = True
-        self._server.view = self  # type: ignore[attr-defined]
-        self.port = self._server.server_address[1]
-        #: Host headers accepted: this address and port, by number or as localhost
-        self.hosts = ("127.0.0.1:%d" % self.port, "localhost:%d" % self.port)
+        self.events = EventStream()
+        self.server = LoopbackHTTPServer(port, _Handler, "live view", log, report_error,
+                                         **limits)
+        self.server.view = self  # type: ignore[attr-defined]
+        self.port = self.server.port
         self._push()
-        self._thread = threading.Thread(target=self._server.serve_forever, args=(0.2,),
-                                         daemon=True, name="live view")
-        self._thread.start()
+        self.server.start()
 
     @property
     def url(self) -> str:
@@ -320,9 +280,7 @@ class LiveView:
     def close(self) -> None:
         """Stop serving (open event streams end)."""
         self.events.close()
-        self._server.shutdown()
-        self._server.server_close()
-        self._thread.join(5)
+        self.server.close()
 
     # -- what the handler asks ------------------------------------------------------------
     def diagram(self) -> Optional[BehaviorDiagram]:
@@ -336,156 +294,73 @@ class LiveView:
         return bool(response.success), str(response.message)
 
 
-class _Handler(BaseHTTPRequestHandler):
+#: the requests the live view answers: (method, URL path, method of :class:`_Handler`
+#: called with the path's groups); see the module doc
+ROUTES = (
+    Route("GET", "(%s)" % "|".join(re.escape(path) for path in PAGE_FILES), "page_file"),
+    Route("GET", r"/pages", "page_list"),
+    Route("GET", r"/pages/([0-9]{1,6})\.svg", "page"),
+    Route("GET", r"/events", "state_events"),
+    Route("POST", r"/control/([a-z]{1,16})", "control"),
+)
+
+
+class _Handler(RoutedHandler):
     """One request to the live view (``self.server.view`` is the :class:`LiveView`)."""
 
     server_version = "naoqi_qicore-live-view"
+    routes = ROUTES
+    answer_headers = SECURITY_HEADERS
 
     @property
     def view(self) -> LiveView:
         return self.server.view  # type: ignore[attr-defined]
 
-    def log_message(self, format: str, *args: Any) -> None:
-        self.view.log("live view: %s %s" % (self.address_string(), format % args))
+    def error_value(self, message: str) -> Any:
+        if self.command in ("GET", "HEAD"):
+            return {"error": message}
+        return {"success": False, "message": message}
 
-    def _host_allowed(self) -> bool:
-        if self.headers.get("Host", "") in self.view.hosts:
-            return True
-        self._answer(HTTPStatus.FORBIDDEN, b"unknown host\n", "text/plain; charset=utf-8")
-        return False
+    def page_file(self, path: str) -> None:
+        file_name, content_type = PAGE_FILES[path]
+        self.answer(HTTPStatus.OK, (PAGE_DIR / file_name).read_bytes(), content_type)
 
-    def _answer(self, status: HTTPStatus, body: bytes, content_type: str) -> None:
-        self.send_response(status)
-        self.send_header("Content-Type", content_type)
-        self.send_header("Content-Length", str(len(body)))
-        for name, value in SECURITY_HEADERS:
-            self.send_header(name, value)
-        self.end_headers()
-        if self.command != "HEAD":
-            self.wfile.write(body)
-
-    def _json(self, status: HTTPStatus, value: Any) -> None:
-        self._answer(status, json.dumps(value).encode("utf-8"), "application/json")
-
-    def do_GET(self) -> None:
-        if not self._host_allowed():
-            return
-        path = self.path.split("?", 1)[0]
-        if path in PAGE_FILES:
-            file_name, content_type = PAGE_FILES[path]
-            self._answer(HTTPStatus.OK, (PAGE_DIR / file_name).read_bytes(), content_type)
-        elif path == "/events":
-            self._events()
-        elif path == "/pages":
-            self._page_list()
-        elif path.startswith("/pages/") and path.endswith(".svg"):
-            self._page(path[len("/pages/"):-len(".svg")])
-        else:
-            self._json(HTTPStatus.NOT_FOUND, {"error": "no such page: %s" % path})
-
-    def _rendered(self) -> Optional[Tuple[BehaviorDiagram, List[Tuple[str, bytes]]]]:
-        """The diagram and its pages; answers the error itself and gives None."""
+    def _rendered(self) -> Tuple[BehaviorDiagram, List[Tuple[str, bytes]]]:
+        """The diagram and its pages."""
         diagram = self.view.diagram()
         if diagram is None:
-            self._json(HTTPStatus.NOT_FOUND, {"error": "no behavior loaded"})
-            return None
+            raise HttpError(HTTPStatus.NOT_FOUND, "no behavior loaded")
         try:
             return diagram, diagram.pages()
         except Exception as error:  # a renderer failure (no dot program): said to the page
-            self._json(HTTPStatus.INTERNAL_SERVER_ERROR,
-                       {"error": "cannot draw %s: %s" % (diagram.name, error)})
-            return None
+            raise HttpError(HTTPStatus.INTERNAL_SERVER_ERROR,
+                            "cannot draw %s: %s" % (diagram.name, error)) from None
 
-    def _page_list(self) -> None:
-        rendered = self._rendered()
-        if rendered is not None:
-            diagram, pages = rendered
-            self._json(HTTPStatus.OK, {"behavior": diagram.name, "diagram": diagram.version,
-                                       "pages": [name for name, _ in pages]})
+    def page_list(self) -> None:
+        diagram, pages = self._rendered()
+        self.answer_json(HTTPStatus.OK, {"behavior": diagram.name, "diagram": diagram.version,
+                                         "pages": [name for name, _ in pages]})
 
-    def _page(self, number: str) -> None:
-        rendered = self._rendered()
-        if rendered is None:
-            return
-        _, pages = rendered
-        if not number.isdigit() or int(number) >= len(pages):
-            self._json(HTTPStatus.NOT_FOUND, {"error": "no page %s" % number})
-            return
-        self._answer(HTTPStatus.OK, pages[int(number)][1], "image/svg+xml")
+    def page(self, number: str) -> None:
+        _, pages = self._rendered()
+        if int(number) >= len(pages):
+            raise HttpError(HTTPStatus.NOT_FOUND, "no page %s" % number)
+        self.answer(HTTPStatus.OK, pages[int(number)][1], "image/svg+xml")
 
-    def _events(self) -> None:
-        """Server-sent events until the client goes or the view closes."""
-        view = self.view
-        if not view.stream_slots.acquire(blocking=False):
-            self._json(HTTPStatus.SERVICE_UNAVAILABLE, {"error": "too many event streams"})
-            return
-        try:
-            self.send_response(HTTPStatus.OK)
-            self.send_header("Content-Type", "text/event-stream")
-            for name, value in SECURITY_HEADERS:
-                self.send_header(name, value)
-            self.end_headers()
-            seen, data = view.events.newest()
-            self.wfile.write(b"retry: 1000\n\n")
-            while True:
-                self.wfile.write(b"event: state\ndata: " + data + b"\n\n")
-                self.wfile.flush()
-                newer = None
-                while newer is None:
-                    if view.events.closed:
-                        return
-                    newer = view.events.wait_newer(seen, KEEPALIVE)
-                    if newer is None:
-                        self.wfile.write(b": keep-alive\n\n")
-                        self.wfile.flush()
-                seen, data = newer
-        except OSError:  # the client went away
-            pass
-        finally:
-            view.stream_slots.release()
+    def state_events(self) -> None:
+        self.serve_events(self.view.events, "state")
 
-    def do_POST(self) -> None:
-        if not self._host_allowed():
-            return
-        origin = self.headers.get("Origin")
-        if origin != "http://" + self.headers.get("Host", ""):
-            self._json(HTTPStatus.FORBIDDEN,
-                       {"success": False, "message": "controls take same-origin requests only"})
-            return
-        name = self.path[len("/control/"):] if self.path.startswith("/control/") else ""
+    def control(self, name: str) -> None:
         if name not in CONTROLS:
-            self._json(HTTPStatus.NOT_FOUND, {"success": False,
-                                              "message": "no control %s" % self.path})
-            return
-        label = ""
-        if name == "goto":
-            label = self._label()
-            if label is None:
-                return
+            raise HttpError(HTTPStatus.NOT_FOUND, "no control %s" % name)
+        label = self._label() if name == "goto" else ""
         success, message = self.view.control(name, label)
-        self._json(HTTPStatus.OK, {"success": success, "message": message})
+        self.answer_json(HTTPStatus.OK, {"success": success, "message": message})
 
-    def _label(self) -> Optional[str]:
-        """The label of a goto body ``{"label": "..."}``; answers the error itself and gives
-        None."""
-        try:
-            length = int(self.headers.get("Content-Length", "0"))
-        except ValueError:
-            length = -1
-        if not 0 < length <= MAX_BODY:
-            self._json(HTTPStatus.BAD_REQUEST, {"success": False, "message":
-                                                "goto needs a JSON body of at most %d bytes"
-                                                % MAX_BODY})
-            return None
-        try:
-            body = json.loads(self.rfile.read(length).decode("utf-8"))
-        except (UnicodeDecodeError, ValueError) as error:
-            self._json(HTTPStatus.BAD_REQUEST, {"success": False,
-                                                "message": "goto body is not JSON: %s" % error})
-            return None
+    def _label(self) -> str:
+        """The label of a goto body ``{"label": "..."}``."""
+        body = self.json_body()
         label = body.get("label") if isinstance(body, dict) else None
         if not isinstance(label, str) or not label:
-            self._json(HTTPStatus.BAD_REQUEST, {"success": False,
-                                                "message": 'goto needs {"label": "<label>"}'})
-            return None
+            raise HttpError(HTTPStatus.BAD_REQUEST, 'goto needs {"label": "<label>"}')
         return label

@@ -5,6 +5,8 @@ import http.client
 import json
 import os
 import shutil
+import socket
+import struct
 import subprocess
 import sys
 import time
@@ -89,6 +91,7 @@ class EventReader:
         pytest.fail("no event with %s within %.0f s" % (what or predicate, timeout))
 
     def close(self) -> None:
+        self.response.close()  # it holds the socket once the connection handed it over
         self.connection.close()
 
 
@@ -103,15 +106,18 @@ def wave_hello_model(example_behavior):
     return parse_xar_file(example_behavior)
 
 
+def controls_recording(calls: List[Tuple[str, str]]) -> Dict[str, Any]:
+    """Controls of a LiveView that record their calls."""
+    def control(name: str):
+        return lambda label: calls.append((name, label)) or Answer(True, "did " + name)
+    return {name: control(name) for name in ("play", "pause", "resume", "stop", "goto")}
+
+
 @pytest.fixture
 def view(wave_hello_model) -> Iterator[Tuple[LiveView, List[Tuple[str, str]]]]:
     """A LiveView on a free port whose controls record their calls."""
     calls: List[Tuple[str, str]] = []
-
-    def control(name: str):
-        return lambda label: calls.append((name, label)) or Answer(True, "did " + name)
-    live = LiveView(0, {name: control(name) for name in
-                        ("play", "pause", "resume", "stop", "goto")})
+    live = LiveView(0, controls_recording(calls))
     live.show_behavior("wave_hello", wave_hello_model)
     yield live, calls
     live.close()
@@ -240,6 +246,231 @@ def test_the_diagram_pages_carry_the_box_ids(view) -> None:
     assert request(live.port, "GET", "/pages/1.svg")[0] == 404
 
 
+# -- bounds, bad requests, clients that leave ---------------------------------------------
+@pytest.fixture
+def bounded_view(wave_hello_model) -> Iterator[LiveView]:
+    """A LiveView with small bounds: 8 connections, 3 event streams, 1 s per request."""
+    live = LiveView(0, controls_recording([]), max_connections=8, max_streams=3,
+                    request_timeout=1.0)
+    live.show_behavior("wave_hello", wave_hello_model)
+    yield live
+    live.close()
+
+
+def half_open(port: int, count: int) -> List[socket.socket]:
+    """``count`` connections that send half a request and wait."""
+    connections = []
+    for _ in range(count):
+        connection = socket.create_connection(("127.0.0.1", port), timeout=10)
+        connection.sendall(b"GET / HTTP/1.1\r\nHost: 127.0.0.1:%d\r\n" % port)
+        connections.append(connection)
+    return connections
+
+
+def closed_by_server(connection: socket.socket) -> bool:
+    """True once the server closed ``connection`` (what it answered is read and dropped)."""
+    connection.setblocking(False)
+    try:
+        while True:
+            if connection.recv(4096) == b"":
+                return True
+    except BlockingIOError:
+        return False
+    except ConnectionError:
+        return True
+
+
+def raw_answer(port: int, data: bytes) -> bytes:
+    """What the server answers to the bytes ``data`` (until it closes)."""
+    with socket.create_connection(("127.0.0.1", port), timeout=10) as connection:
+        connection.sendall(data)
+        answer = b""
+        while True:
+            chunk = connection.recv(65536)
+            if not chunk:
+                return answer
+            answer += chunk
+
+
+def test_half_open_connections_are_bounded_and_dropped_after_the_time_limit(bounded_view):
+    """1,500 half-sent requests held a thread each, for ever: now at most 8 connections
+    are served at once, the others answered 503 at once, and each is closed once it has
+    taken the time limit (1 s here) without sending its whole request."""
+    import threading
+    live = bounded_view
+    threads = threading.active_count()
+    waiting = half_open(live.port, 100)
+    try:
+        wait_until(lambda: sum(closed_by_server(c) for c in waiting) >= 92, 10,
+                   "the connections beyond the 8 first answered and closed")
+        assert threading.active_count() <= threads + 8
+        assert live.server.connection_count <= 8
+        assert raw_answer(live.port, b"GET / HTTP/1.0\r\n\r\n").startswith(
+            b"HTTP/1.0 503 Service Unavailable\r\n")
+        started = time.monotonic()
+        wait_until(lambda: all(closed_by_server(c) for c in waiting), 10,
+                   "the half-open connections closed by the server")
+        assert time.monotonic() - started < 5
+        wait_until(lambda: threading.active_count() <= threads, 5, "their threads ended")
+        assert live.server.connection_count == 0
+        assert request(live.port, "GET", "/")[0] == 200
+    finally:
+        for connection in waiting:
+            connection.close()
+
+
+def test_a_request_sent_slowly_is_dropped_at_the_time_limit(bounded_view):
+    """The time limit (1 s here) is for the whole request, not for each byte of it."""
+    live = bounded_view
+    with socket.create_connection(("127.0.0.1", live.port), timeout=10) as connection:
+        started = time.monotonic()
+        connection.sendall(b"GET / HTTP/1.1\r\n")
+        while not closed_by_server(connection) and time.monotonic() - started < 8:
+            try:
+                connection.sendall(b"X-Slow: 1\r\n")
+            except OSError:
+                break
+            time.sleep(0.2)
+        assert time.monotonic() - started < 4
+
+
+def test_a_client_leaving_leaves_nothing_in_the_log(wave_hello_model, capfd):
+    """Clients that close or reset their connection before, while or after the answer is
+    written (a browser leaving a page, a cancelled request) are no errors: no traceback
+    on standard error, no line about them in the log."""
+    import threading
+    lines: List[str] = []
+    live = LiveView(0, controls_recording([]), lines.append)
+    live.show_behavior("wave_hello", wave_hello_model)
+    threads = threading.active_count()
+    try:
+        get = b"GET / HTTP/1.1\r\nHost: 127.0.0.1:%d\r\n\r\n" % live.port
+        post = b"POST /control/goto HTTP/1.1\r\nHost: 127.0.0.1:%d\r\nOrigin: " \
+            b"http://127.0.0.1:%d\r\nContent-Length: 100\r\n\r\n{\"la" % (live.port, live.port)
+        for index in range(120):
+            connection = socket.create_connection(("127.0.0.1", live.port), timeout=10)
+            connection.sendall((get, post, b"GET /events HTTP/1.1\r\nHost: 127.0.0.1:%d\r\n"
+                                b"\r\n" % live.port)[index % 3])
+            if index % 3 == 2:
+                connection.recv(10)  # the stream started
+            if index % 2:  # reset rather than closed
+                connection.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER,
+                                      struct.pack("ii", 1, 0))
+            connection.close()
+        wait_until(lambda: threading.active_count() <= threads, 10,
+                   "every connection's thread ended")
+    finally:
+        live.close()
+    err = capfd.readouterr().err
+    assert "Traceback" not in err and "Error" not in err, err[-3000:]
+    assert [line for line in lines if "Error" in line or "error" in line
+            or "Traceback" in line] == []
+
+
+@pytest.mark.parametrize("method, path, headers, body, status", [
+    ("GET", "/pages/%s.svg" % ("9" * 5000), {}, None, 404),
+    ("GET", "/pages/-1.svg", {}, None, 404),
+    ("POST", "/control/goto", {}, b"[" * 4000, 400),
+    ("POST", "/control/goto", {}, b'[{"a":' * 600, 400),
+    ("POST", "/control/goto", {}, b"{\"label\": \"Wave\"" + b" " * 5000 + b"}", 413),
+    ("POST", "/control/goto", {"Content-Length": "10" + "0" * 5000}, None, 400),
+    ("POST", "/control/goto", {"Content-Length": "-1"}, None, 400),
+    ("POST", "/control/goto", {"Content-Length": "abc"}, None, 400),
+    ("POST", "/control/goto", {"Content-Length": "1000000000"}, None, 413),
+    ("POST", "/control/goto", {"Transfer-Encoding": "chunked"}, None, 411),
+    ("POST", "/control/goto", {}, b"\xff\xfe", 400),
+    ("POST", "/control/" + "x" * 5000, {}, b"{}", 404),
+    ("PUT", "/", {}, b"x", 405),
+    ("DELETE", "/control/stop", {}, None, 405),
+    ("OPTIONS", "/events", {}, None, 405),
+    ("BREW", "/pages", {}, None, 405),
+    ("POST", "/", {}, b"{}", 405),
+    ("GET", "/control/stop", {}, None, 405),
+    ("PATCH", "/nowhere", {}, None, 404),
+])
+def test_bad_requests_are_answered_4xx(view, capfd, method, path, headers, body,
+                                       status) -> None:
+    """A 5,000-digit page number and a 4,000-level JSON body dropped the connection with a
+    traceback; bad methods were answered 501."""
+    live, calls = view
+    sent = dict(headers, Origin="http://127.0.0.1:%d" % live.port)
+    connection = http.client.HTTPConnection("127.0.0.1", live.port, timeout=10)
+    try:
+        connection.putrequest(method, path, skip_host=True)
+        sent.setdefault("Host", "127.0.0.1:%d" % live.port)
+        if body is not None and "Content-Length" not in headers:
+            sent["Content-Length"] = str(len(body))
+        for name, value in sent.items():
+            connection.putheader(name, value)
+        connection.endheaders(body)
+        answer = connection.getresponse()
+        content = answer.read()
+    finally:
+        connection.close()
+    assert answer.status == status, content
+    value = json.loads(content)
+    assert value == ({"error": value.get("error")} if method == "GET"
+                     else {"success": False, "message": value.get("message")})
+    if status == 405:
+        assert "GET" in answer.getheader("Allow") or "POST" in answer.getheader("Allow")
+    assert calls == []
+    assert "Traceback" not in capfd.readouterr().err
+
+
+@pytest.mark.parametrize("data, status", [
+    (b"GET /%s HTTP/1.1\r\n\r\n" % (b"x" * 70000), b"414"),
+    (b"GET / HTTP/1.1\r\n" + b"X-A: b\r\n" * 200 + b"\r\n", b"431"),
+    (b"GET / HTTP/1.1\r\nX-A: " + b"b" * 70000 + b"\r\n\r\n", b"431"),
+    (b"NONSENSE\r\n\r\n", b"400"),
+    (b"GET / HTTP/9\r\n\r\n", b"400"),
+])
+def test_malformed_requests_are_answered_4xx(view, capfd, data: bytes, status: bytes) -> None:
+    live, _ = view
+    answer = raw_answer(live.port, data)
+    assert answer.split(b" ", 2)[1] == status, answer[:200]
+    assert "Traceback" not in capfd.readouterr().err
+
+
+def test_head_is_get_without_the_body(view) -> None:
+    live, _ = view
+    status, headers, body = request(live.port, "HEAD", "/")
+    assert status == 200 and int(headers["Content-Length"]) > 0 and body == b""
+
+
+def test_event_streams_are_bounded_and_a_page_reconnecting_leaks_nothing(bounded_view):
+    """Each stream holds a connection until its client leaves: at most 3 streams here,
+    the fourth answered 503 while pages and controls are still served, and a stream whose
+    client left frees its place within a second, however often a page reconnects."""
+    import threading
+    live = bounded_view
+    threads = threading.active_count()
+    streams = [EventReader(live.port) for _ in range(3)]
+    try:
+        for stream in streams:
+            assert stream.next()["diagram"] == 1
+        assert request(live.port, "GET", "/events")[0] == 503
+        assert request(live.port, "GET", "/")[0] == 200
+        assert post(live.port, "stop")[0] == 200
+    finally:
+        for stream in streams:
+            stream.close()
+    for _ in range(12):  # a page reloaded again and again
+        reconnected = wait_until(lambda: _stream_accepted(live.port), 5,
+                                 "a place for the stream")
+        assert reconnected.next()["diagram"] == 1
+        reconnected.close()
+    wait_until(lambda: live.server.connection_count == 0, 5, "every stream ended")
+    wait_until(lambda: threading.active_count() <= threads, 5, "their threads ended")
+
+
+def _stream_accepted(port: int) -> Optional[EventReader]:
+    """A new event stream, or None when it is refused."""
+    try:
+        return EventReader(port)
+    except AssertionError:
+        return None
+
+
 def test_a_port_in_use_is_an_error(view) -> None:
     live, _ = view
     with pytest.raises(OSError):
@@ -308,6 +539,55 @@ def test_runner_refuses_a_port_in_use(programs, example_behavior, tmp_path) -> N
     assert runner.process.returncode == 2
     assert "error: view_port %d: cannot serve the live view on 127.0.0.1: Address already " \
         "in use" % port in runner.output()
+
+
+@pytest.mark.slow
+def test_runner_view_holds_few_threads_and_logs_no_client_leaving(programs, example_behavior,
+                                                                  tmp_path) -> None:
+    """1,500 half-sent requests held 1,526 threads of the runner, and each client leaving
+    wrote a traceback into its log: now the runner serves at most MAX_CONNECTIONS at once,
+    drops the half-sent ones after REQUEST_TIMEOUT, and a client leaving is not logged."""
+    import psutil
+    from naoqi_qicore.ros.loopback_http import MAX_CONNECTIONS, REQUEST_TIMEOUT
+    port = free_tcp_port()
+    runner = start_runner(programs, example_behavior, tmp_path, port)
+    threads = psutil.Process(runner.process.pid).num_threads()
+    waiting = half_open(port, 400)
+    try:
+        wait_until(lambda: sum(closed_by_server(c) for c in waiting) >= 400 - MAX_CONNECTIONS,
+                   20, "the connections beyond the bound answered and closed")
+        held = psutil.Process(runner.process.pid).num_threads()
+        assert held <= threads + MAX_CONNECTIONS + 4, (threads, held)
+        for index in range(60):  # clients leaving, politely or not
+            connection = socket.create_connection(("127.0.0.1", port), timeout=10)
+            if index % 2:
+                connection.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))
+            connection.close()
+        started = time.monotonic()
+        wait_until(lambda: all(closed_by_server(c) for c in waiting), REQUEST_TIMEOUT + 20,
+                   "the half-open connections closed by the runner")
+        print("half-open connections closed %.1f s after the bound's were answered; threads: "
+              "%d at start, %d while held" % (time.monotonic() - started, threads, held))
+    finally:
+        for connection in waiting:
+            connection.close()
+    for index in range(90):
+        connection = socket.create_connection(("127.0.0.1", port), timeout=10)
+        connection.sendall((b"GET / HTTP/1.1\r\nHost: 127.0.0.1:%d\r\n\r\n" % port,
+                            b"GET /events HTTP/1.1\r\nHost: 127.0.0.1:%d\r\n\r\n" % port,
+                            b"GET /pages/%s.svg HTTP/1.1\r\nHost: 127.0.0.1:%d\r\n\r\n"
+                            % (b"9" * 5000, port))[index % 3])
+        if index % 2:
+            connection.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))
+        connection.close()
+    assert request(port, "GET", "/pages/%s.svg" % ("9" * 5000))[0] == 404
+    assert post(port, "goto", None)[0] == 400
+    wait_until(lambda: psutil.Process(runner.process.pid).num_threads() <= threads + 4, 10,
+               "the runner's threads back to what they were")
+    assert fetch_state(port)["status"] == "LOADED"
+    log = runner.output()
+    for word in ("Traceback", "BrokenPipe", "ConnectionReset", "Exception occurred"):
+        assert word not in log, log[-3000:]
 
 
 @pytest.mark.slow
