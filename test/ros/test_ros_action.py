@@ -235,7 +235,10 @@ def onInput_onStart(self):
     goal = stack.run(behavior=str(behavior))
     goal.wait_feedback(lambda s: "root/Script" in s.active_boxes, 10, "the box running")
     time.sleep(0.5)
-    assert runner.cpu_percent(interval=0.5) > 50  # it spins
+    # it spins: on a machine shared with other work it gets its share of the cores, not
+    # one of them (about 35 % of a core at a load of 8 on 2 cores), and stopped it uses
+    # none (below)
+    assert runner.cpu_percent(interval=1.0) > 15
     goal.cancel()
     status, result = goal.result(5)
     assert result.status == BehaviorState.STOPPED
