@@ -173,7 +173,7 @@ def _say(item: Any, concept: Concepts, depth: int) -> Optional[List[str]]:
                     None)
     if kind == "Capture":
         return _say(item.item, concept, depth)
-    if kind in ("Star", "Forbidden", "Condition", "Tag"):
+    if kind in ("Star", "Forbidden", "Condition", "Assign", "Tag"):
         return []
     if kind == "ConceptRef":
         return _say_concept(item.name, concept, depth)

@@ -17,8 +17,8 @@ from naoqi_qicore.robot.sim.services.extractor import Extractor
 from naoqi_qicore.robot.sim.services.module import check_range
 from naoqi_qicore.robot.sim.services.qichat import (Output, Rule, Topic, TopicError,
                                                     Undefined, answer_for, candidates,
-                                                    event_conditions_hold, match_input,
-                                                    matches, parse_topic, render_output,
+                                                    match_event, match_input, matches,
+                                                    parse_topic, render_output,
                                                     split_arguments, topic_concept)
 from naoqi_qicore.robot.sim.services.speech import INSTALLED_LANGUAGES
 
@@ -168,10 +168,13 @@ class ALDialog(Extractor):
     ``^previousProposal``/``^topicTag`` say a proposal (each proposal once, unless
     reactivated), ``^clear`` removes a variable, ``^activate``/``^deactivate`` a tag's
     proposals, ``^call`` calls a service and answers its result with the rule's ``c1:``
-    rules, ``^pCall`` calls one in the background.  Animation functions (``^start``,
-    ``^wait``...) are left out of the text said.  Event rules ``u:(e:Key)`` answer
-    ``Key``'s ALMemory events while the dialog runs; ``e:onStart`` rules answer when the
-    dialog starts or their topic is activated while it runs.  ``%script`` blocks are kept
+    rules, ``^pCall`` calls one in the background, ``^addToConcept(~name, words)`` and
+    ``^removeFromConcept(~name, words)`` change a dynamic concept.  Animation functions (``^start``,
+    ``^wait``...) are left out of the text said.  Rules with events in their input
+    (``u:(e:Key)``, ``u1:([~yes e:Key])``) answer ``Key``'s ALMemory events while the
+    dialog runs; ``e:onStart`` rules answer when the dialog starts or their topic is
+    activated while it runs.  Assignments in an input (``u:(_[tea coffee] $drink=$1)``)
+    are made when it matches, before the answer is said.  ``%script`` blocks are kept
     with their rule, not run (a warning says so when the rule answers).
     """
 
@@ -399,7 +402,7 @@ class ALDialog(Extractor):
         topics, expected = self._listening_to()
         for topic, rule, found in matches(topics, input, self._dynamic_concept, expected,
                                           self._variable):
-            answer = self._render(topics, topic, rule, found.stored)
+            answer = self._render(topics, topic, rule, found.stored, found.assignments)
             if answer is not None:
                 self._answer(topic, rule, answer, found.stored, found.assignments)
                 return
@@ -416,13 +419,18 @@ class ALDialog(Extractor):
         self._propose(topic, proposal, 0)
 
     # -- answering --------------------------------------------------------------------------
-    def _render(self, topics: List[Topic], topic: Topic, rule: Rule,
-                stored: List[str]) -> Optional[Output]:
-        """The rule's output, or None when it needs a value nobody set."""
+    def _render(self, topics: List[Topic], topic: Topic, rule: Rule, stored: List[str],
+                assignments: Sequence[Tuple[str, str]] = ()) -> Optional[Output]:
+        """The rule's output (seeing the values its input assigned), or None when it
+        needs a value nobody set."""
+        assigned = dict(assignments)
+
+        def variable(name: str) -> Optional[str]:
+            return assigned[name] if name in assigned else self._variable(name)
         try:
             return render_output(rule.output, topic, stored,
                                  topic_concept(topics, self._dynamic_concept, topic),
-                                 self._variable, rule.scripts, self._rng)
+                                 variable, rule.scripts, self._rng)
         except Undefined as missing:
             self._sim.log.info("ALDialog: %s line %d cannot answer: %s undefined",
                                topic.name, rule.line, missing)
@@ -520,6 +528,14 @@ class ALDialog(Extractor):
                 for proposal in topic.proposals:
                     if args.strip() in proposal.tags:
                         (used.discard if name == "activate" else used.add)(id(proposal))
+        elif name in ("addToConcept", "removeFromConcept"):
+            parts = split_arguments(args)
+            if len(parts) == 2 and parts[0].startswith("~"):
+                values = self._concepts.setdefault(parts[0][1:], [])
+                if name == "addToConcept" and parts[1] not in values:
+                    values.append(parts[1])
+                elif name == "removeFromConcept" and parts[1] in values:
+                    values.remove(parts[1])
         elif name == "call":
             result = self._call(topic, rule, args)
             if result is not _FAILED:
@@ -553,7 +569,8 @@ class ALDialog(Extractor):
                                 self._variable)
             if found is None:
                 continue
-            answer = self._render(topics or [topic], topic, callback, found.stored)
+            answer = self._render(topics or [topic], topic, callback, found.stored,
+                                  found.assignments)
             if answer is not None:
                 self._answer(topic, callback, answer, found.stored, found.assignments,
                              jumps + 1)
@@ -565,8 +582,9 @@ class ALDialog(Extractor):
         found: Dict[str, List[Tuple[Topic, Rule]]] = {}
         for topic in topics:
             for rule in topic.all_rules():
-                if rule.event is not None and rule.kind == "u":
-                    found.setdefault(rule.event, []).append((topic, rule))
+                if rule.kind == "u":
+                    for event in rule.events:
+                        found.setdefault(event, []).append((topic, rule))
         return found
 
     def _follow_events(self) -> None:
@@ -595,13 +613,14 @@ class ALDialog(Extractor):
 
     def _start_rules(self, topics: Sequence[Topic]) -> None:
         """Answer the ``e:onStart`` rules of ``topics`` (from a task)."""
-        if any(rule.event in LOCAL_EVENTS for topic in topics for rule in topic.rules):
+        if any(event in LOCAL_EVENTS for topic in topics for rule in topic.rules
+               for event in rule.events):
             self._sim.tasks.start(self._fire, "onStart", [t.name for t in topics])
 
     def _fire(self, event: str, only: Optional[List[str]] = None) -> None:
-        """Answer ``event`` with the first event rule (expected sub-rules first) whose
-        conditions hold and whose output can be said; ``only``: answer it in each of these
-        topics (``e:onStart``: every topic starting)."""
+        """Answer ``event`` with the first rule (expected sub-rules first) whose input it
+        matches (conditions holding) and whose output can be said; ``only``: answer it in
+        each of these topics (``e:onStart``: every topic starting)."""
         topics, expected = self._listening_to()
         if only is None:
             groups = [candidates(topics, expected)]
@@ -609,11 +628,14 @@ class ALDialog(Extractor):
             groups = [[(t, r) for r in t.rules] for t in topics if t.name in only]
         for group in groups:
             for topic, rule in group:
-                if rule.event != event or not event_conditions_hold(rule, self._variable):
+                found = match_event(rule, event, topic_concept(topics or [topic],
+                                                               self._dynamic_concept, topic),
+                                    self._variable)
+                if found is None:
                     continue
-                answer = self._render(topics, topic, rule, [])
+                answer = self._render(topics, topic, rule, found.stored, found.assignments)
                 if answer is not None:
-                    self._answer(topic, rule, answer, [])
+                    self._answer(topic, rule, answer, found.stored, found.assignments)
                     break
 
 

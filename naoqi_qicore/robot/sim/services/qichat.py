@@ -18,11 +18,14 @@ Reading (:func:`parse_topic`) follows NAOqi's QiChat syntax:
 * in inputs: words, ``"phrases"`` (quotes nest: ``"what ["did you say" said]"``), choices
   ``[a b]``, optional parts ``{a b}``, the wildcard ``*``, input storing ``_``, concepts
   ``~name``, variables ``$name`` and conditions ``$name==value`` (also ``!= <> > < >= <=``),
-  forbidden words ``!word`` and events ``e:Event/Name`` (also ``in:name``);
-* in outputs: text, choices ``[a b]`` (said in turn), ``^rand[...]``, ``^first[...]``,
-  ``$name`` and ``$1`` values, ``$name=value`` assignments, concepts, ``%bookmarks``,
-  ``\\pau=200\\`` speech tags and ``^functions(arguments)`` (``^goto``, ``^start``,
-  ``^wait``, ``^call``, ``^clear``...).
+  forbidden words ``!word``, events ``e:Event/Name`` (also ``in:name``; alone or in a choice
+  beside words: ``[~yes e:Dialog/AnswerYes]``) and assignments ``$name=value`` (made when
+  the part of the input holding them matches);
+* in outputs: text, choices ``[a b]`` (said in turn, skipping those that cannot be said),
+  ``^rand[...]``, ``^first[...]``, ``$name`` and ``$1`` values, ``$name=value`` assignments
+  (seen by the rest of the output), concepts (``~drink?``: the punctuation is not part of
+  the name), ``%bookmarks``, ``\\pau=200\\`` speech tags and ``^functions(arguments)``
+  (``^goto``, ``^start``, ``^wait``, ``^call``, ``^clear``...).
 
 What cannot be read raises :class:`TopicError` naming the file (when known) and the line.
 One tolerance, because the robots' own English lexicon needs it: in a concept, a ``"`` phrase
@@ -214,7 +217,8 @@ class Tag(Node):
 
 
 class Event(Node):
-    """``e:Event/Name`` (or ``in:name``): the rule answers an event, not words."""
+    """``e:Event/Name`` (or ``in:name``): the rule answers the event (in a choice, the
+    event or the other alternatives' words)."""
 
     __slots__ = ("name", "kind")
 
@@ -222,6 +226,11 @@ class Event(Node):
         super().__init__()
         self.name = name
         self.kind = kind
+
+
+def event_key(event: Event) -> str:
+    """How the dialog names an event: the ALMemory key, ``in:name`` for ``in:`` events."""
+    return event.name if event.kind == "e" else "in:" + event.name
 
 
 # -- topics and rules ----------------------------------------------------------------------
@@ -244,12 +253,19 @@ class Rule:
     output: List[Node] = field(default_factory=list, repr=False)
 
     @property
-    def event(self) -> Optional[str]:
-        """The event an ``e:``/``in:`` rule answers (``in:`` events keep their prefix)."""
-        if self.input and isinstance(self.input[0], Event):
-            first = self.input[0]
-            return first.name if first.kind == "e" else "in:" + first.name
-        return None
+    def events(self) -> List[str]:
+        """The events the rule's input answers, wherever they are in it (``u:(e:Bell)``,
+        ``u:([~yes e:Dialog/AnswerYes])``); ``in:`` events keep their prefix."""
+        found: List[str] = []
+        pending = list(self.input)
+        while pending:
+            node = pending.pop(0)
+            if isinstance(node, Event):
+                key = event_key(node)
+                if key not in found:
+                    found.append(key)
+            pending[:0] = _children(node)
+        return found
 
     @property
     def private(self) -> bool:
@@ -291,7 +307,8 @@ class Topic:
 
 # -- reading elements ----------------------------------------------------------------------
 _NAME_CHARS = r"[^\s()\[\]{}\"~$^%#,]"
-_CONCEPT = re.compile(r"~(%s+)" % _NAME_CHARS)
+#: ``~name``; punctuation right after it is not part of it (``do you want ~drink?``)
+_CONCEPT = re.compile(r"~(%s+?)(?=[?!.;:*]*(?:[\s()\[\]{}\"~$^%%#,]|$))" % _NAME_CHARS)
 _CAPTURE_REF = re.compile(r"\$(\d+)(?!\w)")
 _VARIABLE = re.compile(r"\$(\w(?:[\w/\-.]*\w)?)")
 _OPERATOR = re.compile(r"\s*(==|!=|<>|>=|<=|=|>|<)\s*")
@@ -335,10 +352,7 @@ class _Reader:
         return TopicError(message, self.line_at(self.i if offset is None else offset))
 
     def read(self) -> List[Node]:
-        items = self._items("", 0)
-        if self.kind == "input":
-            self._check_input(items, top=True)
-        return items
+        return self._items("", 0)
 
     # -- structure ---------------------------------------------------------------------------
     def _quote_closes(self) -> bool:
@@ -397,7 +411,7 @@ class _Reader:
                 return Forbidden(self._item())
             if self.kind == "input":
                 event = _EVENT.match(s, i)
-                if event and (i == 0 or s[i - 1].isspace()):
+                if event and (i == 0 or s[i - 1].isspace() or s[i - 1] in "[{\""):
                     self.i = event.end()
                     return Event(event.group(2), event.group(1))
         if char == "~":
@@ -442,9 +456,6 @@ class _Reader:
         if operator is None or operator.end() >= len(s) or s[operator.end()] in "])}":
             return VarRef(name.group(1))
         op = operator.group(1)
-        if op == "=" and self.kind == "input":
-            raise self.error("assignment $%s=... in a human input (only outputs and concepts "
-                             "assign variables)" % name.group(1))
         self.i = operator.end()
         value = self._value()
         return Assign(name.group(1), value) if op == "=" else Condition(name.group(1), op, value)
@@ -502,13 +513,6 @@ class _Reader:
             self.i = j + 1
             return Func(name, s[opened + 1:j])
         return Func(name)
-
-    def _check_input(self, items: List[Node], top: bool) -> None:
-        for index, node in enumerate(items):
-            if isinstance(node, Event) and not (top and index == 0):
-                raise self.error("event e:%s must start the input" % node.name)
-            for inner in _children(node):
-                self._check_input([inner], top=False)
 
 
 def _children(node: Node) -> List[Node]:
@@ -871,8 +875,8 @@ class _Compiler:
         self.concept = concept
         self.variable = variable
         self.groups: List[str] = []
-        #: (group name, variable, value) of the assignments found in concepts
-        self.assignments: List[Tuple[str, str, str]] = []
+        #: (group name, variable, value) of the assignments of the input and its concepts
+        self.assignments: List[Tuple[str, str, Node]] = []
         self._expanding: List[str] = []
 
     def seq(self, nodes: Sequence[Node], capture: bool = True) -> str:
@@ -916,12 +920,13 @@ class _Compiler:
                                   self.value(node.value)) else "(?!)"
         if isinstance(node, Func):
             return self.node(node.choice, capture) if node.choice is not None else ""
-        if isinstance(node, (Event, CaptureRef)):
+        if isinstance(node, Event):
+            return re.escape(_event_token(event_key(node)))
+        if isinstance(node, CaptureRef):
             return "(?!)"
-        if isinstance(node, Assign):  # in a concept: set when this alternative matches
+        if isinstance(node, Assign):  # set when the part of the input holding it matches
             name = "a%d" % len(self.assignments)
-            value = self.value(node.value)
-            self.assignments.append((name, node.name, "" if value is None else value))
+            self.assignments.append((name, node.name, node.value))
             return "(?P<%s>)" % name
         return ""  # tags match no words
 
@@ -949,18 +954,17 @@ class Match:
     assignments: List[Tuple[str, str]]
 
 
-def match_input(rule: Rule, heard: str, concept: ConceptLookup,
-                variable: VariableLookup) -> Optional[Match]:
-    """How ``heard`` matches the rule's input, else None (event rules never match words)."""
-    if rule.event is not None:
-        return None
+def _event_token(key: str) -> str:
+    """What an event is matched as: a token no words give (they never hold ``:``)."""
+    return (key if key.startswith("in:") else "e:" + key) + " "
+
+
+def _match(rule: Rule, normalised: str, said: List[str], concept: ConceptLookup,
+           variable: VariableLookup) -> Optional[Match]:
+    """How ``normalised`` (``"word word "``, ``said``: the words as said) matches the
+    rule's input, else None."""
     compiler = _Compiler(concept, variable)
-    regex = compiler.seq(rule.input)
-    said = re.findall(r"[\w']+", heard)
-    normalised = "".join(w.lower() + " " for w in said)
-    if normalised != "".join(w + " " for w in _words(heard).split()):  # lower() changed words
-        said = _words(heard).split()
-    found = re.fullmatch(regex, normalised)
+    found = re.fullmatch(compiler.seq(rule.input), normalised)
     if found is None:
         return None
     stored = []
@@ -968,15 +972,40 @@ def match_input(rule: Rule, heard: str, concept: ConceptLookup,
         if found.group(group) is not None:
             first = normalised[:found.start(group)].count(" ")
             stored.append(" ".join(said[first:first + found.group(group).count(" ")]))
-    assignments = [(variable_name, value) for group, variable_name, value in compiler.assignments
+    assignments = [(name, _assigned(value, stored, compiler))
+                   for group, name, value in compiler.assignments
                    if found.group(group) is not None]
     return Match(stored, assignments)
 
 
-def event_conditions_hold(rule: Rule, variable: VariableLookup) -> bool:
-    """For an event rule: True when the conditions after ``e:Event`` hold."""
-    compiler = _Compiler(lambda name: None, variable)
-    return all(compiler.node(n) == "" for n in rule.input[1:] if isinstance(n, Condition))
+def _assigned(value: Node, stored: List[str], compiler: _Compiler) -> str:
+    """The value an input's ``$name=value`` gives once the input matched (``$1`` is what
+    ``_`` stored)."""
+    if isinstance(value, CaptureRef):
+        return stored[value.index - 1] if 1 <= value.index <= len(stored) else ""
+    found = compiler.value(value)
+    return "" if found is None else found
+
+
+def match_input(rule: Rule, heard: str, concept: ConceptLookup,
+                variable: VariableLookup) -> Optional[Match]:
+    """How the words ``heard`` match the rule's input, else None (an event matches no
+    words: ``u:(e:Bell)`` never, ``u:([hello e:Bell])`` "hello")."""
+    said = re.findall(r"[\w']+", heard)
+    normalised = "".join(w.lower() + " " for w in said)
+    if normalised != "".join(w + " " for w in _words(heard).split()):  # lower() changed words
+        said = _words(heard).split()
+    return _match(rule, normalised, said, concept, variable)
+
+
+def match_event(rule: Rule, event: str, concept: ConceptLookup,
+                variable: VariableLookup) -> Optional[Match]:
+    """How the event ``event`` (as :func:`event_key` names it) matches the rule's input
+    (its conditions holding), else None."""
+    if event not in rule.events:
+        return None
+    token = _event_token(event)
+    return _match(rule, token, [token.strip()], concept, variable)
 
 
 # -- rendering -------------------------------------------------------------------------------
@@ -1030,9 +1059,14 @@ class _Renderer:
         return joined
 
     def lookup(self, name: str) -> Optional[str]:
+        """A variable's value: a ``def:`` parameter, else what the output assigned it so
+        far, else the dialog's."""
         for scope in reversed(self._locals):
             if name in scope:
                 return scope[name]
+        for assigned, value in reversed(self.out.assignments):
+            if assigned == name:
+                return value
         return self.variable(name)
 
     def node(self, node: Node) -> str:
@@ -1070,23 +1104,31 @@ class _Renderer:
         return ""
 
     def choice(self, node: Choice) -> str:
+        """``^first``: the first alternative that can be said; ``^rand``: one at random; a
+        plain choice: the alternatives in turn, skipping those that cannot be said now
+        (``["$name==ada hello Ada" "who are you?"]``)."""
         if not node.items:
             return ""
-        if node.mode == "first":
-            for item in node.items:
-                saved = (len(self.out.assignments), len(self.out.actions))
-                try:
-                    return self.node(item)
-                except Undefined:
-                    del self.out.assignments[saved[0]:]
-                    del self.out.actions[saved[1]:]
-            raise Undefined("no alternative of ^first can be said")
         if node.mode == "rand":
             return self.node(self.rng.choice(node.items))
+        count = len(node.items)
         turns = self.topic.turns if self.topic is not None else {}
-        index = turns.get(id(node), 0)
-        turns[id(node)] = (index + 1) % len(node.items)
-        return self.node(node.items[index % len(node.items)])
+        start = 0 if node.mode == "first" else turns.get(id(node), 0) % count
+        for step in range(count):
+            index = (start + step) % count
+            saved = (len(self.out.assignments), len(self.out.actions), len(self.out.bookmarks))
+            try:
+                said = self.node(node.items[index])
+            except Undefined:
+                del self.out.assignments[saved[0]:]
+                del self.out.actions[saved[1]:]
+                del self.out.bookmarks[saved[2]:]
+                continue
+            if node.mode != "first":
+                turns[id(node)] = (index + 1) % count
+            return said
+        raise Undefined("no alternative of %s can be said"
+                        % ("^first" if node.mode == "first" else "the choice"))
 
     def concept_text(self, name: str) -> str:
         values = self.concept(name)
