@@ -1,4 +1,4 @@
-"""What box scripts find in their module namespace besides the engine's own API.
+"""What box scripts find in their namespace besides the engine's own API.
 
 The engine does not know NAOqi's Python SDK: whoever creates a player may give it a
 :data:`BoxEnvironmentFactory` (the robot layer provides one with ``naoqi``/``almath``

@@ -72,8 +72,7 @@ class BoxCodeGuard:
     """What a behavior's box code may still do, and the means to end it (module doc).
 
     The player compiles every box script with the file name :meth:`script_filename`
-    gives, registers its module namespace (:meth:`register_namespace`), calls box methods
-    through :meth:`run`, opens the guard when a run starts (:meth:`open`) and closes it
+    gives (code of that file is that box's), calls box methods through :meth:`run`, opens the guard when a run starts (:meth:`open`) and closes it
     when the run ends (:meth:`close`).  The box environment makes robot calls go through
     :meth:`check` and :meth:`wait`, ``time.sleep`` through :meth:`sleep`, and callbacks
     and threads of box code through :meth:`bind`.
@@ -84,7 +83,6 @@ class BoxCodeGuard:
         self._lock = threading.Lock()
         self._closed = threading.Event()
         self._waiters: Set[threading.Event] = set()
-        self._namespaces: Dict[int, str] = {}
         #: file name of a box script's code -> the box
         self._files: Dict[str, str] = {}
         #: thread id -> the boxes whose code it runs, outermost first
@@ -112,17 +110,14 @@ class BoxCodeGuard:
         """Whether code of ``filename`` is one of the behavior's box scripts."""
         return filename in self._files
 
-    def register_namespace(self, namespace: Dict[str, Any], box_path: str) -> None:
-        """Code executing in ``namespace`` (a box script's globals) is ``box_path``'s."""
-        with self._lock:
-            self._namespaces[id(namespace)] = box_path
-
     def current_box(self) -> Optional[str]:
-        """The box whose code the calling thread runs (None: none)."""
-        namespaces = self._namespaces
+        """The box whose code the calling thread runs (None: none): the innermost frame of
+        a box script's code on its stack (box scripts share their globals), else the box
+        it was started for."""
+        files = self._files
         frame: Optional[FrameType] = sys._getframe(1)
         while frame is not None:  # the calling thread's own stack
-            box = namespaces.get(id(frame.f_globals))
+            box = files.get(frame.f_code.co_filename)
             if box is not None:
                 return box
             frame = frame.f_back

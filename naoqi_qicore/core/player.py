@@ -41,8 +41,7 @@ from naoqi_qicore.core.project_modules import (ProjectModules, install_project_m
                                                package_folder)
 from naoqi_qicore.core.py2 import PY2_SYS
 from naoqi_qicore.core.resources import ResourceManager
-from naoqi_qicore.core.script import (box_builtins, compile_box_script, find_box_class,
-                                      forget_box_scripts)
+from naoqi_qicore.core.script import ScriptNamespace, box_builtins, forget_box_scripts
 from naoqi_qicore.core.statemachine import TransitionQueue
 from naoqi_qicore.core.tasks import TaskRunner
 from naoqi_qicore.xar.model import Box, InputNature
@@ -232,9 +231,10 @@ class BehaviorPlayer:
                 {self.project_folder, self.behavior_path}, self._builtins,
                 environment.modules)
         # NAOqi ran box scripts where these were already imported; scripts rely on it
-        self._globals = {"ALFrameManager": self.frame_manager, "time": stdlib["time"],
-                         "random": random, "os": os, "sys": PY2_SYS}
-        self._globals.update(environment.names)
+        names = {"ALFrameManager": self.frame_manager, "time": stdlib["time"],
+                 "random": random, "os": os, "sys": PY2_SYS}
+        names.update(environment.names)
+        self._scripts = ScriptNamespace(self._builtins, names)
         self._by_name = {}
         self._box_classes = {}
         with collector_paused():  # thousands of long-lived objects: collections only cost
@@ -607,15 +607,9 @@ class BehaviorPlayer:
         if base is None:
             kind_base, outputs = kind
             base = self._box_classes[kind] = box_class(outputs, kind_base)
-        namespace: Dict[str, Any] = {"__name__": box.name, "__builtins__": self._builtins,
-                                     "GeneratedClass": base}
-        namespace.update(self._globals)
-        self.guard.register_namespace(namespace, box.path)
         try:
-            if source.strip():
-                exec(compile_box_script(source, self.guard.script_filename(box.path)),
-                     namespace)
-            cls = find_box_class(namespace, base)
+            cls = self._scripts.box_class(source, self.guard.script_filename(box.path),
+                                          box.name, base)
             instance = cls.__new__(cls)
             instance._box = box
             cls.__init__(instance)

@@ -1,8 +1,10 @@
-"""Where box code runs: its module namespace, Python 2 names, imports, compiled code.
+"""Where box code runs: its namespace, Python 2 names, imports, compiled code.
 
-Each box's script is executed in a module namespace of its own whose ``__builtins__``
-adds the Python 2 builtins of :mod:`naoqi_qicore.core.py2` (``raw_input`` stays absent:
-a box cannot read a terminal) and whose ``__import__`` resolves, in box code only:
+The box scripts of a behavior are executed in one namespace (:class:`ScriptNamespace`), as
+NAOqi executed them: a name one box's code defines is seen by the others.  Its
+``__builtins__`` adds the Python 2 builtins of :mod:`naoqi_qicore.core.py2` (``raw_input``
+stays absent: a box cannot read a terminal) and its ``__import__`` resolves, in box code
+only:
 
 * the modules of the behavior's :class:`~naoqi_qicore.core.environment.ScriptEnvironment`
   (``naoqi``, ``almath``, ``qi``...) before anything installed, with their submodules
@@ -178,19 +180,57 @@ def _compile_text(text: str, filename: str) -> types.CodeType:
         return compile(rewritten, filename, "exec", dont_inherit=True)
 
 
-def find_box_class(namespace: Mapping[str, Any], base: Type) -> Type:
-    """The class a box script defines for its box: ``MyClass`` (or another name kept by the
-    converter) deriving from ``base``; the last such class defined; ``base`` when none."""
-    preferred = namespace.get("MyClass")
+def find_box_class(defined: Mapping[str, Any], base: Type, module_name: str) -> Type:
+    """The class a box script defines for its box, among the names it bound (``defined``):
+    ``MyClass`` (or another name kept by the converter) deriving from ``base``; the last
+    such class defined in ``module_name``; ``base`` when none."""
+    preferred = defined.get("MyClass")
     if isinstance(preferred, type) and issubclass(preferred, base):
         return preferred
-    module_name = namespace.get("__name__")
     found: Optional[Type] = None
-    for value in namespace.values():
+    for value in defined.values():
         if (isinstance(value, type) and issubclass(value, base) and value is not base
                 and value.__module__ == module_name):
             found = value
     return found or base
+
+
+_UNBOUND = object()
+
+
+class ScriptNamespace:
+    """The globals every box script of one behavior runs in.
+
+    NAOqi executed all the box scripts of a behavior in one namespace (libqicore-compat:
+    its interpreter's ``__main__``; NAOqi 1.x: ALPythonBridge's), each right before the
+    object of its box was made: a name one box's code defines, at module level or with
+    ``global`` in a method (a server address, a proxy), is seen by the code of the boxes
+    that run after.  Here too: each script runs in the shared globals with
+    ``GeneratedClass`` bound to its own box's base class and ``__name__`` to its box's name
+    (the module of the classes it defines), and its box's class is found among the names it
+    bound, so that every box may define its ``class MyClass(GeneratedClass)``.
+    """
+
+    def __init__(self, builtins: Dict[str, Any], names: Mapping[str, Any]) -> None:
+        #: the shared globals (``names``: what NAOqi had imported there before any box)
+        self.globals: Dict[str, Any] = {"__builtins__": builtins}
+        self.globals.update(names)
+        self._lock = threading.Lock()
+
+    def box_class(self, source: str, filename: str, box_name: str, base: Type) -> Type:
+        """Run a box's script (compiled under ``filename``) in the shared globals; the
+        class it defines for its box, ``base`` when it defines none.  Raises what the
+        script raises (``SyntaxError`` included)."""
+        namespace = self.globals
+        with self._lock:
+            namespace["__name__"] = box_name
+            namespace["GeneratedClass"] = base
+            before = dict(namespace)
+            if source.strip():
+                exec(compile_box_script(source, filename), namespace)
+            defined = {name: value for name, value in namespace.items()
+                       if before.get(name, _UNBOUND) is not value}
+        return find_box_class(defined, base, box_name)
 
 
 def positional_arity(method: Callable) -> Optional[int]:
