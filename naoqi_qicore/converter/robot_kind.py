@@ -1,10 +1,12 @@
 """Which robot a behavior was written for: NAO or Pepper, and why we think so.
 
 In order of authority: the project's ``manifest.xml`` (``<robotRequirement model>``:
-``NAO``..., ``JULIETTE``... for Pepper), then the joints its timelines move (Pepper has
-``HipPitch``, ``KneePitch`` and wheels, NAO has legs) or the model its timelines were
-made on (``<ActuatorList model>``), then the services its boxes call that only one robot
-has (``ALTabletService`` on Pepper).  With no evidence the robot is NAO.
+``NAO``..., ``JULIETTE``... for Pepper), then the services its boxes call that only one
+robot has (``ALTabletService`` on Pepper: a NAO has no tablet, so a behavior that shows
+pages is a Pepper one even when its timelines were recorded with a NAO's legs, keys a
+Pepper leaves out), then the joints its timelines move (Pepper has ``HipPitch``,
+``KneePitch`` and wheels, NAO has legs) or the model its timelines were made on
+(``<ActuatorList model>``).  With no evidence the robot is NAO.
 """
 from __future__ import annotations
 
@@ -91,6 +93,8 @@ def behavior_kind(behaviors: Iterable[Behavior]) -> Optional[RobotKind]:
                         nao_joints.append(curve.actuator)
             if box.script is not None and box.script.content:
                 services.extend(_PEPPER_SERVICES.findall(box.script.content))
+    if services:
+        return RobotKind(PEPPER, "its boxes call AL%s" % sorted(set(services))[0])
     if pepper_joints and not nao_joints:
         return RobotKind(PEPPER, "its timelines move %s" % ", ".join(sorted(set(pepper_joints))))
     if nao_joints and not pepper_joints:
@@ -100,8 +104,6 @@ def behavior_kind(behaviors: Iterable[Behavior]) -> Optional[RobotKind]:
         kind = kinds.pop()
         return RobotKind(kind, "its timelines were made on %s" % ("Pepper" if kind == PEPPER
                                                                    else "NAO"))
-    if services:
-        return RobotKind(PEPPER, "its boxes call AL%s" % sorted(set(services))[0])
     return None
 
 

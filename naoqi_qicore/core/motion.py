@@ -221,6 +221,68 @@ class _Flight:
         self.joints = set(self.segment.names)
 
 
+class RobotJointFilter:
+    """A motion sink leaving out of each segment the joints its robot does not have.
+
+    A Pepper behavior may hold timelines recorded with a NAO's leg keys; ALMotion refuses a
+    whole ``angleInterpolationBezier`` naming a joint the robot lacks ("'LAnklePitch' is
+    not a joint... of Pepper"), and the head and arms would not move either.  The robot's
+    joints are asked once (``ALMotion.getBodyNames("Body")``, when the first segment goes);
+    the keys of the others are left out, which ``warn`` says once; a segment left without
+    joints is not sent.  When the robot cannot tell its joints, segments go as they are.
+    """
+
+    def __init__(self, sink: MotionSink, session: Any, warn: Callable[[str], None]) -> None:
+        self._sink = sink
+        self._session = session
+        self._warn = warn
+        self._lock = threading.Lock()
+        self._asked = False
+        self._joints: Optional[Set[str]] = None
+        self._told = False
+
+    def _robot_joints(self) -> Optional[Set[str]]:
+        with self._lock:
+            if not self._asked:
+                connected = getattr(self._session, "isConnected", None)
+                if connected is not None and not connected():
+                    return None  # never call a proxy of a closed session; ask next time
+                self._asked = True
+                try:
+                    names = self._session.service("ALMotion").getBodyNames("Body")
+                except Exception as error:  # a robot that cannot tell: send as they are
+                    _LOG.debug("ALMotion.getBodyNames: %s", error)
+                    names = None
+                if isinstance(names, (list, tuple)) and names \
+                        and all(isinstance(name, str) for name in names):
+                    self._joints = set(names)
+            return self._joints
+
+    def send(self, segment: MotionSegment) -> None:
+        joints = self._robot_joints()
+        if joints is not None:
+            kept = [index for index, name in enumerate(segment.names) if name in joints]
+            if len(kept) < len(segment.names):
+                self._tell(sorted(set(segment.names) - joints))
+                segment.names = [segment.names[index] for index in kept]
+                segment.times = [segment.times[index] for index in kept]
+                segment.keys = [segment.keys[index] for index in kept]
+                if not kept:
+                    return
+        self._sink.send(segment)
+
+    def _tell(self, missing: List[str]) -> None:
+        with self._lock:
+            if self._told:
+                return
+            self._told = True
+        self._warn("the robot has no joint %s: the keys of %s in this behavior's timelines "
+                   "are left out" % (", ".join(missing), "it" if len(missing) == 1 else "them"))
+
+    def stop(self, segment_id: int) -> None:
+        self._sink.stop(segment_id)
+
+
 class ALMotionSink:
     """Executes segments with ALMotion on a qi session and reports what became of each.
 

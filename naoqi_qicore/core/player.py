@@ -36,7 +36,7 @@ from naoqi_qicore.core.events import (WHERE_SCRIPT, WHERE_STOP, BehaviorLoadErro
                                       EngineEvent, GotoError, Listener)
 from naoqi_qicore.core.generated import FrameManager, GeneratedClass, box_class, package_info
 from naoqi_qicore.core.guard import BehaviorStopped, BoxCodeGuard, Straggler
-from naoqi_qicore.core.motion import ALMotionSink, MotionSink
+from naoqi_qicore.core.motion import ALMotionSink, MotionSink, RobotJointFilter
 from naoqi_qicore.core.project_modules import (ProjectModules, install_project_modules,
                                                package_folder)
 from naoqi_qicore.core.py2 import PY2_SYS
@@ -75,7 +75,9 @@ class BehaviorPlayer:
         self.loaded = loaded
         self.session = session
         self.clock: Clock = clock or MonotonicClock()
-        self.motion: MotionSink = motion if motion is not None else ALMotionSink(session)
+        #: where timelines send their motion: the joints the robot lacks left out
+        self.motion: MotionSink = RobotJointFilter(
+            motion if motion is not None else ALMotionSink(session), session, self.warn)
         self.resources = resources or ResourceManager()
         self._listener = listener
         self._environment = environment or bare_environment

@@ -56,3 +56,13 @@ def test_corpus_pepper_projects_are_picked_as_pepper(corpus_dir) -> None:
     assert input_robot_kind(projects / "pepper-dance-sample-cf72616b").kind == PEPPER
     assert input_robot_kind(projects / "reading-buddy-8993fc6b").kind == PEPPER
     assert input_robot_kind(projects / "478-breathing-85d97d99").kind == NAO
+
+
+def test_a_tablet_call_decides_over_nao_leg_keys(tmp_path, project, box) -> None:
+    """A NAO has no tablet: a behavior showing pages is a Pepper one, even with timelines
+    recorded on a NAO (Pepper leaves their leg keys out)."""
+    xar = _write(tmp_path / "mixed", project, box,
+                 timeline=_TIMELINE % ("nao", _CURVE % "LAnklePitch" + _CURVE % "HeadYaw"),
+                 script='tablet = self.session().service("ALTabletService")')
+    kind = input_robot_kind(xar)
+    assert kind.kind == PEPPER and kind.reason == "its boxes call ALTabletService"

@@ -277,7 +277,9 @@ def motion_output(diagnostics: List[DiagnosticArray]) -> Optional[str]:
     return None
 
 
-def test_leg_motion_rejected_by_pepper_is_an_error_of_the_run(stack_for, tmp_path) -> None:
+def test_nao_leg_keys_are_left_out_on_pepper(stack_for, tmp_path) -> None:
+    """A Pepper refuses a motion naming NAO's legs: the runner leaves their keys out (one
+    warning), the head still moves through naoqi_bridge and the run has no motion error."""
     behavior = motion_behavior(tmp_path, "nao_legs", {
         "LAnklePitch": [(5, 0), (25, 20)], "RAnklePitch": [(5, 0), (25, 20)],
         "HeadYaw": [(5, 0), (25, 10)]})
@@ -291,15 +293,11 @@ def test_leg_motion_rejected_by_pepper_is_an_error_of_the_run(stack_for, tmp_pat
     stack.probe.wait_until(lambda: motion_output(diagnostics) == "naoqi_bridge", 20,
                            "the runner's motion going through naoqi_bridge")
     status, result = stack.run(behavior=str(behavior)).result(20)
-    failed = [m for m in status_messages if m.status == MotionStatus.FAILED]
-    assert failed, [(m.segment_id, m.status) for m in status_messages]
-    assert "'LAnklePitch' is not a joint" in failed[0].message and "Pepper" in failed[0].message
-    assert MotionStatus.FINISHED not in [m.status for m in status_messages
-                                         if m.segment_id == failed[0].segment_id]
     assert result.status == BehaviorState.FINISHED  # its timeline played to its end
-    motion = [error for error in result.errors if error.where == "motion"]
-    assert motion and motion[0].box_path == "root"
-    assert "'LAnklePitch' is not a joint" in motion[0].message
+    assert [error for error in result.errors if error.where == "motion"] == []
+    stack.probe.wait_until(lambda: MotionStatus.FINISHED in [m.status for m in status_messages],
+                           10, "the head's segment finishing on the robot")
+    assert MotionStatus.FAILED not in [m.status for m in status_messages]
 
 
 def test_a_lost_robot_ends_the_run_with_error(wave: Stack) -> None:
