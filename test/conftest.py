@@ -1,6 +1,7 @@
-"""Settings shared by every test: a private ROS 2 domain and the corpus location."""
+"""Settings shared by every test: a private ROS 2 domain, the corpus location, sound files."""
 import os
 import random
+import struct
 from pathlib import Path
 
 import pytest
@@ -26,3 +27,42 @@ def corpus_dir() -> Path:
 def repo_root() -> Path:
     """Root of the source checkout."""
     return REPO_ROOT
+
+
+def _ogg_page(payload: bytes, granule: int, sequence: int, flags: int) -> bytes:
+    lacing = [255] * (len(payload) // 255) + [len(payload) % 255]
+    return (b"OggS" + bytes([0, flags]) + struct.pack("<qIII", granule, 1, sequence, 0)
+            + bytes([len(lacing)]) + bytes(lacing) + payload)
+
+
+def _vorbis(seconds: float, rate: int = 22050, kbps: int = 32) -> bytes:
+    """An OGG Vorbis stream's pages (headers, then silence of the size a ``kbps`` stream
+    of ``seconds`` has), the last one holding the granule position (samples) at its end."""
+    ident = b"\x01vorbis" + struct.pack("<IBIiii", 0, 1, rate, 0, kbps * 1000, 0) + b"\xb8\x01"
+    comment = b"\x03vorbis" + struct.pack("<I", 4) + b"test" + struct.pack("<I", 0) + b"\x01"
+    pages = [_ogg_page(ident, 0, 0, 2), _ogg_page(comment, 0, 1, 0)]
+    body = bytes(int(seconds * kbps * 1000 / 8))
+    chunks = [body[start:start + 60000] for start in range(0, len(body), 60000)]
+    for index, chunk in enumerate(chunks):
+        last = index == len(chunks) - 1
+        pages.append(_ogg_page(chunk, int(seconds * rate) if last else -1, index + 2,
+                               4 if last else 0))
+    return b"".join(pages)
+
+
+def _mp3(seconds: float) -> bytes:
+    """A constant 32 kbit/s MPEG-1 layer III mono stream at 32 kHz: 144-byte frames of
+    1152 samples (silent frames: a header and zeros)."""
+    frame = bytes([0xFF, 0xFB, 0x18, 0xC0]) + bytes(140)
+    return frame * int(seconds * 32000 / 1152)
+
+
+@pytest.fixture
+def low_bitrate_sound(tmp_path):
+    """``make(name, seconds)``: a music file of that length at 32 kbit/s, a quarter of the
+    bitrate a size-based guess assumes (``.ogg``: OGG Vorbis; ``.mp3``: MPEG layer III)."""
+    def make(name: str, seconds: float) -> Path:
+        path = tmp_path / name
+        path.write_bytes(_vorbis(seconds) if name.endswith(".ogg") else _mp3(seconds))
+        return path
+    return make
