@@ -20,6 +20,12 @@ files under the behavior's project folder (:func:`package_folder`):
   module names, the behavior's ``naoqi``/``qi``/``almath`` and ``time.sleep``...) and
   Python 2's ``encode``/``decode`` on text.  A module that cannot be ported fails its
   import with a ``SyntaxError`` naming its file and line;
+* a package or module the project ships that the environment also provides (an old
+  ``lib/requests`` beside an installed requests) is imported from the project when it
+  works there; when importing it fails as a Python 2 library fails on Python 3 (its
+  vendored ``urllib3`` importing ``collections.Mapping``, a module Python 3 renamed...),
+  the installed one is imported instead, said in one log line ("project lib/requests is
+  Python 2 only (collections.Mapping); using the installed requests 2.32.3");
 * unloading the behavior drops those modules from ``sys.modules`` (the next load imports
   them again, for that behavior) and removes the finder once no behavior needs it.
 
@@ -31,6 +37,7 @@ from __future__ import annotations
 import builtins as python_builtins
 import hashlib
 import importlib.machinery
+import importlib.metadata
 import importlib.util
 import logging
 import os
@@ -46,6 +53,7 @@ from pathlib import Path
 from typing import Any, Dict, Iterable, List, Mapping, Optional, Tuple
 
 from naoqi_qicore.converter import pyport
+from naoqi_qicore.core.py2 import py2_module
 from naoqi_qicore.core.py2_text import rewrite_text_methods
 
 _LOG = logging.getLogger(__name__)
@@ -187,6 +195,36 @@ class ProjectModules:
         with self._lock:
             self._modules[module.__name__] = module
 
+    def use_installed(self, name: str, origin: str, error: BaseException) -> bool:
+        """The project's top-level module ``name`` (file ``origin``) failed to import with
+        ``error``: put the environment's own ``name`` in ``sys.modules`` instead, with one
+        log line; False when the environment has none (or it fails too)."""
+        search = [entry for entry in sys.path
+                  if not any(_inside(os.path.realpath(entry or os.curdir), root)
+                             for root in self.roots)]
+        spec = importlib.machinery.PathFinder.find_spec(name, search)
+        if spec is None or spec.loader is None or spec.origin is None:
+            return False
+        with self._lock:  # what the failed import left: the project's modules of ``name``
+            failed = [key for key in self._modules if key == name or key.startswith(name + ".")]
+            for key in failed:
+                del self._modules[key]
+        for key in failed + [name]:
+            sys.modules.pop(key, None)
+        installed = importlib.util.module_from_spec(spec)
+        sys.modules[name] = installed
+        try:
+            spec.loader.exec_module(installed)
+        except Exception:  # noqa: BLE001 (the project's own failure is the one to tell)
+            sys.modules.pop(name, None)
+            return False
+        shipped = os.path.dirname(origin) if os.path.basename(origin) == "__init__.py" \
+            else origin
+        root = next(root for root in self.roots if _inside(os.path.realpath(shipped), root))
+        _LOG.warning("project %s %s; using the installed %s", os.path.relpath(
+            os.path.realpath(shipped), root), _why_not(error), _installed_name(name, spec))
+        return True
+
     def close(self) -> None:
         """The behavior is unloaded: forget its modules, remove the finder when no other
         behavior needs it (again: no-op)."""
@@ -199,6 +237,37 @@ class ProjectModules:
         for name, module in modules.items():
             if sys.modules.get(name) is module:
                 del sys.modules[name]
+
+
+#: how a Python 2 library fails to import on Python 3
+_PYTHON2_FAILURES = (ImportError, SyntaxError, AttributeError, NameError)
+_MISSING_NAME = re.compile(r"cannot import name '(\w+)' from '([\w.]+)'"
+                           r"|module '([\w.]+)' has no attribute '(\w+)'")
+
+
+def _why_not(error: BaseException) -> str:
+    """Why a shipped library does not import: "is Python 2 only (collections.Mapping)", or
+    "does not import (No module named 'chardet')" for a dependency it lacks."""
+    found = _MISSING_NAME.search(str(error))
+    if found is not None:
+        module, name = (found.group(2), found.group(1)) if found.group(1) \
+            else (found.group(3), found.group(4))
+        return "is Python 2 only (%s.%s)" % (module, name)
+    if isinstance(error, ModuleNotFoundError) and error.name and py2_module(error.name) is None:
+        return "does not import (%s)" % error
+    missing = getattr(error, "name", None) if isinstance(error, (ImportError, NameError)) \
+        else None
+    return "is Python 2 only (%s)" % (missing or error)
+
+
+def _installed_name(name: str, spec: importlib.machinery.ModuleSpec) -> str:
+    """``requests 2.32.3`` (the distribution's version when it has one), else where it is."""
+    for distribution in importlib.metadata.packages_distributions().get(name, []):
+        try:
+            return "%s %s" % (name, importlib.metadata.version(distribution))
+        except importlib.metadata.PackageNotFoundError:
+            continue
+    return "%s (%s)" % (name, os.path.dirname(spec.origin or ""))
 
 
 def _fallback_builtins(modules: Dict[str, types.ModuleType]) -> Dict[str, Any]:
@@ -252,11 +321,18 @@ class _ProjectModuleLoader(importlib.machinery.SourceFileLoader):
         return self._code(fullname)[0]
 
     def exec_module(self, module: types.ModuleType) -> None:
-        code, ported = self._code(module.__name__)
-        module.__dict__["__builtins__"] = (self._owner.builtins if ported
-                                           else self._owner.plain_builtins)
-        self._owner._imported(module)
-        exec(code, module.__dict__)
+        try:
+            code, ported = self._code(module.__name__)
+            module.__dict__["__builtins__"] = (self._owner.builtins if ported
+                                               else self._owner.plain_builtins)
+            self._owner._imported(module)
+            exec(code, module.__dict__)
+        except _PYTHON2_FAILURES as error:
+            # the environment's own copy of a library the project ships for Python 2
+            # (the import system takes what is in sys.modules once this returns)
+            if "." in module.__name__ or not self._owner.use_installed(
+                    module.__name__, self.get_filename(module.__name__), error):
+                raise
 
 
 class ProjectModuleFinder:

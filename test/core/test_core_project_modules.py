@@ -233,6 +233,91 @@ def test_a_module_that_cannot_be_ported_fails_its_import_naming_file_and_line(pr
     assert "broken.py" in message and "line 3" in message and "cannot be ported" in message
 
 
+#: a box putting its project's lib/ first on sys.path and importing ``textkit``
+USES_TEXTKIT = '''
+import sys
+def onLoad(self):
+    self.folder = self.behaviorAbsolutePath().replace(self.behaviorRelativePath(), "") + "/lib"
+    sys.path.insert(0, self.folder)
+def onUnload(self):
+    sys.path.remove(self.folder)
+def onInput_onStart(self):
+    import textkit
+    record(textkit.VERSION, textkit.shout("hi"))
+    self.onStopped()
+'''
+
+
+@pytest.fixture
+def installed_textkit(tmp_path):
+    """``textkit`` 2.1, installed for Python 3 in a site folder on sys.path (with its
+    distribution's metadata, as pip leaves it)."""
+    site_folder = tmp_path / "site"
+    (site_folder / "textkit").mkdir(parents=True)
+    (site_folder / "textkit" / "__init__.py").write_text(
+        "from collections.abc import Mapping\nVERSION = 'installed'\n"
+        "def shout(text):\n    return text.upper() + '!'\n")
+    metadata = site_folder / "textkit-2.1.dist-info"
+    metadata.mkdir()
+    (metadata / "METADATA").write_text("Metadata-Version: 2.1\nName: textkit\nVersion: 2.1\n")
+    (metadata / "top_level.txt").write_text("textkit\n")
+    sys.path.append(str(site_folder))
+    yield site_folder
+    sys.path.remove(str(site_folder))
+    for name in [name for name in sys.modules if name.partition(".")[0] == "textkit"]:
+        del sys.modules[name]
+
+
+def ship_textkit(project, vendored_line):
+    """lib/textkit as an old project ships it: its vendored helper does ``vendored_line``."""
+    package = project / "lib" / "textkit"
+    (package / "packages").mkdir(parents=True)
+    (package / "__init__.py").write_text(
+        "from .packages import helpers\nVERSION = 'shipped'\n"
+        "def shout(text):\n    return text.upper()\n")
+    (package / "packages" / "__init__.py").write_text("")
+    (package / "packages" / "helpers.py").write_text(vendored_line + "\n")
+
+
+@pytest.mark.parametrize("vendored_line, why", [
+    ("from collections import Mapping, MutableMapping", "(collections.Mapping)"),
+    ("import urllib2", "(urllib2)"),
+    ("text_type = unicode", "(unicode)")])
+def test_a_python2_library_the_project_ships_gives_way_to_the_installed_one(
+        project, installed_textkit, caplog, vendored_line, why):
+    ship_textkit(project, vendored_line)
+    caplog.set_level("WARNING", logger="naoqi_qicore.core.project_modules")
+    log: List = []
+    play(project_behavior(project, USES_TEXTKIT), log)
+    assert log == [("installed", "HI!")]
+    [line] = [record.getMessage() for record in caplog.records]
+    assert line.startswith("project lib/textkit is Python 2 only %s" % why)
+    assert line.endswith("; using the installed textkit 2.1")
+
+
+def test_a_shipped_library_that_works_is_the_one_used(project, installed_textkit, caplog):
+    ship_textkit(project, "from collections.abc import Mapping")
+    log: List = []
+    play(project_behavior(project, USES_TEXTKIT), log)
+    assert log == [("shipped", "HI")] and "installed" not in caplog.text
+
+
+def test_a_python2_library_with_no_installed_one_fails_its_import(project):
+    ship_textkit(project, "from collections import Mapping")
+    player = BehaviorPlayer(project_behavior(project, USES_TEXTKIT), FakeSession(),
+                            clock=FakeClock(), motion=RecordingSink())
+    player.load()
+    try:
+        player.play()
+        assert player.wait_idle(10)
+        [error] = player.errors
+        assert error.box_path == "root/User" and error.exception_type == "ImportError"
+        assert "cannot import name 'Mapping' from 'collections'" in error.message
+    finally:
+        player.unload()
+    assert [name for name in sys.modules if name.partition(".")[0] == "textkit"] == []
+
+
 def test_execfile_of_a_python2_file(tmp_path, monkeypatch):
     from naoqi_qicore.core.script import box_builtins, compile_box_script
     monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
