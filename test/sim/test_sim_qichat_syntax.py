@@ -2,15 +2,18 @@
 read, loaded into the simulated ALDialog and played with the words a person says and the
 events the robot raises (the answers are checked), and the events of a choice are heard
 through a scenario on a simulated robot serving libqi."""
+import os
+import sys
 import time
 
 import pytest
 
-from naoqi_qicore.robot.sim.context import SimContext
-from naoqi_qicore.robot.sim.robot import core_service_classes
 from naoqi_qicore.robot.sim.scenario import parse_scenario
-from naoqi_qicore.robot.sim.services import SERVICE_CLASSES, qichat, speech
+from naoqi_qicore.robot.sim.services import qichat
 from naoqi_qicore.robot.sim.services.qichat import parse_topic
+
+sys.path.insert(0, os.path.dirname(__file__))
+from test_sim_qichat import sim  # noqa: F401,E402  (a simulated NAO built in-process)
 
 NOTHING = None  # the step gets no answer
 
@@ -120,16 +123,6 @@ CONSTRUCTS = {
 }
 
 
-@pytest.fixture
-def sim(monkeypatch):
-    """A simulated NAO built in-process (real ALMemory, ALTextToSpeech, ALDialog...)."""
-    monkeypatch.setattr(speech, "SECONDS_PER_CHARACTER", 0.0002)
-    classes = {**SERVICE_CLASSES, **core_service_classes()}
-    context = SimContext("nao", {n: c for n, c in classes.items() if "nao" in c.ROBOTS})
-    yield context
-    context.close()
-
-
 def _answered(memory, then, expected, timeout=3.0):
     """Wait for ALDialog's answer after the step ``then``: ``expected`` (a text, a tuple of
     possible texts, or NOTHING)."""
@@ -151,7 +144,7 @@ def _answered(memory, then, expected, timeout=3.0):
 
 
 @pytest.mark.parametrize("construct", sorted(CONSTRUCTS))
-def test_construct_reads_and_answers(sim, construct):
+def test_construct_reads_and_answers(sim, construct):  # noqa: F811
     body, steps = CONSTRUCTS[construct]
     text = "topic: ~t()\nlanguage: enu\n%s\n" % body
     parse_topic(text)  # reads without a tolerance warning
