@@ -44,7 +44,7 @@ def legs_and_head(**kwargs):
 
 
 def test_leg_keys_are_left_out_on_a_robot_without_legs(make_harness, caplog):
-    caplog.set_level(logging.WARNING)
+    caplog.set_level(logging.WARNING, logger="naoqi_qicore")  # whatever the level set before
     session = PepperSession()
     harness = make_harness(legs_and_head(), session=session)
     harness.player.load()
