@@ -11,6 +11,12 @@ Topics (relative names, so ``__ns`` namespaces them):
 * ``life/state`` (std_msgs/String, latched): ALAutonomousLife state.
 * ``life/focus`` (ActivityFocus, latched): focused activity, previous one and reasons
   (from the ``activityTransition`` signal when the robot has it, else from ALMemory).
+* ``joint_states`` (sensor_msgs/JointState, ``joint_states_rate`` Hz) and
+  ``robot_description`` (std_msgs/String, latched: the robot's URDF), as naoqi_driver2
+  publishes them (see ``joint_states``); ``publish_joint_states:=false`` leaves them to a
+  naoqi_driver2 running beside the bridge.
+* ``robot/speech`` and ``robot/heard`` (std_msgs/String): each sentence the robot starts
+  saying, each phrase it recognises (see ``robot_speech``).
 
 Services under ``life/``: ``switch_focus``, ``stop_focus``, ``stop_all``, ``set_state``,
 ``get_state``, ``focused_activity``, ``get_focus_history``,
@@ -43,10 +49,12 @@ from naoqi_qicore.robot.sim.senses import DEFAULT_CONFIDENCE
 from naoqi_qicore.ros import diagnostics
 from naoqi_qicore.ros.focus import (STOP_AND_STACK_CURRENT, STOP_CURRENT, FocusTracker,
                                     LifeObserver)
+from naoqi_qicore.ros.joint_states import DEFAULT_RATE, JointStateStream
 from naoqi_qicore.ros.motion_messages import bezier_arguments
 from naoqi_qicore.ros.qos import COMMANDS, LATCHED
 from naoqi_qicore.ros.robot_parameters import (ROBOT_SERVICES, declare_robot_parameters,
                                                robot_address)
+from naoqi_qicore.ros.robot_speech import SpeechTopics
 from naoqi_qicore.ros.spin import NodeSetupError, run_node
 from naoqi_qicore.srv import GetFocusHistory, SetAutonomousAbility, SetLifeState, SwitchFocus
 
@@ -66,6 +74,12 @@ class NaoqiBridge(Node):
         self.declare_parameter("max_retry_delay", 2.0, ParameterDescriptor(
             description="longest wait between two connection attempts (s)", read_only=True,
             floating_point_range=[FloatingPointRange(from_value=0.05, to_value=60.0)]))
+        self.declare_parameter("publish_joint_states", True, ParameterDescriptor(
+            description="publish joint_states and robot_description (false: leave them to "
+            "a naoqi_driver2 running beside)", read_only=True))
+        self.declare_parameter("joint_states_rate", DEFAULT_RATE, ParameterDescriptor(
+            description="joint_states rate (Hz)", read_only=True,
+            floating_point_range=[FloatingPointRange(from_value=1.0, to_value=100.0)]))
         try:
             address = robot_address(self)
         except ValueError as error:
@@ -109,6 +123,9 @@ class NaoqiBridge(Node):
         for service_type, name, handler in services:
             self.create_service(service_type, name, handler)
 
+        self._joint_states = (JointStateStream(self, self.get_parameter("joint_states_rate").value)
+                              if self.get_parameter("publish_joint_states").value else None)
+        self._speech = SpeechTopics(self)
         self._robot = RobotSession(address, max_retry_delay=self.get_parameter(
             "max_retry_delay").value, required_services=ROBOT_SERVICES)
         self._motion = ALMotionSink(self._robot.session, self._publish_status)
@@ -136,6 +153,9 @@ class NaoqiBridge(Node):
         diagnostics_ = getattr(self, "_diagnostics", None)
         if diagnostics_ is not None:
             diagnostics_.close()
+        for stream in (getattr(self, "_joint_states", None), getattr(self, "_speech", None)):
+            if stream is not None:
+                stream.close()
         self._robot.close()
 
     # -- connection ------------------------------------------------------------------------
@@ -163,6 +183,9 @@ class NaoqiBridge(Node):
         self._life = None
         self._perception = None
         self._motion.forget(reason)
+        self._speech.forget()
+        if self._joint_states is not None:
+            self._joint_states.forget()
 
     def _bind(self, session: Any) -> None:
         """Fetch ALAutonomousLife and connect the signals of a new connection."""
@@ -170,6 +193,14 @@ class NaoqiBridge(Node):
         self._life = self._life_observer.bind(session)
         if self._life is None:
             self.get_logger().warning("the robot has no ALAutonomousLife: life/* services fail")
+        for topics, what in ((self._joint_states, "joint_states"),
+                             (self._speech, "robot/speech and robot/heard")):
+            if topics is None:
+                continue
+            try:
+                topics.bind(session)
+            except RuntimeError as error:
+                self.get_logger().error("%s: %s" % (what, error))
 
     # -- motion ----------------------------------------------------------------------------
     def _publish_status(self, segment_id: int, status: str, message: str) -> None:
