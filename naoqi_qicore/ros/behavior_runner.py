@@ -10,6 +10,8 @@ Topics (latched): ``behavior/state`` (BehaviorState, on every change and at
 (ActivityFocus).
 With ``view_port`` set, a web page on 127.0.0.1 shows the behavior's diagram with what
 runs highlighted, live, with the controls (see ``live_view``).
+With ``bag_file`` set, the runner records what it and naoqi_bridge publish into that MCAP
+file until it shuts down (see ``bag_recorder``).
 Requests are served one at a time, in the order they come (``spin.run_node``).
 
 A run (:class:`~naoqi_qicore.ros.behavior_run.BehaviorRun`) lasts from a play (service or
@@ -40,6 +42,7 @@ from naoqi_qicore.msg import ActivityFocus, BehaviorInfo, BehaviorState
 from naoqi_qicore.robot.naoqi_compat import box_environment
 from naoqi_qicore.robot.session import ConnectionState, RobotAddress, RobotSession
 from naoqi_qicore.ros import diagnostics
+from naoqi_qicore.ros.bag_recorder import BagRecorder
 from naoqi_qicore.ros.behavior_cache import behavior_name, default_cache_dir, load_behavior
 from naoqi_qicore.ros.path_roots import is_under, outside_message, resolve_roots
 from naoqi_qicore.ros.behavior_run import WHERE_ROBOT_CONNECTION, BehaviorRun, error_message
@@ -104,11 +107,17 @@ class BehaviorRunner(Node):
         self._life: Any = None
         self._sim: Any = None
         self._view: Optional[LiveView] = None
+        self._recorder: Optional[BagRecorder] = None
         self._cache_dir = Path(self.get_parameter("cache_dir").value or default_cache_dir())
         self._behavior_roots = self._roots()
 
         self._state_pub = self.create_publisher(BehaviorState, "behavior/state", LATCHED)
         self._focus_pub = self.create_publisher(ActivityFocus, "behavior/focus", LATCHED)
+        if self.get_parameter("bag_file").value:
+            try:
+                self._recorder = BagRecorder(self, self.get_parameter("bag_file").value)
+            except ValueError as error:
+                raise NodeSetupError("bag_file: %s" % error) from None
         self._focus = FocusTracker()
         self._life_observer = LifeObserver(self._focus, lambda state: None, self._focus_changed)
 
@@ -179,6 +188,9 @@ class BehaviorRunner(Node):
                 "behavior's diagram with its running boxes, live, with play, pause, resume, "
                 "stop and go-to buttons (0: no live view)",
                 integer_range=[IntegerRange(from_value=0, to_value=65535, step=1)])
+        declare("bag_file", "", "MCAP file to record the run into (joint states, robot "
+                "description, behavior state and focus, speech, motion segments), from start "
+                "to shutdown; never an existing file")
         self.declare_parameter("behavior_roots", [""], ParameterDescriptor(
             description="folders behavior/load and behavior/run may load behaviors from "
                         "(default: the folder of the behavior parameter, and the cache)",
@@ -249,6 +261,8 @@ class BehaviorRunner(Node):
         self._robot.close()
         if self._sim is not None:
             self._sim.stop()
+        if self._recorder is not None:
+            self._recorder.close()
 
     # -- robot connection ------------------------------------------------------------------
     def _on_connected(self, session: Any) -> None:
@@ -630,6 +644,11 @@ class BehaviorRunner(Node):
     def _play_loaded(self, stack: bool, goal: Optional[Any] = None) -> str:
         """Play the loaded behavior (a new run, for ``goal`` if given); "" on success, else
         why not."""
+        if self._recorder is not None:
+            missing = self._recorder.wait_for_robot_streams()
+            if missing:
+                self.get_logger().warning("bag_file: nothing publishes %s: the recording has "
+                                          "none of it" % ", ".join(missing))
         with self._lock:
             try:
                 player = self._player()

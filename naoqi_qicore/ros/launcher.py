@@ -20,6 +20,8 @@ parameters file.
 ``--view [PORT]`` turns on the runner's live view (a web page on 127.0.0.1 showing the
 behavior's diagram with what runs highlighted, and its controls; port :data:`VIEW_PORT`
 by default, 0 for any free port) and prints its URL.
+
+``--bag FILE.mcap`` has the runner record the run into that MCAP file (its ``bag_file``).
 """
 import argparse
 import json
@@ -112,6 +114,8 @@ class Plan:
     password_file: str = ""
     #: port of the runner's live view: None for none, 0 for any free port
     view: Optional[int] = None
+    #: MCAP file the runner records the run into ("": none)
+    bag: str = ""
 
     def needs_simulated_robot(self) -> bool:
         """No robot given by ``robot_url``, ``nao_ip`` or the parameters file."""
@@ -161,6 +165,8 @@ class Plan:
         parameters: Dict[str, Any] = dict(self.robot_parameters(url), behavior=self.behavior)
         if view_port:
             parameters["view_port"] = view_port
+        if self.bag:
+            parameters["bag_file"] = self.bag
         return python_program("naoqi_qicore.ros.behavior_runner",
                               *self.ros_arguments(parameters))
 
@@ -363,7 +369,16 @@ def parse_arguments(argv: Optional[List[str]] = None) -> Plan:
                              "behavior's diagram with what runs highlighted, with the controls "
                              "(default port %d; 0: any free port); its URL is printed"
                              % VIEW_PORT)
+    parser.add_argument("--bag", default="", metavar="FILE.mcap",
+                        help="record the run (joint states, robot description, behavior state "
+                             "and focus, speech, motion segments) into this new MCAP file, "
+                             "for ros2 bag play and Foxglove")
     arguments = parser.parse_args(argv)
+    bag = os.path.abspath(arguments.bag) if arguments.bag else ""
+    if bag and os.path.lexists(bag):
+        parser.error("--bag: %s exists (a recording never replaces a file)" % bag)
+    if bag and not os.path.isdir(os.path.dirname(bag)):
+        parser.error("--bag: no folder %s" % os.path.dirname(bag))
     if arguments.view is not None and not 0 <= arguments.view <= 65535:
         parser.error("--view: %d is not a TCP port (0 to 65535)" % arguments.view)
     params_file = os.path.abspath(arguments.params_file) if arguments.params_file else ""
@@ -390,7 +405,7 @@ def parse_arguments(argv: Optional[List[str]] = None) -> Plan:
                 nao_port=arguments.nao_port, username=arguments.username,
                 password_file=(os.path.abspath(arguments.password_file)
                                if arguments.password_file else ""),
-                view=arguments.view)
+                view=arguments.view, bag=bag)
 
 
 def main(argv: Optional[List[str]] = None) -> int:

@@ -1,0 +1,228 @@
+"""A run recorded as an MCAP file that ``ros2 bag info``, ``ros2 bag play`` and Foxglove open.
+
+:class:`BagRecorder` subscribes, on the node it is given (behavior_runner's), to the topics
+of a run (:data:`RECORDED_TOPICS`: the robot's joint states and description from
+naoqi_bridge, the behavior's state and focus, what the robot said and heard, the motion
+segments and the robot connection) and writes every message it receives, as it receives
+it, the way rosbag2's MCAP storage does:
+
+* the ``ros2`` profile; a schema per message type, named ``package/msg/Type``, encoding
+  ``ros2msg``, holding the ``.msg`` text followed by those of its dependencies, each after
+  a line of 80 ``=`` and ``MSG: package/Type``, as rosbag2 assembles them from the ament
+  index;
+* a channel per topic (its full name), message encoding ``cdr``, with the metadata rosbag2
+  replays from: ``offered_qos_profiles`` (the QoS the topic's publishers offer, so that a
+  latched topic plays back latched) and ``topic_type_hash``;
+* each message's CDR bytes as received, stamped with the time it was received (ns).
+
+The file is created when the recorder starts (never over an existing file) and finished
+(summary, statistics) when it is closed.
+"""
+import os
+import re
+import sys
+import threading
+import time
+from pathlib import Path
+from typing import Any, Dict, List, Optional, Set, Tuple
+
+import yaml
+from mcap.writer import CompressionType, Writer
+from rclpy.node import Node
+from rclpy.qos import QoSProfile
+from sensor_msgs.msg import JointState
+from std_msgs.msg import String
+
+from naoqi_qicore.msg import (ActivityFocus, BehaviorState, MotionKeyframes, MotionStatus,
+                              MotionStop, RobotConnection)
+from naoqi_qicore.ros.joint_states import JOINT_STATES_QOS
+from naoqi_qicore.ros.qos import COMMANDS, LATCHED
+
+#: (relative topic name, message type, QoS of the subscription)
+RECORDED_TOPICS: List[Tuple[str, Any, QoSProfile]] = [
+    ("joint_states", JointState, JOINT_STATES_QOS),
+    ("robot_description", String, LATCHED),
+    ("behavior/state", BehaviorState, LATCHED),
+    ("behavior/focus", ActivityFocus, LATCHED),
+    ("robot/speech", String, COMMANDS),
+    ("robot/heard", String, COMMANDS),
+    ("motion/keyframes", MotionKeyframes, COMMANDS),
+    ("motion/status", MotionStatus, COMMANDS),
+    ("motion/stop", MotionStop, COMMANDS),
+    ("robot/connection", RobotConnection, LATCHED),
+]
+#: the robot's streams (naoqi_bridge's): the first play waits until the recorder hears them
+ROBOT_STREAMS = ("joint_states", "robot/speech", "robot/heard")
+#: how long that first play waits at most (s)
+STREAMS_TIMEOUT = 5.0
+PROFILE = "ros2"
+SCHEMA_ENCODING = "ros2msg"
+MESSAGE_ENCODING = "cdr"
+#: what separates a message definition from each of its dependencies
+DEFINITION_SEPARATOR = "=" * 80 + "\n"
+_PRIMITIVE_TYPES = {"bool", "byte", "char", "float32", "float64", "int8", "uint8", "int16",
+                    "uint16", "int32", "uint32", "int64", "uint64", "string"}
+#: the field types of a .msg text (rosbag2's expression)
+_FIELD_TYPE = re.compile(r"(?:^|\n)\s*([a-zA-Z0-9_/]+)(?:\[[^\]]*\])?\s+")
+_TYPE_NAME = re.compile(r"^([a-zA-Z0-9_]+)(?:/[a-zA-Z0-9_]+)*/(?:msg/)?([a-zA-Z0-9_]+)$")
+
+
+def type_name(message_type: Any) -> str:
+    """``package/msg/Type`` of a generated message class."""
+    return "%s/msg/%s" % (message_type.__module__.split(".")[0], message_type.__name__)
+
+
+def _prefixes() -> List[Path]:
+    """Where interface packages are installed: ``AMENT_PREFIX_PATH``, then this
+    interpreter's prefix (a virtual environment of ROS 2 wheels)."""
+    paths = [Path(p) for p in os.environ.get("AMENT_PREFIX_PATH", "").split(os.pathsep) if p]
+    return paths + [Path(sys.prefix)] if Path(sys.prefix) not in paths else paths
+
+
+def _definition_file(name: str) -> Tuple[Path, str]:
+    """The ``.msg`` file of ``package/Type`` or ``package/msg/Type``, and its package."""
+    match = _TYPE_NAME.match(name)
+    if match is None:
+        raise ValueError("%r is not a message type name" % name)
+    package, file_name = match.group(1), match.group(2) + ".msg"
+    for prefix in _prefixes():
+        index = prefix / "share" / "ament_index" / "resource_index" / "rosidl_interfaces" / package
+        if not index.is_file():
+            continue
+        for line in index.read_text(encoding="utf-8").splitlines():
+            if line and Path(line).name == file_name:
+                return prefix / "share" / package / line, package
+    raise ValueError("no definition of %s in the ament index of %s"
+                     % (name, os.pathsep.join(str(p) for p in _prefixes())))
+
+
+def message_definition(name: str) -> str:
+    """The ``ros2msg`` schema text of message type ``name``, with its dependencies."""
+    seen: Set[str] = set()
+
+    def text_with_dependencies(type_name: str, depth: int) -> str:
+        if depth <= 0:
+            raise ValueError("the definition of %s nests too deep" % name)
+        path, package = _definition_file(type_name)
+        text = path.read_text(encoding="utf-8")
+        dependencies = set()
+        for field_type in _FIELD_TYPE.findall(text):
+            if field_type not in _PRIMITIVE_TYPES:
+                dependencies.add(field_type if "/" in field_type else package + "/" + field_type)
+        for dependency in sorted(dependencies):
+            if dependency not in seen:
+                seen.add(dependency)
+                text += "\n" + DEFINITION_SEPARATOR + "MSG: " + dependency + "\n" + \
+                    text_with_dependencies(dependency, depth - 1)
+        return text
+    return text_with_dependencies(name, 50)
+
+
+def _duration(nanoseconds: int) -> Dict[str, int]:
+    return {"sec": nanoseconds // 1_000_000_000, "nsec": nanoseconds % 1_000_000_000}
+
+
+def offered_qos_profiles(profiles: List[QoSProfile]) -> str:
+    """QoS profiles as rosbag2 keeps them in a channel's metadata (the enumerations as
+    numbers: read by every rosbag2 since Humble)."""
+    return yaml.safe_dump([{
+        "history": int(qos.history), "depth": int(qos.depth),
+        "reliability": int(qos.reliability), "durability": int(qos.durability),
+        "deadline": _duration(qos.deadline.nanoseconds),
+        "lifespan": _duration(qos.lifespan.nanoseconds),
+        "liveliness": int(qos.liveliness),
+        "liveliness_lease_duration": _duration(qos.liveliness_lease_duration.nanoseconds),
+        "avoid_ros_namespace_conventions": bool(qos.avoid_ros_namespace_conventions),
+    } for qos in profiles], sort_keys=False)
+
+
+class BagRecorder:
+    """Records :data:`RECORDED_TOPICS` of ``node``'s namespace into the MCAP file ``path``.
+
+    ``ValueError`` when the file exists, cannot be created, or a message definition is
+    missing (then no file is left behind).
+    """
+
+    def __init__(self, node: Node, path: str) -> None:
+        self._node = node
+        self.path = Path(path).expanduser().absolute()
+        schemas = {type_name(t): message_definition(type_name(t)) for _, t, _ in RECORDED_TOPICS}
+        try:
+            self._file = open(self.path, "xb")  # never over an existing file or link
+        except OSError as error:
+            raise ValueError("cannot create the bag file %s: %s"
+                             % (self.path, error.strerror or error)) from None
+        self._lock = threading.Lock()
+        self._writer = Writer(self._file, compression=CompressionType.ZSTD)
+        self._writer.start(profile=PROFILE, library="naoqi_qicore")
+        self._schema_ids = {name: self._writer.register_schema(name, SCHEMA_ENCODING,
+                                                               text.encode("utf-8"))
+                            for name, text in schemas.items()}
+        self._channels: Dict[str, int] = {}
+        self._sequences: Dict[str, int] = {}
+        self.counts: Dict[str, int] = {}
+        self._closed = False
+        self._subscriptions = {
+            topic: node.create_subscription(message_type, topic,
+                                            self._receiver(topic, message_type, qos),
+                                            qos, raw=True)
+            for topic, message_type, qos in RECORDED_TOPICS}
+        self._streams_awaited = False
+
+    def wait_for_robot_streams(self, timeout: float = STREAMS_TIMEOUT) -> List[str]:
+        """Once (the first play): wait until each of :data:`ROBOT_STREAMS` has a publisher
+        this recorder is connected to, so that the run is recorded from its first movement
+        and sentence (discovery takes a moment after the nodes start).  The topics still
+        without one after ``timeout`` s; later calls return [] at once."""
+        if self._streams_awaited:
+            return []
+        self._streams_awaited = True
+        deadline = time.monotonic() + timeout
+        while True:
+            missing = [self._subscriptions[topic].topic_name for topic in ROBOT_STREAMS
+                       if self._subscriptions[topic].get_publisher_count() == 0]
+            if not missing or time.monotonic() >= deadline:
+                return missing
+            time.sleep(0.02)
+
+    def _receiver(self, topic: str, message_type: Any, qos: QoSProfile) -> Any:
+        name = type_name(message_type)
+        resolved = self._node.resolve_topic_name(topic)
+        return lambda data: self._write(resolved, name, qos, data)
+
+    def _channel(self, topic: str, type_name_: str, qos: QoSProfile) -> int:
+        channel = self._channels.get(topic)
+        if channel is None:
+            publishers = self._node.get_publishers_info_by_topic(topic)
+            profiles = [info.qos_profile for info in publishers] or [qos]
+            hashes = {str(info.topic_type_hash) for info in publishers
+                      if getattr(info, "topic_type_hash", None) is not None}
+            channel = self._channels[topic] = self._writer.register_channel(
+                topic, MESSAGE_ENCODING, self._schema_ids[type_name_], {
+                    "offered_qos_profiles": offered_qos_profiles(profiles),
+                    "topic_type_hash": hashes.pop() if len(hashes) == 1 else ""})
+        return channel
+
+    def _write(self, topic: str, type_name_: str, qos: QoSProfile, data: bytes) -> None:
+        now = time.time_ns()
+        with self._lock:
+            if self._closed:
+                return
+            channel = self._channel(topic, type_name_, qos)
+            sequence = self._sequences[topic] = self._sequences.get(topic, 0) + 1
+            self._writer.add_message(channel, log_time=now, data=bytes(data), publish_time=now,
+                                     sequence=sequence)
+            self.counts[topic] = sequence
+
+    def close(self) -> None:
+        """Stop recording and finish the file."""
+        with self._lock:
+            if self._closed:
+                return
+            self._closed = True
+        for subscription in self._subscriptions.values():
+            self._node.destroy_subscription(subscription)
+        with self._lock:
+            self._writer.finish()
+            self._file.close()
+
