@@ -44,6 +44,8 @@ ARGUMENTS = (
                      "file, or 'generic' (someone answers whatever it asks)"),
     ("view_port", "0", "port of the runner's live view, a web page on 127.0.0.1 showing the "
                        "behavior's diagram with what runs highlighted (0: no live view)"),
+    ("bag_file", "", "new MCAP file the runner records the run into (joint states, robot "
+                     "description, behavior state and focus, speech, motion segments)"),
 )
 #: seconds the simulated robot waits, after a shutdown starts, for both nodes to exit
 #: before launch stops it anyway (SIGTERM)
@@ -65,7 +67,8 @@ def _plan(value):
                 nao_port=int(value["nao_port"] or 0), username=value["username"],
                 password_file=(os.path.abspath(value["password_file"])
                                if value["password_file"] else ""),
-                view=int(value["view_port"] or 0) or None)
+                view=int(value["view_port"] or 0) or None,
+                bag=os.path.abspath(value["bag_file"]) if value["bag_file"] else "")
 
 
 def _nodes(context, *args, **kwargs):
@@ -104,6 +107,8 @@ def _nodes(context, *args, **kwargs):
         from naoqi_qicore.ros.live_view import view_url
         runner_parameters["view_port"] = plan.view
         actions.append(LogInfo(msg="live view at %s" % view_url(plan.view)))
+    if plan.bag:
+        runner_parameters["bag_file"] = plan.bag
     runner = Node(executable="behavior_runner", name="behavior_runner",
                   parameters=parameters + [runner_parameters], **common)
     actions += [bridge, runner]
