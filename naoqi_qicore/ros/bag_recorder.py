@@ -24,7 +24,7 @@ import sys
 import threading
 import time
 from pathlib import Path
-from typing import Any, Dict, List, Optional, Set, Tuple
+from typing import Any, Dict, List, Set, Tuple
 
 import yaml
 from mcap.writer import CompressionType, Writer
@@ -160,7 +160,6 @@ class BagRecorder:
                             for name, text in schemas.items()}
         self._channels: Dict[str, int] = {}
         self._sequences: Dict[str, int] = {}
-        self.counts: Dict[str, int] = {}
         self._closed = False
         self._subscriptions = {
             topic: node.create_subscription(message_type, topic,
@@ -212,7 +211,6 @@ class BagRecorder:
             sequence = self._sequences[topic] = self._sequences.get(topic, 0) + 1
             self._writer.add_message(channel, log_time=now, data=bytes(data), publish_time=now,
                                      sequence=sequence)
-            self.counts[topic] = sequence
 
     def close(self) -> None:
         """Stop recording and finish the file."""

@@ -7,7 +7,6 @@ those are the angles of the motion commands it executed (replayed with its own c
 maths by demo.executed_trajectories).
 """
 import bisect
-import json
 import xml.etree.ElementTree as ET
 from pathlib import Path
 from typing import Dict, List

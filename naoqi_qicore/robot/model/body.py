@@ -20,7 +20,6 @@ COLORS: Dict[str, Tuple[float, float, float, float]] = {
     "dark": (0.16, 0.17, 0.19, 1.0),
     "screen": (0.08, 0.1, 0.14, 1.0),
 }
-SHAPE_KINDS = ("box", "sphere", "cylinder", "capsule")
 
 
 @dataclass(frozen=True)

@@ -9,7 +9,7 @@ made for those descriptions fit.  All joint frames have the same orientation at 
 pose (X forward, Y to the robot's left, Z up), as in the NAOqi documentation.
 
 NAO (H25 V4/V5/V6) lengths are those of the NAOqi documentation's *Links* tables (mm there,
-m here); Pepper's those of the robot's own description (1.8/1.8a).
+m here); Pepper's those of the robot's own URDF (as naoqi_driver2 ships it).
 
 :func:`forward_kinematics` gives the pose of every link frame in the base frame for a dict
 of joint angles.
@@ -49,7 +49,7 @@ NAO_LENGTHS: Dict[str, float] = {
     "FootHeight": 0.04519,
 }
 
-#: Pepper link offsets (m) from the robot's own description
+#: Pepper link offsets (m) from the robot's own URDF
 PEPPER_LENGTHS: Dict[str, float] = {
     "NeckOffsetX": -0.038,
     "NeckOffsetZ": 0.1699,

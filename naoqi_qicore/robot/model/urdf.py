@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import math
 import xml.etree.ElementTree as ET
-from typing import Iterable, List, Sequence
+from typing import Iterable, Sequence
 
 from naoqi_qicore.robot.model.body import COLORS, Shape, body_shapes, segment_rpy
 from naoqi_qicore.robot.model.kinematics import Joint, RobotModel, robot_model
@@ -97,7 +97,3 @@ def robot_description(robot: str) -> str:
     ET.indent(element)
     return '<?xml version="1.0"?>\n' + ET.tostring(element, encoding="unicode") + "\n"
 
-
-def link_names(robot: str) -> List[str]:
-    """The links of ``robot``'s description."""
-    return list(robot_model(robot).links)
