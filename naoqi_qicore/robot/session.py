@@ -7,6 +7,9 @@
   with exponential back-off, notices the ``disconnected`` signal, reconnects the same
   session and calls its observers so that they fetch their services again and re-bind
   their signals and ALMemory subscribers (old proxies do not survive a reconnection).
+  It warns when the connection is lost, and when an attempt fails: once per reason (again
+  when it changes, or after the robot was reached), saying what to check
+  (:func:`connection_hints`).
 
 Observers run in the session's own thread, never in a libqi callback thread.
 """
@@ -84,6 +87,25 @@ class RobotAddress:
         return cls("tcp://%s:%d" % (nao_ip, int(nao_port)), user, password)
 
 
+def connection_hints(address: RobotAddress) -> str:
+    """What to check when ``address`` cannot be reached: the scheme (and why it is
+    ``tcps``), the port, the host, the credentials."""
+    parts = urlsplit(address.url)
+    hints = []
+    if parts.scheme == "tcps":
+        why = "because a password was given" if address.password else "as robot_url says"
+        hints.append("tcps (TLS, NAOqi 2.9) is used %s: a robot with an older NAOqi, or a "
+                     "simulated robot, speaks tcp on port %d (give no password, or a "
+                     "tcp:// robot_url)" % (why, NAOQI_PORT))
+    hints.append("that NAOqi listens on port %s of %s (%d for tcp, %d for tcps)"
+                 % (parts.port, parts.hostname, NAOQI_PORT, NAOQI_SECURE_PORT))
+    hints.append("that %s is the robot's address and can be reached from here"
+                 % parts.hostname)
+    if address.password:
+        hints.append("the user name (%s) and password" % (address.user or "nao"))
+    return "Check " + "; ".join(hints) + "."
+
+
 class _Authenticator:
     """Answers libqi's authentication handshake with a user and a password."""
 
@@ -122,7 +144,8 @@ class RobotSession:
     """A ``qi.Session`` that connects with back-off and reconnects after a disconnection.
 
     ``on_connected(session)`` callbacks run after every (re)connection: fetch services and
-    connect signals there.  A robot (or simulator) that has just started registers its
+    connect signals there.  ``warn(message)`` (default: this module's logger) is told
+    when the robot cannot be reached, once per reason, with what to check.  A robot (or simulator) that has just started registers its
     services one after the other: the callbacks run once ``required_services`` are all
     registered, or after ``service_timeout`` s without them (then a warning is logged and
     the callbacks see the robot as it is).  ``on_state(state, message)`` callbacks run on
@@ -131,8 +154,12 @@ class RobotSession:
 
     def __init__(self, address: RobotAddress, *, first_retry_delay: float = 0.05,
                  max_retry_delay: float = 2.0, connect_timeout: float = 5.0,
-                 required_services: Sequence[str] = (), service_timeout: float = 10.0) -> None:
+                 required_services: Sequence[str] = (), service_timeout: float = 10.0,
+                 warn: Callable[[str], None] = _LOG.warning) -> None:
         self.address = address
+        self._warn = warn
+        #: the failure last warned about, "" once connected
+        self._warned = ""
         self.required_services = tuple(required_services)
         self._service_timeout = service_timeout
         self.session = qi.Session()
@@ -270,6 +297,14 @@ class RobotSession:
                 _LOG.warning("robot %s: service %s not available (%s)", self.url, name, error)
                 return
 
+    def _warn_failure(self, error: str) -> None:
+        """Warn about a failed attempt, unless the last warning gave the same reason."""
+        if error == self._warned:
+            return
+        self._warned = error
+        self._warn("cannot connect to the robot at %s: %s; retrying every %g s at most. %s"
+                   % (self.url, error, self._max_retry_delay, connection_hints(self.address)))
+
     def _run(self) -> None:
         delay = self._first_retry_delay
         # CONNECTING until the first connection, DISCONNECTED while retrying after a loss.
@@ -281,6 +316,7 @@ class RobotSession:
                 self._lost = False
             error = self._connect_once()
             if error is not None:
+                self._warn_failure(strip_credentials(error))
                 self._set_state(retrying, "%s; retrying: %s" % (lost, error) if lost else error)
                 with self._wake:
                     self._wake.wait_for(lambda: self._closing, delay)
@@ -295,6 +331,7 @@ class RobotSession:
                 self._call(callback, self.session)
             if self._lost or not self.session.isConnected():
                 continue  # lost during re-binding: start over
+            self._warned = ""
             self._set_state(ConnectionState.CONNECTED, "")
             with self._wake:
                 self._wake.wait_for(lambda: self._lost or self._closing)
@@ -303,5 +340,6 @@ class RobotSession:
             if not self._closing:
                 retrying = ConnectionState.DISCONNECTED
                 lost = "robot %s lost: %s" % (self.url, reason)
+                self._warn(lost + "; reconnecting")
                 self._set_state(retrying, lost)
         self._set_state(ConnectionState.DISCONNECTED, "closed")

@@ -125,7 +125,8 @@ class BehaviorRunner(Node):
         self._event_thread = threading.Thread(target=self._handle_engine_events, daemon=True,
                                               name="behavior_runner events")
         self._event_thread.start()
-        self._robot = RobotSession(self._address(), required_services=ROBOT_SERVICES)
+        self._robot = RobotSession(self._address(), required_services=ROBOT_SERVICES,
+                                   warn=self.get_logger().warning)
         self._diagnostics = diagnostics.Diagnostics(self, self._diagnostic_statuses)
         try:
             self._motion = BridgeMotionSink(self, ALMotionSink(self._robot.session),

@@ -127,7 +127,8 @@ class NaoqiBridge(Node):
                               if self.get_parameter("publish_joint_states").value else None)
         self._speech = SpeechTopics(self)
         self._robot = RobotSession(address, max_retry_delay=self.get_parameter(
-            "max_retry_delay").value, required_services=ROBOT_SERVICES)
+            "max_retry_delay").value, required_services=ROBOT_SERVICES,
+            warn=self.get_logger().warning)
         self._motion = ALMotionSink(self._robot.session, self._publish_status)
         self._robot.add_connected_callback(self._bind)
         self._robot.add_state_callback(self._on_connection_state)
@@ -172,8 +173,7 @@ class NaoqiBridge(Node):
             return
         if state == ConnectionState.CONNECTED:
             self.get_logger().info("connected to %s" % self._robot.url)
-        elif state == ConnectionState.DISCONNECTED:
-            self.get_logger().warning(message)
+        elif state == ConnectionState.DISCONNECTED:  # the session warned why
             self._forget_robot(message)
         self._publish_connection(state, message)
         self._diagnostics.update()

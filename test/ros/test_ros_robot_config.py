@@ -1,5 +1,6 @@
 """Robot configuration of both nodes: naoqi_driver2's parameter names from one YAML file,
 secrets that never show (command line, parameters, topics, logs), and /diagnostics."""
+import time
 from pathlib import Path
 
 import pytest
@@ -12,6 +13,7 @@ from rcl_interfaces.srv import GetParameters  # noqa: E402
 
 from naoqi_qicore.msg import BehaviorState, RobotConnection  # noqa: E402
 from naoqi_qicore.ros.launcher import free_tcp_port  # noqa: E402
+from process_tools import wait_until  # noqa: E402
 
 SECRET = "s3cr3t-Pa55"
 RUNNER = "naoqi_qicore: behavior_runner robot connection"
@@ -189,3 +191,24 @@ def test_address_and_password_sources(overrides, env, expected, tmp_path, monkey
         node.destroy_node()
     finally:
         context.try_shutdown()
+
+
+def test_a_tcps_connection_to_a_plain_robot_is_told_at_once(programs, tmp_path: Path) -> None:
+    """naoqi_driver2's YAML with a password (so tcps) against a robot that speaks tcp: both
+    nodes say in their log, once and within seconds, why they cannot connect and what to
+    check, never the password."""
+    robot = programs("sim")
+    secret_file = tmp_path / "password"
+    secret_file.write_text(SECRET + "\n")
+    config = driver2_yaml(tmp_path / "robot.yaml", robot.port, password_file=str(secret_file))
+    nodes = [programs("bridge", "--params-file", str(config), "-p", "max_retry_delay:=0.2"),
+             programs("runner", "--params-file", str(config))]
+    told = "because a password was given"
+    for node in nodes:
+        wait_until(lambda: told in node.output(), 20, node.name + " telling why")
+    time.sleep(3)  # more attempts, failing the same way
+    for node in nodes:
+        lines = [line for line in node.output().splitlines() if "cannot connect" in line]
+        assert len(lines) == 1, lines
+        assert lines[0].startswith("[WARN]") and "tcps://127.0.0.1:%d" % robot.port in lines[0]
+        assert SECRET not in node.output()

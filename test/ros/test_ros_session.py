@@ -2,6 +2,7 @@
 import subprocess
 import sys
 import threading
+import time
 from typing import List, Tuple
 
 import pytest
@@ -95,3 +96,54 @@ def test_service_fails_clearly_when_not_connected() -> None:
     with pytest.raises(RuntimeError, match="not connected"):
         robot.service("ALMotion")
     robot.close()
+
+
+def test_a_failing_connection_is_told_once_per_reason_with_what_to_check() -> None:
+    """A password means tcps: against a robot that speaks tcp every attempt fails the
+    same way; that is told once, saying why tcps, then again when the reason changes."""
+    port = free_tcp_port()
+    server = start_server(port)
+    warnings: List[str] = []
+    robot = RobotSession(RobotAddress.from_parameters(nao_ip="127.0.0.1", nao_port=port,
+                                                      password="s3cret"),
+                         max_retry_delay=0.1, warn=warnings.append)
+    robot.start()
+    try:
+        assert not robot.wait_connected(2)  # about 20 attempts
+        assert len(warnings) == 1, warnings
+        assert warnings[0].startswith("cannot connect to the robot at tcps://127.0.0.1:%d: "
+                                      % port)
+        assert "tcps (TLS, NAOqi 2.9) is used because a password was given" in warnings[0]
+        assert "port %d of 127.0.0.1" % port in warnings[0] and "s3cret" not in warnings[0]
+        server.kill()
+        server.wait()
+        server = None
+        assert not robot.wait_connected(2)
+        assert len(warnings) == 2 and "Connection refused" in warnings[1], warnings
+    finally:
+        robot.close()
+        if server is not None:
+            server.kill()
+            server.wait()
+
+
+def test_a_lost_robot_is_told() -> None:
+    port = free_tcp_port()
+    server = start_server(port)
+    warnings: List[str] = []
+    robot = RobotSession(RobotAddress("tcp://127.0.0.1:%d" % port), max_retry_delay=0.1,
+                         warn=warnings.append)
+    robot.start()
+    try:
+        assert robot.wait_connected(10) and warnings == []
+        server.kill()
+        server.wait()
+        deadline = time.monotonic() + 10
+        while len(warnings) < 2 and time.monotonic() < deadline:
+            time.sleep(0.05)
+        assert "robot tcp://127.0.0.1:%d lost" % port in warnings[0]
+        assert "cannot connect" in warnings[1] and "Connection refused" in warnings[1]
+    finally:
+        robot.close()
+        server.kill()
+        server.wait()
