@@ -1,6 +1,7 @@
 """Play a Choregraphe behavior: naoqi_bridge + behavior_runner (+ a simulated robot).
 
     ros2 launch naoqi_qicore run_behavior.launch.py behavior:=/path/to/behavior.xar
+    ros2 launch naoqi_qicore run_behavior.launch.py     # no behavior: behavior/run goals name one
     ros2 launch naoqi_qicore run_behavior.launch.py behavior:=b.xar robot_url:=tcp://10.0.0.5:9559 \
         namespace:=nao1 autoplay:=true
 
@@ -8,7 +9,9 @@ With an empty ``robot_url`` the simulated robot ``naoqi_sim`` is started on a fr
 loopback port and both nodes are pointed at it (``scenario:=FILE`` or ``scenario:=generic``:
 people around it say and do things).  Without the launch packages, the ``run_behavior``
 command starts the same set.  ``view_port:=8765`` serves the runner's live view on
-http://127.0.0.1:8765/.
+http://127.0.0.1:8765/.  Goals and ``behavior/load`` may name behaviors in the folders of
+``behavior_roots`` (``:``-separated; by default the folder the launch was started in, the
+package's examples, the behavior's folder and the cache: the runner logs them).
 """
 import os
 import signal
@@ -46,6 +49,10 @@ ARGUMENTS = (
                        "behavior's diagram with what runs highlighted (0: no live view)"),
     ("bag_file", "", "new MCAP file the runner records the run into (joint states, robot "
                      "description, behavior state and focus, speech, motion segments)"),
+    ("behavior_roots", "", "folders, separated by ':', that behavior/run goals and "
+                           "behavior/load may load behaviors from (empty: the folder the launch "
+                           "was started in, the package's examples, the behavior's folder and "
+                           "the cache)"),
 )
 #: seconds the simulated robot waits, after a shutdown starts, for both nodes to exit
 #: before launch stops it anyway (SIGTERM)
@@ -55,6 +62,7 @@ SIMULATOR_STOP_TIMEOUT = "20"
 def _plan(value):
     """The launch arguments as run_behavior's plan (the same rules for both)."""
     from naoqi_qicore.ros.launcher import Plan
+    from naoqi_qicore.ros.path_roots import split_roots
     params_file = os.path.abspath(value["params_file"]) if value["params_file"] else ""
     scenario = value["scenario"]
     if scenario and scenario != "generic":
@@ -68,7 +76,8 @@ def _plan(value):
                 password_file=(os.path.abspath(value["password_file"])
                                if value["password_file"] else ""),
                 view=int(value["view_port"] or 0) or None,
-                bag=os.path.abspath(value["bag_file"]) if value["bag_file"] else "")
+                bag=os.path.abspath(value["bag_file"]) if value["bag_file"] else "",
+                behavior_roots=tuple(split_roots(value["behavior_roots"])))
 
 
 def _nodes(context, *args, **kwargs):
@@ -102,13 +111,11 @@ def _nodes(context, *args, **kwargs):
                   arguments=["--ros-args", "--log-level", plan.log_level])
     bridge = Node(executable="naoqi_bridge", name="naoqi_bridge",
                   parameters=parameters + [robot_parameters], **common)
-    runner_parameters = dict(robot_parameters, behavior=plan.behavior, autoplay=plan.autoplay)
+    runner_parameters = dict(plan.runner_parameters(robot_url), autoplay=plan.autoplay)
     if plan.view:
         from naoqi_qicore.ros.live_view import view_url
         runner_parameters["view_port"] = plan.view
         actions.append(LogInfo(msg="live view at %s" % view_url(plan.view)))
-    if plan.bag:
-        runner_parameters["bag_file"] = plan.bag
     runner = Node(executable="behavior_runner", name="behavior_runner",
                   parameters=parameters + [runner_parameters], **common)
     actions += [bridge, runner]

@@ -77,6 +77,8 @@ def main(folder: str, argv: Optional[List[str]] = None) -> int:
     import qi
     from naoqi_qicore.core.player import BehaviorPlayer
     from naoqi_qicore.robot.naoqi_compat import box_environment
+    from naoqi_qicore.robot.qi_log import follow_log_level
+    follow_log_level(logging.getLogger().getEffectiveLevel())
 
     simulated: Any = None
     url = options.url

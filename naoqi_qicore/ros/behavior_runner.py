@@ -30,7 +30,7 @@ import threading
 from pathlib import Path
 from typing import Any, Callable, List, Optional, Tuple, Union
 
-from rcl_interfaces.msg import FloatingPointRange, IntegerRange, ParameterDescriptor
+from rcl_interfaces.msg import FloatingPointRange, IntegerRange
 from rclpy.node import Node
 from std_srvs.srv import Trigger
 
@@ -44,14 +44,17 @@ from naoqi_qicore.robot.session import ConnectionState, RobotAddress, RobotSessi
 from naoqi_qicore.ros import diagnostics
 from naoqi_qicore.ros.bag_recorder import BagRecorder
 from naoqi_qicore.ros.behavior_cache import behavior_name, default_cache_dir, load_behavior
-from naoqi_qicore.ros.path_roots import is_under, outside_message, resolve_roots
+from naoqi_qicore.ros.node_parameters import NodeParameter, NodeProgram, declare_parameters
+from naoqi_qicore.ros.path_roots import (default_behavior_roots, is_under, outside_message,
+                                         resolve_roots)
 from naoqi_qicore.ros.behavior_run import WHERE_ROBOT_CONNECTION, BehaviorRun, error_message
 from naoqi_qicore.ros.focus import STOP_AND_STACK_CURRENT, STOP_CURRENT, FocusTracker, LifeObserver
 from naoqi_qicore.ros.live_view import LiveView
 from naoqi_qicore.ros.motion_sink import MOTION_OUTPUTS, BridgeMotionSink
 from naoqi_qicore.ros.qos import LATCHED
-from naoqi_qicore.ros.robot_parameters import (ROBOT_SERVICES, declare_robot_parameters,
-                                               robot_address, robot_parameters_given)
+from naoqi_qicore.ros.robot_parameters import (CONNECTION_PARAMETERS, ROBOT_SERVICES,
+                                               declare_robot_parameters, robot_address,
+                                               robot_parameters_given)
 from naoqi_qicore.ros.run_action import RunActionServer
 from naoqi_qicore.ros.spin import NodeSetupError, run_node
 from naoqi_qicore.srv import GoTo, ListBehaviors, LoadBehavior, Play
@@ -73,6 +76,43 @@ STATE_EVENTS = ("status", "state_entered", "box_loaded", "box_unloaded", "box_st
                 "output_fired", "error")
 #: errors of the run in behavior/state (the newest)
 STATE_ERRORS = 20
+NODE_NAME = "behavior_runner"
+RUNNER_PARAMETERS = (
+    NodeParameter("behavior", "", "behavior to load at start: .xar, .pml, .crg, .pkg or a "
+                  "converted folder (then use behavior/load or a behavior/run goal)"),
+    NodeParameter("autoplay", False, "play the behavior as soon as the robot is connected"),
+    NodeParameter("activity_name", "", "activity name given to ALAutonomousLife.switchFocus "
+                  "(default naoqi_qicore/<behavior name>)"),
+    NodeParameter("take_focus", True, "play takes the robot's focus (switchFocus) and stop "
+                  "releases it (stopFocus); false leaves ALAutonomousLife alone"),
+    NodeParameter("motion_output", "auto", "where motion goes: auto (naoqi_bridge when one "
+                  "is connected, else ALMotion directly), bridge or direct",
+                  constraints=dict(additional_constraints="one of "
+                                   + ", ".join(MOTION_OUTPUTS))),
+    NodeParameter("state_rate", 2.0, "behavior/state rate while playing (Hz)",
+                  constraints=dict(floating_point_range=[
+                      FloatingPointRange(from_value=0.1, to_value=50.0)])),
+    NodeParameter("view_port", 0, "port of the live view, a web page on 127.0.0.1 showing "
+                  "the behavior's diagram with its running boxes, live, with play, pause, "
+                  "resume, stop and go-to buttons (0: no live view)",
+                  constraints=dict(integer_range=[
+                      IntegerRange(from_value=0, to_value=65535, step=1)])),
+    NodeParameter("bag_file", "", "MCAP file to record the run into (joint states, robot "
+                  "description, behavior state and focus, speech, motion segments), from "
+                  "start to shutdown; never an existing file"),
+)
+#: read back as in effect: the folder used
+CACHE_DIR = NodeParameter("cache_dir", "", "folder of converted behaviors (default "
+                          "~/.cache/naoqi_qicore/behaviors); reads back the folder in use")
+#: read back as in effect: the resolved folders
+BEHAVIOR_ROOTS = NodeParameter(
+    "behavior_roots", [""], "folders behavior/load and behavior/run goals may load "
+    "behaviors from, other paths are refused (default: the folder the node was started in, "
+    "unless it is / or writable by other users, the package's installed examples, the "
+    "folder of the behavior parameter and cache_dir); reads back the folders in effect")
+#: what behavior_runner --help says
+PROGRAM = NodeProgram("behavior_runner", NODE_NAME, __doc__,
+                      CONNECTION_PARAMETERS + RUNNER_PARAMETERS + (CACHE_DIR, BEHAVIOR_ROOTS))
 
 
 class _Loaded:
@@ -91,8 +131,8 @@ class BehaviorRunner(Node):
     """Plays one loaded behavior on a robot and serves its controls over ROS 2."""
 
     def __init__(self, **kwargs: Any) -> None:
-        super().__init__("behavior_runner", **kwargs)
-        self._declare_parameters()
+        super().__init__(NODE_NAME, **kwargs)
+        self._cache_dir, self._behavior_roots = self._declare_parameters()
         self._lock = threading.RLock()
         self._focus_lock = threading.Lock()
         self._loaded: Optional[_Loaded] = None
@@ -108,8 +148,6 @@ class BehaviorRunner(Node):
         self._sim: Any = None
         self._view: Optional[LiveView] = None
         self._recorder: Optional[BagRecorder] = None
-        self._cache_dir = Path(self.get_parameter("cache_dir").value or default_cache_dir())
-        self._behavior_roots = self._roots()
 
         self._state_pub = self.create_publisher(BehaviorState, "behavior/state", LATCHED)
         self._focus_pub = self.create_publisher(ActivityFocus, "behavior/focus", LATCHED)
@@ -164,47 +202,28 @@ class BehaviorRunner(Node):
         self._robot.start()
 
     # -- set-up ----------------------------------------------------------------------------
-    def _declare_parameters(self) -> None:
+    def _declare_parameters(self) -> Tuple[Path, List[Path]]:
+        """Declare the parameters; the cache folder and the behavior roots in effect (which
+        the parameters ``cache_dir`` and ``behavior_roots`` read back)."""
         declare_robot_parameters(self)
+        declare_parameters(self, RUNNER_PARAMETERS)
+        cache_dir = Path(CACHE_DIR.declare_in_effect(
+            self, lambda given: str(Path(given or default_cache_dir()).expanduser().resolve())))
 
-        def declare(name: str, default: Any, description: str, **extra: Any) -> None:
-            self.declare_parameter(name, default, ParameterDescriptor(
-                description=description, read_only=True, **extra))
+        def behavior_roots(given: List[str]) -> List[str]:
+            if any(given):
+                roots = resolve_roots(given)
+            else:
+                roots, note = default_behavior_roots(self.get_parameter("behavior").value,
+                                                     cache_dir)
+                if note:
+                    self.get_logger().info("behavior_roots: " + note)
+            return [str(root) for root in roots]
 
-        declare("behavior", "", "behavior to load at start: .xar, .pml, .crg, .pkg or a "
-                "converted folder (then use behavior/load)")
-        declare("autoplay", False, "play the behavior as soon as the robot is connected")
-        declare("activity_name", "", "activity name given to ALAutonomousLife.switchFocus "
-                "(default naoqi_qicore/<behavior name>)")
-        declare("take_focus", True, "play takes the robot's focus (switchFocus) and stop "
-                "releases it (stopFocus); false leaves ALAutonomousLife alone")
-        declare("motion_output", "auto", "where motion goes: auto (naoqi_bridge when one is "
-                "connected, else ALMotion directly), bridge or direct",
-                additional_constraints="one of " + ", ".join(MOTION_OUTPUTS))
-        declare("state_rate", 2.0, "behavior/state rate while playing (Hz)",
-                floating_point_range=[FloatingPointRange(from_value=0.1, to_value=50.0)])
-        declare("cache_dir", "", "folder of converted behaviors (default "
-                "~/.cache/naoqi_qicore/behaviors)")
-        declare("view_port", 0, "port of the live view, a web page on 127.0.0.1 showing the "
-                "behavior's diagram with its running boxes, live, with play, pause, resume, "
-                "stop and go-to buttons (0: no live view)",
-                integer_range=[IntegerRange(from_value=0, to_value=65535, step=1)])
-        declare("bag_file", "", "MCAP file to record the run into (joint states, robot "
-                "description, behavior state and focus, speech, motion segments), from start "
-                "to shutdown; never an existing file")
-        self.declare_parameter("behavior_roots", [""], ParameterDescriptor(
-            description="folders behavior/load and behavior/run may load behaviors from "
-                        "(default: the folder of the behavior parameter, and the cache)",
-            read_only=True))
-
-    def _roots(self) -> List[Path]:
-        """The folders peers may load behaviors from (parameter ``behavior_roots``)."""
-        roots = [root for root in self.get_parameter("behavior_roots").value if root]
-        if not roots:
-            start = self.get_parameter("behavior").value
-            roots = ([str(Path(start).expanduser().resolve().parent)] if start else []) + [
-                str(self._cache_dir)]
-        return resolve_roots(roots)
+        roots = [Path(root) for root in BEHAVIOR_ROOTS.declare_in_effect(self, behavior_roots)]
+        self.get_logger().info("peers may load behaviors from %s (parameter behavior_roots)"
+                               % ", ".join(str(root) for root in roots))
+        return cache_dir, roots
 
     def _address(self) -> RobotAddress:
         """The robot's address; an in-process simulated robot when none is given."""
@@ -811,4 +830,4 @@ class BehaviorRunner(Node):
 
 def main(args: Optional[List[str]] = None) -> int:
     """Console entry point of ``behavior_runner``."""
-    return run_node(lambda: BehaviorRunner(), args)
+    return run_node(lambda: BehaviorRunner(), PROGRAM, args)

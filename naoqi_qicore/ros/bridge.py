@@ -36,7 +36,7 @@ from typing import Any, Callable, List, Optional, Tuple
 
 from builtin_interfaces.msg import Time
 from diagnostic_msgs.msg import DiagnosticStatus
-from rcl_interfaces.msg import FloatingPointRange, ParameterDescriptor
+from rcl_interfaces.msg import FloatingPointRange
 from rclpy.node import Node
 from std_msgs.msg import String
 from std_srvs.srv import Trigger
@@ -52,8 +52,9 @@ from naoqi_qicore.ros.focus import (STOP_AND_STACK_CURRENT, STOP_CURRENT, FocusT
 from naoqi_qicore.ros.joint_states import DEFAULT_RATE, JointStateStream
 from naoqi_qicore.ros.motion_messages import bezier_arguments
 from naoqi_qicore.ros.qos import COMMANDS, LATCHED
-from naoqi_qicore.ros.robot_parameters import (ROBOT_SERVICES, declare_robot_parameters,
-                                               robot_address)
+from naoqi_qicore.ros.node_parameters import NodeParameter, NodeProgram, declare_parameters
+from naoqi_qicore.ros.robot_parameters import (CONNECTION_PARAMETERS, ROBOT_SERVICES,
+                                               declare_robot_parameters, robot_address)
 from naoqi_qicore.ros.robot_speech import SpeechTopics
 from naoqi_qicore.ros.spin import NodeSetupError, run_node
 from naoqi_qicore.srv import GetFocusHistory, SetAutonomousAbility, SetLifeState, SwitchFocus
@@ -63,23 +64,29 @@ LIFE_STATES = ("solitary", "interactive", "safeguard", "disabled")
 SIM_PERCEPTION = "NaoqiSimPerception"
 #: how long words sent on robot/sim/hear wait for the robot to listen (s)
 SIM_HEAR_WAIT_S = 5.0
+NODE_NAME = "naoqi_bridge"
+BRIDGE_PARAMETERS = (
+    NodeParameter("max_retry_delay", 2.0, "longest wait between two connection attempts (s)",
+                  constraints=dict(floating_point_range=[
+                      FloatingPointRange(from_value=0.05, to_value=60.0)])),
+    NodeParameter("publish_joint_states", True, "publish joint_states and robot_description "
+                  "(false: leave them to a naoqi_driver2 running beside)"),
+    NodeParameter("joint_states_rate", DEFAULT_RATE, "joint_states rate (Hz)",
+                  constraints=dict(floating_point_range=[
+                      FloatingPointRange(from_value=1.0, to_value=100.0)])),
+)
+#: what naoqi_bridge --help says
+PROGRAM = NodeProgram("naoqi_bridge", NODE_NAME, __doc__,
+                      CONNECTION_PARAMETERS + BRIDGE_PARAMETERS)
 
 
 class NaoqiBridge(Node):
     """Executes motion segments on a robot and exposes its ALAutonomousLife."""
 
     def __init__(self, **kwargs: Any) -> None:
-        super().__init__("naoqi_bridge", **kwargs)
+        super().__init__(NODE_NAME, **kwargs)
         declare_robot_parameters(self)
-        self.declare_parameter("max_retry_delay", 2.0, ParameterDescriptor(
-            description="longest wait between two connection attempts (s)", read_only=True,
-            floating_point_range=[FloatingPointRange(from_value=0.05, to_value=60.0)]))
-        self.declare_parameter("publish_joint_states", True, ParameterDescriptor(
-            description="publish joint_states and robot_description (false: leave them to "
-            "a naoqi_driver2 running beside)", read_only=True))
-        self.declare_parameter("joint_states_rate", DEFAULT_RATE, ParameterDescriptor(
-            description="joint_states rate (Hz)", read_only=True,
-            floating_point_range=[FloatingPointRange(from_value=1.0, to_value=100.0)]))
+        declare_parameters(self, BRIDGE_PARAMETERS)
         try:
             address = robot_address(self)
         except ValueError as error:
@@ -448,4 +455,4 @@ def main(args: Optional[List[str]] = None) -> int:
     """Console entry point of ``naoqi_bridge``."""
     # One thread: a segment is started the moment its message is taken (measured: a
     # multi-threaded executor adds tens of ms of jitter); life services wait their turn.
-    return run_node(lambda: NaoqiBridge(), args)
+    return run_node(lambda: NaoqiBridge(), PROGRAM, args)

@@ -25,8 +25,13 @@ from naoqi_qicore.converter.api import convert
 from naoqi_qicore.converter.writer import OutputExistsError, output_folder_name
 from naoqi_qicore.ros.behavior_cache import default_cache_dir
 from naoqi_qicore.ros.path_roots import is_under, outside_message, resolve_roots
+from naoqi_qicore.ros.node_parameters import NodeProgram
 from naoqi_qicore.ros.spin import run_node
 from naoqi_qicore.srv import Convert
+
+
+#: what xar_convert_node --help says (the parameters are described above)
+PROGRAM = NodeProgram("xar_convert_node", "xar_convert", __doc__)
 
 
 class ConvertNode(Node):
@@ -97,4 +102,4 @@ class ConvertNode(Node):
 
 def main(args: Optional[List[str]] = None) -> int:
     """Console entry point of ``xar_convert_node``."""
-    return run_node(lambda: ConvertNode(), args)
+    return run_node(lambda: ConvertNode(), PROGRAM, args)

@@ -7,9 +7,16 @@ the bridge, then the simulated robot.  When one of them exits on its own, the ot
 stopped too and its exit code is returned.
 
 With ``--autoplay`` the behavior is run once it is loaded, through the ``behavior/run``
-action: its feedback (each state change) and its result are printed; Ctrl-C cancels the
-run before stopping the programs.  ``--scenario FILE|generic`` is passed to the simulated
-robot: people around it say and do what the scenario says.
+action: its feedback (each state change) and its result are printed, then everything is
+stopped and ``run_behavior`` exits with the run's outcome (:data:`EXIT_SUCCEEDED` when the
+goal SUCCEEDED, :data:`EXIT_RUN_FAILED` otherwise); ``--stay`` keeps the programs serving
+after the run until Ctrl-C.  Ctrl-C during the run cancels it before stopping the programs
+(:data:`EXIT_INTERRUPTED`).  ``--scenario FILE|generic`` is passed to the simulated robot:
+people around it say and do what the scenario says.
+
+Peers of the ROS domain may have the runner load behaviors from the folders of ``--roots``
+(``behavior_roots``); by default the folder ``run_behavior`` was started in, the
+package's examples, the behavior's folder and the cache (see ``path_roots``).
 
 ``--params-file`` (a ``/**: ros__parameters:`` YAML file) goes to both nodes, and
 ``--nao-ip``, ``--nao-port``, ``--username`` and ``--password-file`` become parameters of
@@ -33,8 +40,20 @@ import sys
 import threading
 import time
 from dataclasses import dataclass
-from typing import Any, Dict, List, Optional, Tuple
+from typing import Any, Callable, Dict, List, Optional, Tuple
 
+from naoqi_qicore.ros.path_roots import split_roots
+
+#: exit status: the autoplayed run SUCCEEDED, or the programs served until Ctrl-C
+EXIT_SUCCEEDED = 0
+#: exit status: the autoplayed run ended otherwise (errors, stopped, refused), or a
+#: program exited on its own without an exit status of its own
+EXIT_RUN_FAILED = 1
+#: exit status: wrong arguments, or a program could not start with them (argparse's, the
+#: nodes', the simulated robot's)
+EXIT_USAGE = 2
+#: exit status: Ctrl-C or SIGTERM before the autoplayed run ended (128 + SIGINT)
+EXIT_INTERRUPTED = 130
 #: how long a process may take to stop after SIGINT before it gets SIGTERM, then SIGKILL
 STOP_TIMEOUT = 10.0
 #: port of the live view of ``--view`` without a port
@@ -116,6 +135,10 @@ class Plan:
     view: Optional[int] = None
     #: MCAP file the runner records the run into ("": none)
     bag: str = ""
+    #: folders peers may load behaviors from (absolute); empty: the runner's default
+    behavior_roots: Tuple[str, ...] = ()
+    #: keep the programs serving after the autoplayed run ended
+    stay: bool = False
 
     def needs_simulated_robot(self) -> bool:
         """No robot given by ``robot_url``, ``nao_ip`` or the parameters file."""
@@ -132,8 +155,20 @@ class Plan:
 
     def simulated_robot(self) -> Tuple[str, str]:
         """The kind of simulated robot to start and why (see ``--robot``)."""
-        from naoqi_qicore.converter.robot_kind import simulated_robot_for
+        from naoqi_qicore.converter.robot_kind import NAO, simulated_robot_for
+        if not self.behavior and self.robot == "auto":
+            return NAO, "no behavior given"
         return simulated_robot_for(self.behavior, self.robot)
+
+    def runner_parameters(self, url: str) -> Dict[str, Any]:
+        """The runner's parameters (the connection's, the behavior, its roots, its
+        recording)."""
+        parameters: Dict[str, Any] = dict(self.robot_parameters(url), behavior=self.behavior)
+        if self.behavior_roots:
+            parameters["behavior_roots"] = list(self.behavior_roots)
+        if self.bag:
+            parameters["bag_file"] = self.bag
+        return parameters
 
     def ros_arguments(self, node_parameters: Dict[str, Any]) -> List[str]:
         """``--ros-args``: the parameters file first, then ``node_parameters`` (which win)."""
@@ -162,11 +197,9 @@ class Plan:
 
     def runner_command(self, url: str, view_port: int = 0) -> List[str]:
         """The runner's command; ``view_port`` (not 0) turns its live view on."""
-        parameters: Dict[str, Any] = dict(self.robot_parameters(url), behavior=self.behavior)
+        parameters = self.runner_parameters(url)
         if view_port:
             parameters["view_port"] = view_port
-        if self.bag:
-            parameters["bag_file"] = self.bag
         return python_program("naoqi_qicore.ros.behavior_runner",
                               *self.ros_arguments(parameters))
 
@@ -185,13 +218,13 @@ class ProcessGroup:
         self.names.append(name)
         return process
 
-    def first_exit(self, stop: threading.Event) -> Optional[int]:
-        """Wait until a process exits or ``stop`` is set; the index of the exited process."""
-        while not stop.is_set():
+    def first_exit(self, wake: threading.Event) -> Optional[int]:
+        """Wait until a process exits or ``wake`` is set; the index of the exited process."""
+        while not wake.is_set():
             for index, process in enumerate(self.processes):
                 if process.poll() is not None:
                     return index
-            stop.wait(0.1)
+            wake.wait(0.1)
         return None
 
     def stop_all(self) -> None:
@@ -211,9 +244,11 @@ class ProcessGroup:
 
 class AutoRun:
     """Runs the loaded behavior through ``behavior/run`` once the runner says it is loaded,
-    printing the feedback and the result (a node of its own, spun in a thread)."""
+    printing the feedback and the result (a node of its own, spun in a thread).  When the
+    run has ended, :attr:`succeeded` says whether its goal SUCCEEDED and ``on_end()`` is
+    called."""
 
-    def __init__(self, namespace: str) -> None:
+    def __init__(self, namespace: str, on_end: Callable[[], None]) -> None:
         import rclpy
         from rclpy.executors import SingleThreadedExecutor
 
@@ -232,8 +267,11 @@ class AutoRun:
             lambda state: self._loaded.set() if state.status == BehaviorState.LOADED else None,
             LATCHED)
         self._runs = BehaviorRunClient(self._node)  # made before the node spins
+        self._on_end = on_end
         self._goal: Any = None
         self._last_line = ""
+        #: None while the run has not ended, then whether its goal SUCCEEDED
+        self.succeeded: Optional[bool] = None
         self._thread = threading.Thread(target=self._spin, daemon=True, name="run_behavior")
         self._thread.start()
 
@@ -255,6 +293,7 @@ class AutoRun:
             self._goal = self._runs.run(RunBehavior.Goal(), self._feedback)
         except RuntimeError as error:
             print("run_behavior: %s" % error, file=sys.stderr, flush=True)
+            self._ended(False)
             return
         threading.Thread(target=self._report, daemon=True, name="run_behavior result").start()
 
@@ -270,6 +309,11 @@ class AutoRun:
         result = self._goal.wait()
         for line in result_lines(result) if result is not None else []:
             print("run_behavior: " + line, flush=True)
+        self._ended(self._goal.succeeded())
+
+    def _ended(self, succeeded: bool) -> None:
+        self.succeeded = succeeded
+        self._on_end()
 
     def close(self) -> None:
         """Cancel the run if it still runs (its result is printed), then leave ROS."""
@@ -285,11 +329,17 @@ def _no_signal_handlers() -> Any:
 
 
 def run(plan: Plan) -> int:
-    """Start everything the plan asks for and supervise it; returns an exit code."""
+    """Start everything the plan asks for and supervise it; returns an exit code (see the
+    module: ``EXIT_*``)."""
     group = ProcessGroup()
-    stop = threading.Event()
-    previous = {sig: signal.signal(sig, lambda *_: stop.set())
-                for sig in (signal.SIGINT, signal.SIGTERM)}
+    wake = threading.Event()  # a signal, or the end of the autoplayed run
+    interrupted = threading.Event()
+
+    def interrupt(*_: Any) -> None:
+        interrupted.set()
+        wake.set()
+
+    previous = {sig: signal.signal(sig, interrupt) for sig in (signal.SIGINT, signal.SIGTERM)}
     auto_run: Optional[AutoRun] = None
     try:
         url = plan.robot_url
@@ -308,19 +358,31 @@ def run(plan: Plan) -> int:
             from naoqi_qicore.ros.live_view import view_url
             print("run_behavior: live view at %s" % view_url(view_port), flush=True)
         if plan.autoplay:
-            auto_run = AutoRun(plan.namespace)
-            threading.Thread(target=auto_run.start, args=(stop,), daemon=True,
+            auto_run = AutoRun(plan.namespace, wake.set)
+            threading.Thread(target=auto_run.start, args=(interrupted,), daemon=True,
                              name="run_behavior goal").start()
-        exited = group.first_exit(stop)
-        if exited is None:
-            return 0
-        code = group.processes[exited].returncode
-        print("run_behavior: %s exited with code %d, stopping the others"
-              % (group.names[exited], code), file=sys.stderr, flush=True)
-        return code or 1
-    except (RuntimeError, ValueError) as error:
+        else:
+            print("run_behavior: serving; Ctrl-C stops them all", flush=True)
+        while True:
+            exited = group.first_exit(wake)
+            if exited is not None:
+                code = group.processes[exited].returncode
+                print("run_behavior: %s exited with code %d, stopping the others"
+                      % (group.names[exited], code), file=sys.stderr, flush=True)
+                return code if code > 0 else EXIT_RUN_FAILED
+            run_code = (None if auto_run is None or auto_run.succeeded is None
+                        else EXIT_SUCCEEDED if auto_run.succeeded else EXIT_RUN_FAILED)
+            if interrupted.is_set():
+                return EXIT_INTERRUPTED if auto_run is not None and run_code is None else (
+                    run_code or EXIT_SUCCEEDED)
+            if not plan.stay:
+                return run_code if run_code is not None else EXIT_RUN_FAILED
+            print("run_behavior: the run has ended; the programs keep serving (--stay): "
+                  "Ctrl-C to quit", flush=True)
+            wake.clear()
+    except (RuntimeError, ValueError) as error:  # the simulated robot did not start
         print("run_behavior: %s" % error, file=sys.stderr)
-        return 1
+        return EXIT_USAGE
     finally:
         if auto_run is not None:
             auto_run.close()
@@ -333,15 +395,30 @@ def parse_arguments(argv: Optional[List[str]] = None) -> Plan:
     parser = argparse.ArgumentParser(
         prog="run_behavior",
         description="Start naoqi_bridge and behavior_runner (and a simulated robot when no "
-                    "robot URL is given). Ctrl-C stops them all.")
-    parser.add_argument("behavior", help=".xar, .pml, .crg, .pkg or converted folder to load")
+                    "robot URL is given). Ctrl-C stops them all.",
+        epilog="exit status: %d when the programs served until Ctrl-C or the --autoplay run "
+               "SUCCEEDED; %d when the run ended otherwise (errors, stopped, refused) or a "
+               "program exited; %d for wrong arguments or a program that could not start; "
+               "%d when interrupted before the --autoplay run ended"
+               % (EXIT_SUCCEEDED, EXIT_RUN_FAILED, EXIT_USAGE, EXIT_INTERRUPTED))
+    parser.add_argument("behavior", nargs="?", default="",
+                        help=".xar, .pml, .crg, .pkg or converted folder to load (without "
+                             "one, goals of behavior/run name it)")
     parser.add_argument("--robot-url", default=os.environ.get("NAOQI_URL", ""),
                         help="qi URL of a robot (default: start a simulated one; "
                              "environment variable NAOQI_URL)")
     parser.add_argument("--namespace", default="", help="ROS namespace of the nodes")
     parser.add_argument("--autoplay", action="store_true",
                         help="run the behavior once it is loaded (behavior/run), printing its "
-                             "state changes and how it ended")
+                             "state changes and how it ended, then stop everything and exit "
+                             "with the run's outcome")
+    parser.add_argument("--stay", action="store_true",
+                        help="with --autoplay: keep the programs serving after the run, until "
+                             "Ctrl-C")
+    parser.add_argument("--roots", action="append", default=[], metavar="DIR[:DIR...]",
+                        help="folders peers may have the runner load behaviors from (the "
+                             "runner's behavior_roots; repeatable; default: this folder, the "
+                             "package's examples, the behavior's folder and the cache)")
     parser.add_argument("--log-level", default="info",
                         choices=("debug", "info", "warn", "error", "fatal"))
     parser.add_argument("--robot", default="auto", choices=("auto", "nao", "pepper"),
@@ -379,6 +456,11 @@ def parse_arguments(argv: Optional[List[str]] = None) -> Plan:
         parser.error("--bag: %s exists (a recording never replaces a file)" % bag)
     if bag and not os.path.isdir(os.path.dirname(bag)):
         parser.error("--bag: no folder %s" % os.path.dirname(bag))
+    if arguments.autoplay and not arguments.behavior:
+        parser.error("--autoplay needs a behavior")
+    if arguments.stay and not arguments.autoplay:
+        parser.error("--stay goes with --autoplay (without it the programs serve until "
+                     "Ctrl-C)")
     if arguments.view is not None and not 0 <= arguments.view <= 65535:
         parser.error("--view: %d is not a TCP port (0 to 65535)" % arguments.view)
     params_file = os.path.abspath(arguments.params_file) if arguments.params_file else ""
@@ -397,7 +479,8 @@ def parse_arguments(argv: Optional[List[str]] = None) -> Plan:
         except ScenarioError as error:
             parser.error(str(error))
         scenario = scenario if scenario == GENERIC else os.path.abspath(scenario)
-    return Plan(behavior=os.path.abspath(arguments.behavior), robot_url=arguments.robot_url,
+    return Plan(behavior=os.path.abspath(arguments.behavior) if arguments.behavior else "",
+                robot_url=arguments.robot_url,
                 namespace=arguments.namespace, autoplay=arguments.autoplay,
                 log_level=arguments.log_level, robot=arguments.robot,
                 record=os.path.abspath(arguments.record) if arguments.record else "",
@@ -405,7 +488,10 @@ def parse_arguments(argv: Optional[List[str]] = None) -> Plan:
                 nao_port=arguments.nao_port, username=arguments.username,
                 password_file=(os.path.abspath(arguments.password_file)
                                if arguments.password_file else ""),
-                view=arguments.view, bag=bag)
+                view=arguments.view, bag=bag,
+                behavior_roots=tuple(root for text in arguments.roots
+                                     for root in split_roots(text)),
+                stay=arguments.stay)
 
 
 def main(argv: Optional[List[str]] = None) -> int:

@@ -15,10 +15,11 @@ stored without them, so that no parameter service answers them.
 import os
 from typing import Any, List
 
-from rcl_interfaces.msg import IntegerRange, ParameterDescriptor, SetParametersResult
+from rcl_interfaces.msg import IntegerRange, SetParametersResult
 from rclpy.node import Node
 
 from naoqi_qicore.robot.session import NAOQI_PORT, RobotAddress, strip_credentials
+from naoqi_qicore.ros.node_parameters import NodeParameter, declare_parameters
 
 #: services both nodes bind at each connection (waited for while a robot is starting)
 ROBOT_SERVICES = ("ALMemory", "ALMotion", "ALAutonomousLife")
@@ -28,33 +29,34 @@ PASSWORD_ENV = "NAOQI_PASSWORD"
 _SECRET_PARAMETERS = ("robot_url", "password")
 
 
+#: the connection parameters of both nodes; robot_url and password are not read only:
+#: they are masked or undeclared once read, then changes are refused
+CONNECTION_PARAMETERS = (
+    NodeParameter("robot_url", "", "qi URL of the robot (tcp://IP:9559, tcps://IP:9503); "
+                  "wins over nao_ip; user:password@ in it is accepted and removed from the "
+                  "parameter", read_only=False),
+    NodeParameter("nao_ip", "", "robot address when robot_url is empty (naoqi_driver2's "
+                  "name); with neither, behavior_runner starts a simulated robot in-process"),
+    NodeParameter("nao_port", NAOQI_PORT, "NAOqi port with nao_ip (9559; with a password "
+                  "9559 becomes 9503)",
+                  constraints=dict(integer_range=[IntegerRange(from_value=1, to_value=65535,
+                                                               step=1)])),
+    NodeParameter("username", "", "NAOqi 2.9 user name (default nao when a password is set)"),
+    NodeParameter("user", "", "deprecated alias of username"),
+    NodeParameter("password", "", "NAOqi 2.9 password (prefer password_file or the %s "
+                  "environment variable): undeclared once read" % PASSWORD_ENV,
+                  read_only=False),
+    NodeParameter("password_file", "", "path of a file holding the NAOqi 2.9 password"),
+    NodeParameter("network_interface", "", "naoqi_driver2's: accepted, no effect (these "
+                  "nodes only connect to the robot, they listen on no qi endpoint)"),
+    NodeParameter("qi_listen_url", "", "naoqi_driver2's: accepted, no effect (no qi "
+                  "endpoint is opened)"),
+)
+
+
 def declare_robot_parameters(node: Node) -> None:
     """Declare the connection parameters and read the password (see the module)."""
-    read_only = dict(read_only=True)
-    # robot_url and password are not read-only: they are masked/undeclared once read
-    node.declare_parameter("robot_url", "", ParameterDescriptor(
-        description="qi URL of the robot (tcp://IP:9559, tcps://IP:9503); wins over nao_ip; "
-        "user:password@ in it is accepted and removed from the parameter"))
-    node.declare_parameter("nao_ip", "", ParameterDescriptor(
-        description="robot address when robot_url is empty", **read_only))
-    node.declare_parameter("nao_port", NAOQI_PORT, ParameterDescriptor(
-        description="NAOqi port with nao_ip (9559; with a password 9559 becomes 9503)",
-        integer_range=[IntegerRange(from_value=1, to_value=65535, step=1)], **read_only))
-    node.declare_parameter("username", "", ParameterDescriptor(
-        description="NAOqi 2.9 user name (default nao when a password is set)", **read_only))
-    node.declare_parameter("user", "", ParameterDescriptor(
-        description="deprecated alias of username", **read_only))
-    node.declare_parameter("password", "", ParameterDescriptor(
-        description="NAOqi 2.9 password (prefer password_file or NAOQI_PASSWORD): "
-        "undeclared once read"))
-    node.declare_parameter("password_file", "", ParameterDescriptor(
-        description="path of a file holding the NAOqi 2.9 password", **read_only))
-    node.declare_parameter("network_interface", "", ParameterDescriptor(
-        description="naoqi_driver2's: accepted, no effect (these nodes only connect to the "
-        "robot, they listen on no qi endpoint)", **read_only))
-    node.declare_parameter("qi_listen_url", "", ParameterDescriptor(
-        description="naoqi_driver2's: accepted, no effect (no qi endpoint is opened)",
-        **read_only))
+    declare_parameters(node, CONNECTION_PARAMETERS)
     _read_secrets(node)
 
 

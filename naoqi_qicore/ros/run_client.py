@@ -8,6 +8,7 @@ arrives, its result can be waited for, and it can be cancelled.  :func:`state_li
 import threading
 from typing import Any, Callable, List, Optional
 
+from action_msgs.msg import GoalStatus
 from rclpy.action import ActionClient
 from rclpy.node import Node
 
@@ -50,6 +51,10 @@ class RunningGoal:
         if not self._done.wait(timeout):
             return None
         return self._result.result().result
+
+    def succeeded(self) -> bool:
+        """True when the goal has ended SUCCEEDED (the action's own verdict)."""
+        return self._done.is_set() and self._result.result().status == GoalStatus.STATUS_SUCCEEDED
 
     def cancel(self, timeout: float = 10.0) -> Optional[RunBehavior.Result]:
         """Cancel the goal (the behavior stops) and wait for its result."""

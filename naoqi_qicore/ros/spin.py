@@ -1,12 +1,17 @@
-"""Running a node as a program: init, spin, clean shutdown on Ctrl-C or SIGTERM."""
+"""Running a node as a program: ``--help``, init, spin, clean shutdown on Ctrl-C or SIGTERM."""
 import signal
 import sys
 from typing import Any, Callable, List, Optional
 
 import rclpy
+import rclpy.logging
 from rclpy.executors import Executor, ExternalShutdownException, SingleThreadedExecutor
 from rclpy.node import Node
 from rclpy.signals import SignalHandlerOptions
+from rclpy.utilities import remove_ros_args
+
+from naoqi_qicore.robot.qi_log import follow_log_level
+from naoqi_qicore.ros.node_parameters import NodeProgram
 
 try:  # rclpy of Jazzy (7.1.4 and later) and Kilted
     from rclpy.experimental import EventsExecutor
@@ -33,16 +38,28 @@ def one_at_a_time_executor() -> Executor:
     return EventsExecutor() if EventsExecutor is not None else SingleThreadedExecutor()
 
 
-def run_node(make_node: Callable[[], Node], args: Optional[List[str]] = None) -> int:
-    """Create the node with ``make_node`` and spin it with :func:`one_at_a_time_executor`
-    until Ctrl-C or SIGTERM.
+def asks_for_help(args: List[str]) -> bool:
+    """True when the program's own arguments (those outside ``--ros-args``) hold
+    ``-h`` or ``--help``."""
+    return any(argument in ("-h", "--help") for argument in remove_ros_args(args)[1:])
 
+
+def run_node(make_node: Callable[[], Node], program: NodeProgram,
+             args: Optional[List[str]] = None) -> int:
+    """Create the node with ``make_node`` and spin it with :func:`one_at_a_time_executor`
+    until Ctrl-C or SIGTERM; with ``--help``, print what ``program`` says and return.
+
+    libqi's log follows the node's log level (:func:`~naoqi_qicore.robot.qi_log.follow_log_level`).
     The node's ``close()`` method, if any, runs while ROS is still up (so that it can
     still publish, e.g. a last motion stop), then the node is destroyed.  Returns the
     exit code.
     """
+    if asks_for_help(sys.argv if args is None else args):
+        print(program.help_text())
+        return 0
     # Signals interrupt the spin here rather than shutting ROS down behind our back.
     rclpy.init(args=args, signal_handler_options=SignalHandlerOptions.NO)
+    follow_log_level(int(rclpy.logging.get_logger(program.node_name).get_effective_level()))
     previous = signal.signal(signal.SIGTERM, _interrupt)
     node = None
     try:

@@ -85,6 +85,9 @@ def onInput_onStart(self):
     process = run_main(folder)
     out, err = process.communicate(timeout=60)
     assert process.returncode == 0, err
+    # libqi's log (on stdout) is quiet: no line per service the in-process robot registers,
+    # no notice about its SDK layout
+    assert "Registered Service" not in out and "qi.path.sdklayout" not in out + err
 
 
 @pytest.mark.parametrize("signal_number", [signal.SIGINT, signal.SIGTERM])

@@ -67,3 +67,31 @@ def test_an_unreadable_params_file_is_a_usage_error(tmp_path, capsys) -> None:
         parse_arguments(["b.xar", "--params-file", str(tmp_path / "missing.yaml")])
     assert exit_.value.code == 2
     assert "cannot read the parameters file" in capsys.readouterr().err
+
+
+def test_run_behavior_roots_and_stay(tmp_path, monkeypatch) -> None:
+    monkeypatch.chdir(tmp_path)
+    plan = parse_arguments(["b.xar", "--autoplay", "--stay", "--roots", "a:/srv/x",
+                            "--roots", "c"])
+    assert plan.stay and plan.behavior_roots == (str(tmp_path / "a"), "/srv/x",
+                                                 str(tmp_path / "c"))
+    arguments = plan.runner_command("tcp://127.0.0.1:9559")
+    overrides = dict(arguments[i + 1].split(":=", 1) for i, a in enumerate(arguments)
+                     if a == "-p")
+    assert json.loads(overrides["behavior_roots"]) == list(plan.behavior_roots)
+    default = parse_arguments(["b.xar"]).runner_command("")
+    assert not [a for a in default if a.startswith("behavior_roots:=")]
+
+
+@pytest.mark.parametrize("argv, error", [
+    (["--autoplay"], "--autoplay needs a behavior"),
+    (["b.xar", "--stay"], "--stay goes with --autoplay")])
+def test_run_behavior_refuses(argv, error, capsys) -> None:
+    with pytest.raises(SystemExit) as exit_info:
+        parse_arguments(argv)
+    assert exit_info.value.code == 2 and error in capsys.readouterr().err
+
+
+def test_run_behavior_without_a_behavior_serves() -> None:
+    plan = parse_arguments([])
+    assert plan.behavior == "" and plan.simulated_robot() == ("nao", "no behavior given")

@@ -73,7 +73,11 @@ class _AutoplayLauncher:
     def interrupt(self) -> int:
         """Ctrl-C; the launcher's exit code."""
         self.process.send_signal(signal.SIGINT)
-        code = self.process.wait(30)
+        return self.exit_code()
+
+    def exit_code(self, timeout: float = 30) -> int:
+        """The launcher's exit code, once it has exited (within ``timeout`` s)."""
+        code = self.process.wait(timeout)
         self._reader.join(5)
         return code
 
@@ -85,22 +89,53 @@ class _AutoplayLauncher:
 
 
 def test_autoplay_runs_the_behavior_through_the_action(example_behavior, repo_root) -> None:
-    """``--autoplay`` prints the run's feedback and its result; Ctrl-C then stops
-    everything cleanly."""
+    """``--autoplay`` prints the run's feedback and its result, then stops everything and
+    exits 0: the run SUCCEEDED."""
     launcher = _AutoplayLauncher(example_behavior, repo_root)
     children = []
     try:
-        result = launcher.wait_for("run_behavior: result ")
+        launcher.wait_for("run_behavior: state  PLAYING")
         children = psutil.Process(launcher.process.pid).children(recursive=True)
+        assert launcher.exit_code(90) == 0
+        assert psutil.wait_procs(children, timeout=10)[1] == []
+        result = launcher.wait_for("run_behavior: result ")
         assert "result FINISHED at frame 120" in result
         robot = launcher.wait_for("run_behavior: simulated ")
         assert "simulated NAO robot at tcp://127.0.0.1:" in robot and "timelines" in robot
         feedback = [line for line in launcher.lines if "run_behavior: state  PLAYING" in line]
         assert len(feedback) >= 3
-        assert launcher.interrupt() == 0
-        assert psutil.wait_procs(children, timeout=10)[1] == []
+        assert not [line for line in launcher.lines if "qimessaging" in line or "[W]" in line]
     finally:
         launcher.close(children)
+
+
+def test_autoplay_exits_non_zero_when_the_run_fails(tmp_path, repo_root) -> None:
+    from script_behaviors import script_behavior
+    behavior = script_behavior(tmp_path, "root_boom", "", root_code="""
+def onInput_onStart(self):
+    raise RuntimeError("BOOM from root")
+""")
+    launcher = _AutoplayLauncher(behavior, repo_root)
+    try:
+        assert launcher.exit_code(90) == 1
+        assert "result ERROR" in launcher.wait_for("run_behavior: result ")
+    finally:
+        launcher.close()
+
+
+def test_autoplay_with_stay_keeps_serving_until_ctrl_c(example_behavior, repo_root,
+                                                       probe) -> None:
+    launcher = _AutoplayLauncher(example_behavior, repo_root, "--stay")
+    try:
+        assert "Ctrl-C to quit" in launcher.wait_for("(--stay)")
+        assert "result FINISHED" in launcher.wait_for("run_behavior: result ")
+        states = probe.listen(BehaviorState, "behavior/state")
+        probe.wait_until(lambda: states and states[-1].status == BehaviorState.FINISHED, 20,
+                         "the runner still serving its state")
+        assert launcher.process.poll() is None
+        assert launcher.interrupt() == 0  # the run's outcome
+    finally:
+        launcher.close()
 
 
 def test_ctrl_c_cancels_the_autoplayed_run(tmp_path, repo_root) -> None:
@@ -114,7 +149,7 @@ def onInput_onStart(self):
     launcher = _AutoplayLauncher(behavior, repo_root, "--record", str(record))
     try:
         launcher.wait_for("root/Script")
-        assert launcher.interrupt() == 0
+        assert launcher.interrupt() == 130
         result = launcher.wait_for("run_behavior: result ", timeout=5)
         assert "result STOPPED" in result and "cancelled" in result
     finally:

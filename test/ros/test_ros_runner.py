@@ -308,8 +308,9 @@ def test_nothing_loaded_then_load(programs, probe, example_behavior, tmp_path) -
 def test_peers_load_only_from_the_behavior_roots(programs, probe, example_behavior,
                                                  tmp_path) -> None:
     """Box code runs with the runner's rights: behavior/load and behavior/run take paths
-    only inside behavior_roots (by default the folder of the behavior parameter and the
-    cache; a link out of a root is followed before the check)."""
+    only inside behavior_roots (by default the folder the runner was started in, here the
+    checkout, the installed examples, the folder of the behavior parameter and the cache;
+    a link out of a root is followed before the check)."""
     from naoqi_qicore.action import RunBehavior
     from rclpy.action import ActionClient
     allowed = tmp_path / "allowed"
@@ -344,3 +345,56 @@ def test_peers_load_only_from_the_behavior_roots(programs, probe, example_behavi
     assert probe.call(LoadBehavior, "behavior/load",
                       LoadBehavior.Request(path=str(again))).success
     assert runner.alive()
+
+
+def test_a_runner_started_alone_runs_goals_from_its_folder(programs, probe, example_behavior,
+                                                           repo_root, tmp_path) -> None:
+    """What the README does: start the nodes in the checkout with no behavior and no
+    behavior_roots, then send a goal naming $PWD/examples/wave_hello/behavior.xar.  It
+    runs; the parameter behavior_roots reads back the folders in effect, which the runner
+    also logs; a behavior elsewhere is still refused."""
+    from action_msgs.msg import GoalStatus
+    from rcl_interfaces.srv import GetParameters
+    from rclpy.action import ActionClient
+
+    from naoqi_qicore.action import RunBehavior
+    robot = programs("sim")
+    cache = tmp_path / "cache"
+    runner = programs("runner", "-p", "robot_url:=" + robot.url, "-p", "cache_dir:=" + str(cache),
+                      "-p", "behavior_roots:=['']")  # the defaults
+    response = probe.call(GetParameters, "/behavior_runner/get_parameters",
+                          GetParameters.Request(names=["behavior_roots", "cache_dir"]))
+    roots, cache_dir = response.values
+    assert str(repo_root) in roots.string_array_value
+    assert str(cache.resolve()) in roots.string_array_value
+    assert cache_dir.string_value == str(cache.resolve())
+    assert "peers may load behaviors from %s" % repo_root in runner.output()
+    client = ActionClient(probe.node, RunBehavior, "behavior/run")
+    assert client.wait_for_server(timeout_sec=20)
+
+    def run(behavior: Path) -> Any:
+        sent = client.send_goal_async(RunBehavior.Goal(behavior=str(behavior), frame=-1))
+        probe.wait_until(lambda: sent.done(), 20, "the goal's answer")
+        result = sent.result().get_result_async()
+        probe.wait_until(lambda: result.done(), 60, "the result")
+        return result.result()
+
+    done = run(repo_root / "examples" / "wave_hello" / "behavior.xar")
+    assert done.status == GoalStatus.STATUS_SUCCEEDED, done.result.message
+    assert done.result.status == BehaviorState.FINISHED
+    elsewhere = tmp_path / "elsewhere.xar"
+    elsewhere.write_bytes(example_behavior.read_bytes())
+    refused = run(elsewhere)
+    assert refused.status == GoalStatus.STATUS_ABORTED
+    assert "outside the folders this node accepts" in refused.result.message
+
+
+@pytest.mark.parametrize("level, shown", [("info", False), ("debug", True)])
+def test_libqi_follows_the_log_level(programs, probe, level, shown) -> None:
+    """A runner with its simulated robot in-process: libqi's line for each service the
+    robot registers shows at debug only, and its SDK layout notice never."""
+    runner = programs("runner", "--log-level", level)
+    probe.wait_until(lambda: "connected to" in runner.output(), 30, "the runner connected")
+    output = runner.output()
+    assert ('Registered Service "ALMotion"' in output) is shown, output[-2000:]
+    assert "qi.path.sdklayout" not in output

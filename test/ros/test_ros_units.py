@@ -1,9 +1,12 @@
 """Pure pieces of the ROS layer: robot addresses, motion messages, focus tracking."""
+from pathlib import Path
+
 import pytest
 
 pytest.importorskip("rclpy")
 
-from naoqi_qicore.robot.session import RobotAddress  # noqa: E402
+from naoqi_qicore.robot.session import RobotAddress, connection_hints  # noqa: E402
+from naoqi_qicore.ros.path_roots import default_behavior_roots, split_roots  # noqa: E402
 from naoqi_qicore.ros.focus import FocusTracker  # noqa: E402
 from naoqi_qicore.ros.motion_messages import bezier_arguments, keyframes_message  # noqa: E402
 
@@ -190,3 +193,39 @@ def test_demo_replay_a_later_call_ends_the_earlier_one(tmp_path) -> None:
     assert head_pitch[20] == pytest.approx(taken_over)
     assert head_pitch[45] == head_pitch[30] == pytest.approx(taken_over)
     assert samples["HeadYaw"][-1] == (pytest.approx(0.9, abs=PLOT_STEP), pytest.approx(-0.2))
+
+
+def test_default_behavior_roots(tmp_path, monkeypatch) -> None:
+    """The working folder, the behavior's folder and the cache; never / nor a folder other
+    users may write into."""
+    monkeypatch.delenv("AMENT_PREFIX_PATH", raising=False)  # no installed examples here
+    here = tmp_path / "here"
+    (here / "b").mkdir(parents=True)
+    cache = tmp_path / "cache"
+    roots, note = default_behavior_roots(str(here / "b" / "x.xar"), cache, here)
+    assert roots == [here, here / "b", cache] and note == ""
+    roots, note = default_behavior_roots("", cache, here)
+    assert roots == [here, cache]
+    shared = tmp_path / "shared"
+    shared.mkdir()
+    shared.chmod(0o1777)
+    roots, note = default_behavior_roots("", cache, shared)
+    assert roots == [cache] and "other users may write into it" in note
+    roots, note = default_behavior_roots("", cache, Path("/"))
+    assert roots == [cache] and "the file system's root" in note
+
+
+def test_split_roots(tmp_path, monkeypatch) -> None:
+    monkeypatch.chdir(tmp_path)
+    assert split_roots("a::/b: ") == [str(tmp_path / "a"), "/b"]
+    assert split_roots("") == []
+
+
+def test_connection_hints_say_why_tcps() -> None:
+    with_password = RobotAddress.from_parameters(nao_ip="10.0.0.5", password="s3cret")
+    hints = connection_hints(with_password)
+    assert "tcps (TLS, NAOqi 2.9) is used because a password was given" in hints
+    assert "port 9503 of 10.0.0.5" in hints and "user name (nao) and password" in hints
+    assert "s3cret" not in hints
+    plain = connection_hints(RobotAddress.from_parameters(nao_ip="10.0.0.5"))
+    assert "TLS" not in plain and "password" not in plain and "port 9559 of 10.0.0.5" in plain
