@@ -1,14 +1,18 @@
-# naoqi_qicore: `make demo` runs the demo on the simulated robot, `make test` runs the tests.
+# naoqi_qicore: `make demo` runs the demo on the simulated robot, `make test` runs the tests,
+# `make check` the quick ones (no ROS nodes, no real processes, no corpus sweeps).
 # Both set everything up first (`make setup`): a virtual environment in .venv with pinned
 # ROS 2 wheels, libqi and tools, and this package with its generated ROS 2 interfaces.
 
 PYTHON ?= python3.11
 VENV := .venv
 PY := $(VENV)/bin/python
-PACKAGE_SOURCES := $(shell find naoqi_qicore msg srv action launch resource -type f \
+PACKAGE_SOURCES := $(shell find naoqi_qicore msg srv action launch resource examples -type f \
 	-not -path '*/__pycache__/*' 2>/dev/null) setup.py setup.cfg package.xml
 
-.PHONY: setup test demo clean
+#: the quick loop: what `make check` runs
+CHECK_TESTS := test/converter test/core test/sim test/package
+
+.PHONY: setup test check demo clean
 
 setup: $(VENV)/.package-installed
 
@@ -20,14 +24,19 @@ $(VENV)/.requirements-installed: .setup/requirements.txt .setup/check-tools.sh \
 	.setup/extend-activate.sh $(VENV)
 	touch $@
 
-$(VENV)/.package-installed: $(VENV)/.requirements-installed $(PACKAGE_SOURCES)
+$(VENV)/.package-installed: $(VENV)/.requirements-installed $(PACKAGE_SOURCES) \
+		.setup/link-executables.sh
 	$(PY) -m pip install --quiet --disable-pip-version-check --no-build-isolation \
 	  --no-deps --force-reinstall .
+	.setup/link-executables.sh $(VENV)
 	touch $@
 
 test: setup
 	.setup/test-tools.sh
 	$(PY) -m pytest -q
+
+check: setup
+	$(PY) -m pytest -q -m "not slow and not corpus" $(CHECK_TESTS)
 
 demo: setup
 	$(PY) -m naoqi_qicore.ros.demo --behavior examples/wave_hello/behavior.xar --out .demo

@@ -66,3 +66,11 @@ def low_bitrate_sound(tmp_path):
         path.write_bytes(_vorbis(seconds) if name.endswith(".ogg") else _mp3(seconds))
         return path
     return make
+
+
+def pytest_collection_modifyitems(items: list) -> None:
+    """Tests that read the shared corpus of real behaviors are marked ``corpus``: they are
+    left out of ``make check``, the quick loop."""
+    for item in items:
+        if "corpus_dir" in getattr(item, "fixturenames", ()):
+            item.add_marker(pytest.mark.corpus)

@@ -1,49 +1,82 @@
-"""The colcon route: building the package in a workspace gives runnable executables and
-importable interfaces registered in the ament index."""
+"""The colcon route: building the package in a workspace, with and without
+``--symlink-install``, gives runnable executables where ``ros2 run`` and launch_ros look,
+and importable interfaces registered in the ament index.
+
+One workspace holds both installs (``install-copy``, ``install-symlink-install``) built
+one after the other in the same build folder: the second build runs the same commands
+(``setup.py develop`` instead of ``install``, the rosidl CMake project configured,
+built and installed again) but finds the interfaces already compiled, which is most of
+the first build's time.
+"""
 import os
 import shutil
 import subprocess
 import sys
 from pathlib import Path
+from typing import Iterator, Tuple
 
 import pytest
 
+from ros2_lookups import (HELP_MENTIONS, PACKAGE, console_scripts, launch_processes,
+                          package_prefix, ros2_run_executables)
 
-@pytest.mark.slow
-@pytest.mark.parametrize("symlink_install", [False, True], ids=["copy", "symlink-install"])
-def test_colcon_build_installs_executables_and_interfaces(repo_root: Path, tmp_path: Path,
-                                                          symlink_install: bool) -> None:
-    """``colcon build`` and ``colcon build --symlink-install`` (``setup.py develop``: the
-    interfaces must be generated there too) give the same runnable install."""
+ROUTES = {"copy": [], "symlink-install": ["--symlink-install"]}
+
+
+@pytest.fixture(scope="module")
+def workspace(repo_root: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A colcon workspace whose src/ holds this checkout."""
     colcon = Path(sys.executable).with_name("colcon")
     if not colcon.exists() and shutil.which("colcon") is None:
         pytest.skip("colcon is not installed")
-    (tmp_path / "src").mkdir()
-    (tmp_path / "src" / "naoqi_qicore").symlink_to(repo_root)
+    folder = tmp_path_factory.mktemp("colcon_ws")
+    (folder / "src").mkdir()
+    (folder / "src" / PACKAGE).symlink_to(repo_root)
+    return folder
+
+
+@pytest.fixture(scope="module", params=list(ROUTES))
+def install(request: pytest.FixtureRequest, workspace: Path) -> Iterator[Tuple[str, Path]]:
+    """``(route, prefix of the package)``: colcon build by that route, copy first."""
+    route = request.param
+    colcon = Path(sys.executable).with_name("colcon")
     env = dict(os.environ)
     for variable in ("AMENT_PREFIX_PATH", "CMAKE_PREFIX_PATH"):
         env[variable] = os.pathsep.join(filter(None, [env.get(variable), sys.prefix]))
     env["PATH"] = os.pathsep.join([str(Path(sys.executable).parent), env["PATH"]])
+    # The copy route's install record: colcon would "undo" it into the other install base
+    # (it removes nothing there) and then pass --force to symlink_data, whose forced
+    # overwrite fails on destinations that do not exist yet (colcon-core 0.21).
+    (workspace / "build" / PACKAGE / "install.log").unlink(missing_ok=True)
     build = subprocess.run([str(colcon) if colcon.exists() else "colcon", "build",
-                            "--event-handlers", "console_direct-"]
-                           + (["--symlink-install"] if symlink_install else []),
-                           cwd=tmp_path, env=env, stdout=subprocess.PIPE,
+                            "--event-handlers", "console_direct-",
+                            "--build-base", "build", "--install-base", "install-" + route]
+                           + ROUTES[route], cwd=workspace, env=env, stdout=subprocess.PIPE,
                            stderr=subprocess.STDOUT, text=True)
     assert build.returncode == 0, build.stdout
+    yield route, workspace / ("install-" + route) / PACKAGE
 
-    prefix = tmp_path / "install" / "naoqi_qicore"
-    for executable in ("xar_convert", "naoqi_sim"):
-        assert os.access(prefix / "lib" / "naoqi_qicore" / executable, os.X_OK), executable
+
+@pytest.mark.slow
+def test_colcon_build_installs_executables_and_interfaces(repo_root: Path, workspace: Path,
+                                                          install: Tuple[str, Path]) -> None:
+    route, prefix = install
+    for executable in console_scripts():
+        assert os.access(prefix / "lib" / PACKAGE / executable, os.X_OK), executable
     index = prefix / "share" / "ament_index" / "resource_index"
-    assert (index / "packages" / "naoqi_qicore").is_file()
-    listed = (index / "rosidl_interfaces" / "naoqi_qicore").read_text().split()
+    assert (index / "packages" / PACKAGE).is_file()
+    listed = (index / "rosidl_interfaces" / PACKAGE).read_text().split()
     assert {"msg/BehaviorState.msg", "msg/ActivityFocus.msg", "msg/BehaviorError.msg",
             "srv/GoTo.srv", "action/RunBehavior.action"} <= set(listed)
     for interface in listed:
-        assert (prefix / "share" / "naoqi_qicore" / interface).is_file(), interface
+        assert (prefix / "share" / PACKAGE / interface).is_file(), interface
     launch_files = sorted(p.name for p in (repo_root / "launch").glob("*.launch.py"))
-    installed = sorted(p.name for p in (prefix / "share" / "naoqi_qicore" / "launch").glob("*"))
+    installed = sorted(p.name for p in (prefix / "share" / PACKAGE / "launch").glob("*"))
     assert installed == launch_files
+    examples = sorted(p.relative_to(repo_root / "examples")
+                      for p in (repo_root / "examples").rglob("*") if p.is_file())
+    assert examples and all((prefix / "share" / PACKAGE / "examples" / example).is_file()
+                            for example in examples)
     assert list((prefix / "lib").glob("libnaoqi_qicore__rosidl_typesupport_c.so"))
 
     # A fresh shell that sources the install finds the package and its generated types.
@@ -52,17 +85,46 @@ def test_colcon_build_installs_executables_and_interfaces(repo_root: Path, tmp_p
              "print(naoqi_qicore.__file__); print(GoTo.Request().frame, "
              "RunBehavior.Goal().frame)")
     shell = subprocess.run(
-        ["bash", "-c", '. "$1/install/local_setup.sh" && cd / && "$2" -c "$3" && '
-         '"$4" --help', "sh", str(tmp_path), sys.executable, check,
-         str(prefix / "lib" / "naoqi_qicore" / "naoqi_sim")],
+        ["bash", "-c", '. "$1/local_setup.sh" && cd / && "$2" -c "$3" && "$4" --help',
+         "sh", str(prefix.parent), sys.executable, check,
+         str(prefix / "lib" / PACKAGE / "naoqi_sim")],
         env={"PATH": "/usr/bin:/bin", "HOME": os.environ.get("HOME", "/tmp")},
         check=True, stdout=subprocess.PIPE, text=True)
     module_file, frame, goal_frame = shell.stdout.split()[:3]
     assert "usage: naoqi_sim" in shell.stdout
-    if symlink_install:  # the sources themselves, through the build folder's link
-        assert module_file.startswith(str(tmp_path / "build" / "naoqi_qicore"))
-        assert Path(module_file).resolve() == repo_root / "naoqi_qicore" / "__init__.py"
-        assert (prefix / "share" / "naoqi_qicore" / "launch" / launch_files[0]).is_symlink()
+    if route == "symlink-install":  # the sources themselves, through the build folder's link
+        assert module_file.startswith(str(workspace / "build" / PACKAGE))
+        assert Path(module_file).resolve() == repo_root / PACKAGE / "__init__.py"
+        assert (prefix / "share" / PACKAGE / "launch" / launch_files[0]).is_symlink()
     else:
         assert module_file.startswith(str(prefix))
     assert (frame, goal_frame) == ("-1", "-1")
+
+
+@pytest.mark.slow
+def test_ros2_run_and_launch_find_the_installed_programs(repo_root: Path,
+                                                         install: Tuple[str, Path]) -> None:
+    """As ros2cli and launch_ros look them up, alone in AMENT_PREFIX_PATH and with the
+    environment make setup builds before or after the install; each answers --help from a
+    shell that sourced the install only."""
+    route, prefix = install
+    orders = [[prefix]]
+    if sys.prefix != sys.base_prefix:
+        orders += [[prefix, Path(sys.prefix)], [Path(sys.prefix), prefix]]
+    for order in orders:
+        found = ros2_run_executables(order)
+        assert sorted(found) == console_scripts(), order
+        in_effect = package_prefix(order)
+        for name, path in launch_processes(repo_root / "launch" / "run_behavior.launch.py",
+                                           {}, order):
+            assert path == in_effect / "lib" / PACKAGE / name
+            assert os.access(path, os.X_OK), path
+    for name, path in ros2_run_executables([prefix]).items():
+        shell = subprocess.run(
+            ["bash", "-c", '. "$1/local_setup.sh" && cd / && "$2" --help', "sh",
+             str(prefix.parent), str(path)],
+            env={"PATH": "/usr/bin:/bin", "HOME": os.environ.get("HOME", "/tmp")},
+            stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, timeout=60)
+        assert shell.returncode == 0, (name, shell.stdout)
+        assert shell.stdout.startswith("usage: " + name), (route, name, shell.stdout[:300])
+        assert all(mention in shell.stdout for mention in HELP_MENTIONS[name]), name

@@ -128,6 +128,7 @@ def _cycles(memory, motion, count, start=0):
         motion.killTasksUsingResources(["HeadYaw"])
 
 
+@pytest.mark.slow
 def test_the_simulator_memory_stays_flat_over_many_calls(tmp_path):
     record = tmp_path / "calls.jsonl"
     sim = SimProcess("nao", record=record, extra=["--record-limit", "1000"])

@@ -14,6 +14,7 @@ from pathlib import Path
 import pytest
 
 qi = pytest.importorskip("qi")
+pytestmark = pytest.mark.slow  # real processes: left out of make check
 
 REPO = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(REPO / "test" / "ros"))
