@@ -370,16 +370,18 @@ def run(plan: Plan) -> int:
                 print("run_behavior: %s exited with code %d, stopping the others"
                       % (group.names[exited], code), file=sys.stderr, flush=True)
                 return code if code > 0 else EXIT_RUN_FAILED
-            run_code = (None if auto_run is None or auto_run.succeeded is None
-                        else EXIT_SUCCEEDED if auto_run.succeeded else EXIT_RUN_FAILED)
-            if interrupted.is_set():
-                return EXIT_INTERRUPTED if auto_run is not None and run_code is None else (
-                    run_code or EXIT_SUCCEEDED)
-            if not plan.stay:
-                return run_code if run_code is not None else EXIT_RUN_FAILED
+            if auto_run is None:  # woken by Ctrl-C or SIGTERM: it served until then
+                return EXIT_SUCCEEDED
+            if auto_run.succeeded is None:  # interrupted before the run ended
+                return EXIT_INTERRUPTED
+            run_code = EXIT_SUCCEEDED if auto_run.succeeded else EXIT_RUN_FAILED
+            if interrupted.is_set() or not plan.stay:
+                return run_code
             print("run_behavior: the run has ended; the programs keep serving (--stay): "
                   "Ctrl-C to quit", flush=True)
             wake.clear()
+            if interrupted.is_set():  # Ctrl-C came while this was said
+                wake.set()
     except (RuntimeError, ValueError) as error:  # the simulated robot did not start
         print("run_behavior: %s" % error, file=sys.stderr)
         return EXIT_USAGE

@@ -82,6 +82,11 @@ class _AutoplayLauncher:
         return code
 
     def close(self, others=()) -> None:
+        """Kill the launcher and its programs (the test's own list, and those still there)."""
+        try:
+            others = [*others, *psutil.Process(self.process.pid).children(recursive=True)]
+        except psutil.NoSuchProcess:
+            pass
         kill_processes([self.process, *others])
         self.process.wait()
         self._reader.join(5)

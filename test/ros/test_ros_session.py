@@ -104,11 +104,12 @@ def test_a_failing_connection_is_told_once_per_reason_with_what_to_check() -> No
     port = free_tcp_port()
     server = start_server(port)
     warnings: List[str] = []
-    robot = RobotSession(RobotAddress.from_parameters(nao_ip="127.0.0.1", nao_port=port,
-                                                      password="s3cret"),
-                         max_retry_delay=0.1, warn=warnings.append)
-    robot.start()
+    robot = None
     try:
+        robot = RobotSession(RobotAddress.from_parameters(nao_ip="127.0.0.1", nao_port=port,
+                                                          password="s3cret"),
+                             max_retry_delay=0.1, warn=warnings.append)
+        robot.start()
         assert not robot.wait_connected(2)  # about 20 attempts
         assert len(warnings) == 1, warnings
         assert warnings[0].startswith("cannot connect to the robot at tcps://127.0.0.1:%d: "
@@ -121,7 +122,8 @@ def test_a_failing_connection_is_told_once_per_reason_with_what_to_check() -> No
         assert not robot.wait_connected(2)
         assert len(warnings) == 2 and "Connection refused" in warnings[1], warnings
     finally:
-        robot.close()
+        if robot is not None:
+            robot.close()
         if server is not None:
             server.kill()
             server.wait()
@@ -131,10 +133,11 @@ def test_a_lost_robot_is_told() -> None:
     port = free_tcp_port()
     server = start_server(port)
     warnings: List[str] = []
-    robot = RobotSession(RobotAddress("tcp://127.0.0.1:%d" % port), max_retry_delay=0.1,
-                         warn=warnings.append)
-    robot.start()
+    robot = None
     try:
+        robot = RobotSession(RobotAddress("tcp://127.0.0.1:%d" % port), max_retry_delay=0.1,
+                             warn=warnings.append)
+        robot.start()
         assert robot.wait_connected(10) and warnings == []
         server.kill()
         server.wait()
@@ -144,6 +147,7 @@ def test_a_lost_robot_is_told() -> None:
         assert "robot tcp://127.0.0.1:%d lost" % port in warnings[0]
         assert "cannot connect" in warnings[1] and "Connection refused" in warnings[1]
     finally:
-        robot.close()
+        if robot is not None:
+            robot.close()
         server.kill()
         server.wait()
