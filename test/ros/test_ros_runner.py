@@ -369,6 +369,7 @@ def test_a_runner_started_alone_runs_goals_from_its_folder(programs, probe, exam
     assert str(cache.resolve()) in roots.string_array_value
     assert cache_dir.string_value == str(cache.resolve())
     assert "peers may load behaviors from %s" % repo_root in runner.output()
+    probe.wait_until(lambda: "connected to" in runner.output(), 30, "the runner connected")
     client = ActionClient(probe.node, RunBehavior, "behavior/run")
     assert client.wait_for_server(timeout_sec=20)
 
