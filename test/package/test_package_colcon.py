@@ -21,6 +21,9 @@ from ros2_lookups import (HELP_MENTIONS, PACKAGE, console_scripts, launch_proces
                           package_prefix, ros2_run_executables)
 
 ROUTES = {"copy": [], "symlink-install": ["--symlink-install"]}
+#: the first build compiles the interfaces: about 100 s of CPU, which took over 300 s (the
+#: suite's default timeout) on a 2-core machine with a load of 14
+BUILD_TIMEOUT = pytest.mark.timeout(900)
 
 
 @pytest.fixture(scope="module")
@@ -58,6 +61,7 @@ def install(request: pytest.FixtureRequest, workspace: Path) -> Iterator[Tuple[s
 
 
 @pytest.mark.slow
+@BUILD_TIMEOUT
 def test_colcon_build_installs_executables_and_interfaces(repo_root: Path, workspace: Path,
                                                           install: Tuple[str, Path]) -> None:
     route, prefix = install
@@ -102,6 +106,7 @@ def test_colcon_build_installs_executables_and_interfaces(repo_root: Path, works
 
 
 @pytest.mark.slow
+@BUILD_TIMEOUT
 def test_ros2_run_and_launch_find_the_installed_programs(repo_root: Path,
                                                          install: Tuple[str, Path]) -> None:
     """As ros2cli and launch_ros look them up, alone in AMENT_PREFIX_PATH and with the
