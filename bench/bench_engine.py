@@ -50,6 +50,9 @@ class NullSink:
     def stop(self, segment_id):
         pass
 
+    def wait_all_ended(self, timeout):
+        return True
+
 
 def verdict(met):
     return "target met" if met else "TARGET MISSED"

@@ -311,6 +311,9 @@ def measure_load(folder: Path) -> Dict[str, float]:
         def stop(self, segment_id: int) -> None:
             pass
 
+        def wait_all_ended(self, timeout: float) -> bool:
+            return True
+
     begin = time.perf_counter()
     loaded = load_converted(folder)
     read = time.perf_counter()

@@ -77,6 +77,10 @@ class MotionSink(Protocol):
 
     def stop(self, segment_id: int) -> None: ...
 
+    def wait_all_ended(self, timeout: float) -> bool:
+        """Wait until every segment sent has ended on the robot (its call answered); False
+        when some are still moving after ``timeout`` s."""
+
 
 def curve_scale(curve: ActuatorCurve) -> float:
     """Factor from the curve's unit to radians (or ratio)."""
@@ -311,6 +315,7 @@ class ALMotionSink:
         self._on_status = on_status
         self._monotonic = monotonic
         self._lock = threading.Lock()
+        self._all_ended = threading.Condition(self._lock)
         self._motion: Any = None
         #: segments in flight, in the order they were sent
         self._flights: Dict[int, _Flight] = {}
@@ -365,6 +370,7 @@ class ALMotionSink:
             if self._flights.get(flight.segment.segment_id) is not flight:
                 return  # already reported by forget()
             del self._flights[flight.segment.segment_id]
+            self._all_ended.notify_all()
         error = None
         if future.hasError():
             self._drop_proxy(motion)
@@ -461,5 +467,11 @@ class ALMotionSink:
             flights = list(self._flights.values())
             self._flights.clear()
             self._motion = None
+            self._all_ended.notify_all()
         for flight in flights:
             self._end(flight, reason)
+
+    def wait_all_ended(self, timeout: float) -> bool:
+        """Wait until no segment is in flight (every call answered); False on timeout."""
+        with self._all_ended:
+            return self._all_ended.wait_for(lambda: not self._flights, timeout)

@@ -8,6 +8,7 @@ that the bridge reports FAILED on ``motion/status`` gets its ``on_failed`` calle
 direct sink does for its own.
 """
 import threading
+import time
 from typing import Any, Dict
 
 from rclpy.node import Node
@@ -31,6 +32,7 @@ class BridgeMotionSink:
         self._direct = direct
         self._mode = mode
         self._lock = threading.Lock()
+        self._bridge_idle = threading.Condition(self._lock)
         #: segments sent to the bridge that it has not reported ended yet
         self._at_bridge: Dict[int, MotionSegment] = {}
         self._bridge_connected = False
@@ -64,6 +66,7 @@ class BridgeMotionSink:
             return
         with self._lock:
             segment = self._at_bridge.pop(message.segment_id, None)
+            self._bridge_idle.notify_all()
         if (segment is not None and message.status == MotionStatus.FAILED
                 and segment.on_failed is not None):
             segment.on_failed(message.message)
@@ -84,12 +87,22 @@ class BridgeMotionSink:
         """Stop a segment sent by :meth:`send` (ended ones are ignored where they went)."""
         with self._lock:
             at_bridge = self._at_bridge.pop(segment_id, None) is not None
+            self._bridge_idle.notify_all()
         if at_bridge:
             message = MotionStop(segment_id=segment_id)
             message.header.stamp = self._clock.now().to_msg()
             self._stop.publish(message)
         else:
             self._direct.stop(segment_id)
+
+    def wait_all_ended(self, timeout: float) -> bool:
+        """Wait until the bridge reported the end of every segment sent to it and the direct
+        sink's calls answered; False on timeout."""
+        deadline = time.monotonic() + timeout
+        with self._bridge_idle:
+            if not self._bridge_idle.wait_for(lambda: not self._at_bridge, timeout):
+                return False
+        return self._direct.wait_all_ended(max(0.0, deadline - time.monotonic()))
 
     def forget(self, reason: str) -> None:
         """The runner's robot connection is lost: the segments it executes itself fail now

@@ -140,6 +140,9 @@ class RecordingSink:
     def stop(self, segment_id: int) -> None:
         self.stopped.append(segment_id)
 
+    def wait_all_ended(self, timeout: float) -> bool:
+        return True
+
 
 class Harness:
     """A player on a fake robot with a fake clock, recording events and box calls."""
