@@ -34,6 +34,7 @@ Listener = Callable[[EngineEvent], None]
 #: ``BoxError.where`` of a failure outside a box method
 WHERE_SCRIPT = "script"
 WHERE_ROBOT_CALL = "robot call"
+WHERE_ROBOT_SERVICE = "robot service"
 WHERE_MOTION = "motion"
 WHERE_STOP = "stop"
 
@@ -44,9 +45,10 @@ class BoxError:
 
     ``where`` is the box method's input or life-cycle name ("onLoad", "onStart", "text"...)
     or one of ``WHERE_SCRIPT`` (the script does not load), ``WHERE_ROBOT_CALL`` (box code
-    called a service or method the robot does not have), ``WHERE_MOTION`` (the robot
-    rejected or interrupted a motion segment of the box's timeline) and ``WHERE_STOP``
-    (box code that could not be stopped).
+    called a service or method the robot does not have), ``WHERE_ROBOT_SERVICE`` (the
+    robot did not offer a service the box's code calls when the behavior loaded),
+    ``WHERE_MOTION`` (the robot rejected or interrupted a motion segment of the box's
+    timeline) and ``WHERE_STOP`` (box code that could not be stopped).
     """
 
     box_path: str

@@ -286,6 +286,9 @@ class RobotJointFilter:
     def stop(self, segment_id: int) -> None:
         self._sink.stop(segment_id)
 
+    def wait_all_ended(self, timeout: float) -> bool:
+        return self._sink.wait_all_ended(timeout)
+
 
 class ALMotionSink:
     """Executes segments with ALMotion on a qi session and reports what became of each.

@@ -12,6 +12,13 @@ are kept as :class:`~naoqi_qicore.core.events.BoxError` (:attr:`BehaviorPlayer.e
 When it ends, no code of the behavior runs any more: box code gets :data:`STOP_GRACE`
 seconds to return by itself, then the :class:`~naoqi_qicore.core.guard.BoxCodeGuard` ends
 it, and what still runs :data:`STOP_DEADLINE` seconds after the end is an error of the run.
+A run that ended by itself is closed once the robot answered its last motion calls (at
+most :data:`MOTION_ANSWER_WAIT` seconds later): a timeline's last segment ends with it.
+
+A robot that is starting registers its services one after the other: given
+``await_services``, loading waits for the services the box code calls
+(:mod:`~naoqi_qicore.core.robot_services`) before it builds the boxes, and each one the
+robot still does not offer is an error of every run of that load.
 """
 from __future__ import annotations
 
@@ -23,7 +30,7 @@ import threading
 import time
 import traceback
 from pathlib import Path
-from typing import Any, Callable, Dict, Iterator, List, Optional, Tuple, Union
+from typing import Any, Callable, Dict, Iterator, List, Optional, Set, Tuple, Union
 
 from naoqi_qicore.core.box import BoxNode, DiagramNode
 from naoqi_qicore.core.box_stdlib import box_stdlib_modules
@@ -32,8 +39,9 @@ from naoqi_qicore.core.dependencies import MissingDependencies, missing_dependen
 from naoqi_qicore.core.dialog_box import DialogBox, is_dialog_box
 from naoqi_qicore.core.environment import (BehaviorContext, BoxEnvironmentFactory,
                                            bare_environment)
-from naoqi_qicore.core.events import (WHERE_SCRIPT, WHERE_STOP, BehaviorLoadError, BoxError,
-                                      EngineEvent, GotoError, Listener)
+from naoqi_qicore.core.events import (WHERE_ROBOT_SERVICE, WHERE_SCRIPT, WHERE_STOP,
+                                      BehaviorLoadError, BoxError, EngineEvent, GotoError,
+                                      Listener)
 from naoqi_qicore.core.generated import FrameManager, GeneratedClass, box_class, package_info
 from naoqi_qicore.core.guard import BehaviorStopped, BoxCodeGuard, Straggler
 from naoqi_qicore.core.motion import ALMotionSink, MotionSink, RobotJointFilter
@@ -41,6 +49,7 @@ from naoqi_qicore.core.project_modules import (ProjectModules, install_project_m
                                                package_folder)
 from naoqi_qicore.core.py2 import PY2_SYS
 from naoqi_qicore.core.resources import ResourceManager
+from naoqi_qicore.core.robot_services import ENGINE_SERVICES, ServiceNames, service_names
 from naoqi_qicore.core.script import ScriptNamespace, box_builtins, forget_box_scripts
 from naoqi_qicore.core.statemachine import TransitionQueue
 from naoqi_qicore.core.tasks import TaskRunner
@@ -53,9 +62,15 @@ _LOG = logging.getLogger(__name__)
 STOP_GRACE = 0.5
 #: seconds after the end of a run from which no box code runs (what does is an error)
 STOP_DEADLINE = 0.9
+#: seconds a run that ended by itself waits for the robot to answer its last motion calls
+MOTION_ANSWER_WAIT = 2.0
 #: errors kept for one run (the oldest are dropped beyond; ``error_count`` counts them all)
 MAX_RUN_ERRORS = 1000
+#: waits (bounded) until the robot offers the named services; returns those it does not
+ServiceWaiter = Callable[[List[str]], List[str]]
 _behavior_ids = itertools.count(1)
+#: attribute of an exception that caused an error of a run: that error
+_RECORDED_AS = "_naoqi_qicore_recorded_as"
 
 
 class BehaviorPlayer:
@@ -65,13 +80,16 @@ class BehaviorPlayer:
     motion segments (default: ALMotion on ``session``); ``listener`` receives
     :class:`EngineEvent`; ``environment`` provides box scripts with ``naoqi``/``almath``
     and friends (default: nothing beyond the engine's own names); ``resources`` is shared
-    between the players of one process that compete for the robot (default: own one).
+    between the players of one process that compete for the robot (default: own one);
+    ``await_services`` waits for the robot's services before the boxes load (default: no
+    wait).
     """
 
     def __init__(self, loaded: Any, session: Any, *, clock: Optional[Clock] = None,
                  motion: Optional[MotionSink] = None, listener: Optional[Listener] = None,
                  environment: Optional[BoxEnvironmentFactory] = None,
-                 resources: Optional[ResourceManager] = None) -> None:
+                 resources: Optional[ResourceManager] = None,
+                 await_services: Optional[ServiceWaiter] = None) -> None:
         self.loaded = loaded
         self.session = session
         self.clock: Clock = clock or MonotonicClock()
@@ -81,6 +99,8 @@ class BehaviorPlayer:
         self.resources = resources or ResourceManager()
         self._listener = listener
         self._environment = environment or bare_environment
+        self._await_services = await_services
+        self._robot_services: Optional[Dict[str, List[str]]] = None
         self._close_environment: Optional[Callable[[], None]] = None
         self.behavior_id = "behavior-%d" % next(_behavior_ids)
         own_folder = _behavior_folder(loaded)
@@ -105,8 +125,6 @@ class BehaviorPlayer:
         self._load_errors: List[BoxError] = []
         self._errors: List[BoxError] = []
         self._error_count = 0
-        #: failures already recorded (robot calls), by id of their exception
-        self._recorded: Dict[int, BoxError] = {}
         self._closer: Optional[threading.Thread] = None
         self.stopping = False
         self.root: Optional[BoxNode] = None
@@ -241,6 +259,7 @@ class BehaviorPlayer:
         self._box_classes = {}
         with collector_paused():  # thousands of long-lived objects: collections only cost
             self.root = self._build(self.loaded.behavior.root, None, None)
+            self._wait_for_robot_services()
             for box in self.boxes():
                 self._instantiate(box)
         self._load_errors = self.errors
@@ -399,6 +418,16 @@ class BehaviorPlayer:
             self.play()
         return frame
 
+    def rewind(self) -> None:
+        """Put a behavior that is not playing back at the start of its root timeline (where
+        a goto made while it was stopped had left it): the next play is a fresh run."""
+        content = self.root.content if self.root is not None else None
+        with self.lock:
+            if (content is None or content.timeline is None
+                    or self._status in ("PLAYING", "PAUSED")):
+                return
+            content.timeline.goto(content.timeline.start_frame)
+
     def unload(self) -> None:
         """Stop, unload the root (box code gets :data:`STOP_GRACE` s for its onUnload
         methods), end the engine's threads and the box code still running; status IDLE."""
@@ -450,9 +479,47 @@ class BehaviorPlayer:
         return missing_dependencies(scripts, provided=self._provided_modules,
                                     project_folder=self.project_folder)
 
+    def robot_services(self) -> Dict[str, List[str]]:
+        """The robot services box code calls (literal names in the box scripts, see
+        :mod:`~naoqi_qicore.core.robot_services`; a dialog box calls ALDialog), each with
+        the paths of the boxes calling it; services the behavior serves itself left out.
+        Meant to be called once the boxes are built."""
+        if self._robot_services is None and self.root is not None:
+            read: Dict[str, ServiceNames] = {}  # library boxes repeat the same scripts
+            calls: Dict[str, List[str]] = {}
+            registered: Set[str] = set(ENGINE_SERVICES)
+            for box in self.boxes():
+                source = self._script_source(box)
+                names = read.get(source)
+                if names is None:
+                    names = read[source] = service_names(source)
+                registered |= names.registered
+                called = set(names.called) | ({"ALDialog"} if is_dialog_box(box.model)
+                                              else set())
+                for name in sorted(called):
+                    calls.setdefault(name, []).append(box.path)
+            self._robot_services = {name: paths for name, paths in calls.items()
+                                    if name not in registered}
+        return dict(self._robot_services or {})
+
+    def _wait_for_robot_services(self) -> None:
+        """Wait (as ``await_services`` allows) until the robot offers the services box code
+        calls; each one it does not offer is an error of the run (boxes built)."""
+        if self._await_services is None:
+            return
+        services = self.robot_services()
+        if not services:
+            return
+        for name in self._await_services(sorted(services)):
+            paths = services[name]
+            self.record_error(BoxError(paths[0], WHERE_ROBOT_SERVICE,
+                                       "the robot does not offer %s (called by %s)"
+                                       % (name, ", ".join(paths))))
+
     def wait_run_closed(self, timeout: Optional[float] = None) -> bool:
         """Wait until the box code of the run that ended (FINISHED or ERROR) is ended too
-        (at most :data:`STOP_DEADLINE` s after the end); False on timeout."""
+        (at most :data:`STOP_DEADLINE` s after the end) and the robot answered its last
+        motion calls (at most :data:`MOTION_ANSWER_WAIT` s more); False on timeout."""
         closer = self._closer
         if closer is None or closer is threading.current_thread():
             return True
@@ -511,10 +578,12 @@ class BehaviorPlayer:
         """Add ``error`` to the run's errors and tell the listener ("error" event).
 
         ``cause``: the exception; when a failure recorded earlier had the same one (a
-        failed robot call that then ended the box method), ``error`` replaces it.
+        failed robot call that then ended the box method), ``error`` replaces it.  The
+        exception itself carries the error recorded for it (an ``id`` is reused once the
+        exception is gone: a new failure would replace an old one).
         """
         with self._errors_lock:
-            earlier = self._recorded.pop(id(cause), None) if cause is not None else None
+            earlier = getattr(cause, _RECORDED_AS, None) if cause is not None else None
             if earlier is not None and earlier in self._errors:
                 self._errors[self._errors.index(earlier)] = error
             else:
@@ -522,9 +591,10 @@ class BehaviorPlayer:
                 self._error_count += 1
                 del self._errors[:-MAX_RUN_ERRORS]
             if cause is not None:
-                self._recorded[id(cause)] = error
-                while len(self._recorded) > MAX_RUN_ERRORS:
-                    del self._recorded[next(iter(self._recorded))]
+                try:
+                    setattr(cause, _RECORDED_AS, error)
+                except (AttributeError, TypeError):  # an exception type without attributes
+                    pass
             self._last_error = error.text()
         _LOG.debug("%s%s", error.text(), "\n" + error.traceback if error.traceback else "")
         self.emit("error", error.box_path, error.text(), error=error)
@@ -533,17 +603,19 @@ class BehaviorPlayer:
         with self._errors_lock:
             self._errors = list(errors or [])
             self._error_count = len(self._errors)
-            self._recorded = {}
             self._last_error = self._errors[-1].text() if self._errors else ""
 
     def _close_after_run(self) -> None:
         """The run ended by itself (FINISHED, ERROR): in a thread of its own, give its box
-        code :data:`STOP_GRACE` s to return, then end what is left (lock held)."""
+        code :data:`STOP_GRACE` s to return, then end what is left, then wait (at most
+        :data:`MOTION_ANSWER_WAIT` s) for the robot to answer its motion calls (lock
+        held)."""
         def close() -> None:
             grace = time.monotonic() + STOP_GRACE
             while self.guard.box_threads() and time.monotonic() < grace:
                 time.sleep(0.01)
             self._end_box_code(time.monotonic() + STOP_DEADLINE - STOP_GRACE)
+            self.motion.wait_all_ended(MOTION_ANSWER_WAIT)
 
         self._closer = threading.Thread(target=close, daemon=True,
                                         name="end of run " + self.behavior_id)
@@ -599,11 +671,16 @@ class BehaviorPlayer:
                     child_diagram.boxes[child.id] = self._build(child, box, child_diagram)
         return box
 
-    def _instantiate(self, box: BoxNode) -> None:
+    def _script_source(self, box: BoxNode) -> str:
+        """The Python code of ``box``'s script (as converted; "" when it has none)."""
         source = self.loaded.code.get(box.name)
         if source is None:
             script = box.model.script
             source = script.content if script is not None else ""
+        return source
+
+    def _instantiate(self, box: BoxNode) -> None:
+        source = self._script_source(box)
         kind = (DialogBox if is_dialog_box(box.model) else GeneratedClass, tuple(box.outputs))
         base = self._box_classes.get(kind)
         if base is None:

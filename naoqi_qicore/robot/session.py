@@ -10,6 +10,7 @@
   It warns when the connection is lost, and when an attempt fails: once per reason (again
   when it changes, or after the robot was reached), saying what to check
   (:func:`connection_hints`).
+* :func:`wait_for_services` waits for a robot that is starting to offer some services.
 
 Observers run in the session's own thread, never in a libqi callback thread.
 """
@@ -136,6 +137,28 @@ class ConnectionState(enum.IntEnum):
     CONNECTED = 2
 
 
+def wait_for_services(session: Any, names: Sequence[str], timeout: float) -> List[str]:
+    """Wait until the robot of ``session`` offers every service of ``names`` (at most
+    ``timeout`` s in all); the names it still does not offer."""
+    try:
+        offered = {str(info["name"]) for info in session.services()}
+    except RuntimeError:  # the connection went away: each wait below fails at once
+        offered = set()
+    deadline = time.monotonic() + timeout
+    missing = []
+    for name in names:
+        if name in offered:
+            continue
+        remaining_ms = int((deadline - time.monotonic()) * 1000)
+        try:
+            if remaining_ms <= 0:
+                raise RuntimeError("no time left")
+            session.waitForService(name, _async=True).value(remaining_ms)
+        except RuntimeError:  # timeout, or the connection went away
+            missing.append(name)
+    return missing
+
+
 ConnectedCallback = Callable[[qi.Session], None]
 StateCallback = Callable[[ConnectionState, str], None]
 
@@ -148,7 +171,8 @@ class RobotSession:
     when the robot cannot be reached, once per reason, with what to check.  A robot (or simulator) that has just started registers its
     services one after the other: the callbacks run once ``required_services`` are all
     registered, or after ``service_timeout`` s without them (then a warning is logged and
-    the callbacks see the robot as it is).  ``on_state(state, message)`` callbacks run on
+    the callbacks see the robot as it is); :meth:`wait_for_services` waits for more of them
+    within the same ``service_timeout`` s after each connection.  ``on_state(state, message)`` callbacks run on
     every change of :attr:`state`; ``message`` tells why the connection is down.
     """
 
@@ -177,6 +201,8 @@ class RobotSession:
         self._disconnect_reason = ""
         self._closing = False
         self._services: Dict[str, Any] = {}
+        #: monotonic time of the last connection
+        self._connected_at = 0.0
         self._on_connected: List[ConnectedCallback] = []
         self._on_state: List[StateCallback] = []
         self._thread: Optional[threading.Thread] = None
@@ -236,6 +262,18 @@ class RobotSession:
             self._services[name] = proxy
         return proxy
 
+    def wait_for_services(self, names: Sequence[str]) -> List[str]:
+        """Wait until the robot offers the services ``names``, at most until
+        ``service_timeout`` s after the connection; the names it still does not offer (a
+        warning says which)."""
+        waited = time.monotonic() - self._connected_at
+        missing = wait_for_services(self.session, names,
+                                    max(0.0, self._service_timeout - waited))
+        if missing:
+            _LOG.warning("robot %s does not offer %s (%.0f s after connecting)", self.url,
+                         ", ".join(missing), max(waited, self._service_timeout))
+        return missing
+
     def close(self) -> None:
         """Disconnect and stop reconnecting."""
         with self._wake:
@@ -286,17 +324,6 @@ class RobotSession:
             return "connection to %s timed out" % self.url
         return None
 
-    def _wait_for_services(self) -> None:
-        """Wait until :attr:`required_services` are registered (at most service_timeout s)."""
-        deadline = time.monotonic() + self._service_timeout
-        for name in self.required_services:
-            remaining_ms = max(0, int((deadline - time.monotonic()) * 1000))
-            try:
-                self.session.waitForService(name, _async=True).value(remaining_ms)
-            except RuntimeError as error:  # timeout, or the connection went away
-                _LOG.warning("robot %s: service %s not available (%s)", self.url, name, error)
-                return
-
     def _warn_failure(self, error: str) -> None:
         """Warn about a failed attempt, unless the last warning gave the same reason."""
         if error == self._warned:
@@ -324,7 +351,8 @@ class RobotSession:
                 continue
             delay = self._first_retry_delay
             self._services.clear()
-            self._wait_for_services()
+            self._connected_at = time.monotonic()
+            self.wait_for_services(self.required_services)
             with self._lock:
                 callbacks = list(self._on_connected)
             for callback in callbacks:
