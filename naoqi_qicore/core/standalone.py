@@ -3,9 +3,18 @@
 Without ``--url`` a simulated robot is started in this process; ``--scenario FILE|generic``
 has people around it say and do things (:mod:`naoqi_qicore.robot.sim.scenario`),
 ``--interactive`` reads them from stdin and ``--record FILE`` writes its call record (JSON
-Lines).  Exit status: 0 when the root box stops, and after Ctrl-C or SIGTERM once every
-loaded box got its onStop and the behavior is unloaded; 1 when the behavior fails (its error
-is printed), 2 for a folder that is not a converted behavior, an invalid scenario or an
+Lines).  Before its boxes load, the behavior waits (at most 10 s) for the robot to offer
+the services its box code calls.  Once the run ended (and the robot answered its last
+motion calls) and the behavior is unloaded, one line on standard output says how it ended:
+
+    wave_hello: FINISHED in 4.2 s, no errors
+    wave_hello: FINISHED in 4.2 s with 2 errors (last: root/Say: onStart: RuntimeError: ...)
+    wave_hello: STOPPED by SIGINT in 1.3 s, no errors
+
+Exit status, as the ``behavior/run`` action's: 0 only for a run that FINISHED with no
+error; 1 for one that finished with errors or failed (ERROR); 128 + the signal's number
+(130, 143) after Ctrl-C or SIGTERM, once every loaded box got its onStop and the behavior
+is unloaded; 2 for a folder that is not a converted behavior, an invalid scenario or an
 unwritable record, 3 when the robot cannot be reached.
 
 This module is the composition root of a converted folder: it is the only one of the
@@ -17,14 +26,20 @@ import argparse
 import logging
 import signal
 import sys
-import threading
+import time
 from pathlib import Path
-from typing import Any, List, Optional
+from typing import Any, List, Optional, Tuple
 
 EXIT_FINISHED = 0
 EXIT_FAILED = 1
 EXIT_BAD_FOLDER = 2
 EXIT_NO_ROBOT = 3
+#: exit status after a signal: this plus its number (the shell's convention)
+EXIT_SIGNAL_BASE = 128
+#: seconds the behavior waits for the robot to offer the services its box code calls
+SERVICE_TIMEOUT = 10.0
+#: seconds the end of a run waits for its box code and its last motion calls
+RUN_CLOSE_TIMEOUT = 5.0
 
 
 def _parser(folder: str) -> argparse.ArgumentParser:
@@ -109,17 +124,25 @@ def main(folder: str, argv: Optional[List[str]] = None) -> int:
         if options.interactive:
             simulated.interact(sys.stdin, sys.stdout)
     session = qi.Session()
+    ending = ""  # the line saying how the run ended, printed once everything is closed
     try:
         try:
             session.connect(url)
         except RuntimeError as error:
             print("error: cannot reach the robot at %s: %s" % (url, error), file=sys.stderr)
             return EXIT_NO_ROBOT
-        return _play(BehaviorPlayer, loaded, session, box_environment, options.verbose)
+        from naoqi_qicore.robot.session import wait_for_services
+        player = BehaviorPlayer(
+            loaded, session, listener=_reporter(options.verbose), environment=box_environment,
+            await_services=lambda names: wait_for_services(session, names, SERVICE_TIMEOUT))
+        status, ending = _play(player, Path(folder).resolve().name)
+        return status
     finally:
         session.close()
         if simulated is not None:
             simulated.stop()
+        if ending:
+            print(ending, flush=True)
 
 
 def _warn_missing_dependencies(player: Any) -> None:
@@ -133,37 +156,59 @@ def _warn_missing_dependencies(player: Any) -> None:
         logging.getLogger(__name__).warning("%s", warning)
 
 
-def _play(player_class: Any, loaded: Any, session: Any, environment: Any, verbose: bool) -> int:
-    interrupted = threading.Event()
-
+def _reporter(verbose: bool) -> Any:
+    """The engine listener printing box errors (and with ``verbose`` what happens)."""
     def report(event: Any) -> None:
         if event.kind == "error":
             print("box error: %s" % event.detail, file=sys.stderr)
         elif verbose and event.kind != "frame":
             print("%s %s %s" % (event.kind, event.box_path, event.detail), file=sys.stderr)
+    return report
 
-    player = player_class(loaded, session, listener=report, environment=environment)
-    previous = {number: signal.signal(number, lambda signum, frame: interrupted.set())
+
+def _play(player: Any, name: str) -> Tuple[int, str]:
+    """Load and play ``player`` until its run ends or a signal stops it; the exit status and
+    the line saying how the run ended."""
+    signals: List[int] = []
+    previous = {number: signal.signal(number, lambda signum, frame: signals.append(signum))
                 for number in (signal.SIGINT, signal.SIGTERM)}
+    started = time.monotonic()
+    status, ended = "", started
     try:
         try:
             player.load()
         finally:
             _warn_missing_dependencies(player)
+        started = time.monotonic()
         player.play()
-        while not interrupted.is_set() and not player.wait(0.1):
+        while not signals and not player.wait(0.1):
             pass
-        if interrupted.is_set():
+        if signals:
             player.stop()
-            return EXIT_FINISHED
-        if player.status == "ERROR":
+        status, ended = player.status, time.monotonic()
+        player.wait_run_closed(RUN_CLOSE_TIMEOUT)  # its box code ended, last motion answered
+        if status == "ERROR":
             print("error: %s" % player.last_error, file=sys.stderr)
-            return EXIT_FAILED
-        return EXIT_FINISHED
     except Exception as error:  # a behavior that cannot load: say why, no traceback
         print("error: %s" % error, file=sys.stderr)
-        return EXIT_FAILED
+        status, ended = "ERROR", time.monotonic()
     finally:
         player.unload()
         for number, handler in previous.items():
             signal.signal(number, handler)
+    errors = player.error_count  # the unload's too (the root's onUnload)
+    ending = _end_line(name, status, signals[0] if signals else None, ended - started, errors,
+                       player.last_error)
+    if signals:
+        return EXIT_SIGNAL_BASE + signals[0], ending
+    return (EXIT_FINISHED if status == "FINISHED" and not errors else EXIT_FAILED), ending
+
+
+def _end_line(name: str, status: str, signum: Optional[int], seconds: float, errors: int,
+              last_error: str) -> str:
+    """``wave_hello: FINISHED in 4.2 s, no errors`` (see the module doc)."""
+    how = "%s by %s" % (status, signal.Signals(signum).name) if signum is not None else status
+    if not errors:
+        return "%s: %s in %.1f s, no errors" % (name, how, seconds)
+    return "%s: %s in %.1f s with %d error%s (last: %s)" % (
+        name, how, seconds, errors, "" if errors == 1 else "s", last_error)

@@ -1,5 +1,6 @@
 """``python OUT/main.py``: a converted behavior played on an in-process simulated robot."""
 import os
+import re
 import signal
 import subprocess
 import sys
@@ -12,7 +13,8 @@ from naoqi_qicore.converter.writer import write_converted
 
 from naoqi_qicore.xar.model import Box
 
-from core_builders import behavior, flow_box, link, script_box, string_parameter
+from core_builders import (behavior, curve, flow_box, link, script_box, string_parameter,
+                           timeline_box)
 
 REPO = Path(__file__).resolve().parents[2]
 
@@ -77,7 +79,12 @@ def wait_for(path: Path, timeout: float = 30.0) -> bool:
     return False
 
 
-def test_main_exits_0_when_the_root_stops(tmp_path):
+def end_line(out: str) -> str:
+    """The last line main.py printed on standard output: how the run ended."""
+    return out.strip().splitlines()[-1]
+
+
+def test_main_exits_0_when_the_root_stops_and_says_so(tmp_path):
     folder = convert(tmp_path, """
 def onInput_onStart(self):
     self.onStopped()
@@ -88,10 +95,45 @@ def onInput_onStart(self):
     # libqi's log (on stdout) is quiet: no line per service the in-process robot registers,
     # no notice about its SDK layout
     assert "Registered Service" not in out and "qi.path.sdklayout" not in out + err
+    assert re.fullmatch(r"converted: FINISHED in \d+\.\d s, no errors", end_line(out)), out
+
+
+def test_a_run_that_finished_with_errors_says_so_and_exits_1(tmp_path):
+    """The root stops (the run FINISHED), but a box failed on its way: as the behavior/run
+    action, that is not a success."""
+    folder = convert(tmp_path, """
+def onInput_onStart(self):
+    self.onStopped()
+def onUnload(self):
+    raise RuntimeError("BOOM in onUnload")
+""")
+    process = run_main(folder)
+    out, err = process.communicate(timeout=60)
+    assert process.returncode == 1, (out, err)
+    assert re.fullmatch(r"converted: FINISHED in \d+\.\d s with 1 error \(last: "
+                        r"root/Worker: onUnload: RuntimeError: BOOM in onUnload\)",
+                        end_line(out)), out
+    assert "box error: root/Worker: onUnload: RuntimeError: BOOM in onUnload" in err
+
+
+def test_a_timeline_ending_with_its_motion_ends_cleanly(tmp_path):
+    """The root's timeline ends exactly when its last motion segment does: the run ends
+    once the robot answered that call, not with "Session closed" as a box error."""
+    root = timeline_box("root", -1, [], curves=[curve("HeadYaw", [(5, 0.0), (20, 15.0)]),
+                                                curve("HeadPitch", [(5, 0.0), (20, 10.0)])])
+    folder = tmp_path / "nod"
+    write_converted(behavior(root), folder)
+    runs = [run_main(folder) for _ in range(3)]  # the end raced the answer most times
+    for process in runs:
+        out, err = process.communicate(timeout=60)
+        assert "box error" not in err, err
+        assert re.fullmatch(r"nod: FINISHED in 0\.[6-9] s, no errors", end_line(out)), out
+        assert process.returncode == 0
 
 
 @pytest.mark.parametrize("signal_number", [signal.SIGINT, signal.SIGTERM])
-def test_a_signal_stops_every_loaded_box_unloads_and_exits_0(tmp_path, signal_number):
+def test_a_signal_stops_every_loaded_box_unloads_and_exits_128_plus_it(tmp_path,
+                                                                        signal_number):
     folder = convert_nested(tmp_path)
     process = run_main(folder)
     try:
@@ -102,8 +144,10 @@ def test_a_signal_stops_every_loaded_box_unloads_and_exits_0(tmp_path, signal_nu
     finally:
         if process.poll() is None:
             process.kill()
-    assert process.returncode == 0, err
+    assert process.returncode == 128 + signal_number, err
     assert "Traceback" not in err and "box error" not in err
+    assert re.fullmatch(r"converted: STOPPED by %s in \d+\.\d s, no errors"
+                        % signal.Signals(signal_number).name, end_line(out)), out
     marks = sorted(path.name for path in tmp_path.glob("l*.*"))
     assert marks == ["l1_Group.started", "l1_Group.stopped", "l1_Group.unloaded",
                      "l2_Idle.stopped", "l2_Idle.unloaded",
