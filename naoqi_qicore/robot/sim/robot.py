@@ -35,6 +35,8 @@ from naoqi_qicore.robot.sim.recorder import DEFAULT_LIMIT, CallRecord
 from naoqi_qicore.robot.sim.senses import NaoqiSimPerception
 
 DEFAULT_URL = "tcp://127.0.0.1:9559"
+#: where the service directory listens while the services register (a free loopback port)
+PRIVATE_URL = "tcp://127.0.0.1:0"
 #: how long stop() waits for libqi to let go of the registered objects
 RELEASE_TIMEOUT_S = 5.0
 _LOG = logging.getLogger("naoqi_sim")
@@ -149,10 +151,13 @@ class SimulatedRobot:
         return self
 
     def _serve(self, first: List[str]) -> None:
-        """Listen, build every service (``first`` first) and register them."""
+        """Build every service (``first`` first), register them, then listen: a client
+        finds every service as soon as it can connect (the services register in a service
+        directory listening on a loopback port of its own until then)."""
         assert self._session is not None and self._context is not None
         assert self._record is not None
-        self._session.listenStandalone(self.listen)
+        self._session.listenStandalone(PRIVATE_URL)
+        private = set(self._session.endpoints())
         self._context.remote = self._session.service
         served = {name: recording_facade(name, service, self._record)
                   for name, service in self._context.build_all(order=first).items()}
@@ -163,16 +168,18 @@ class SimulatedRobot:
         for name, served_object in served.items():
             self._session.registerService(name, served_object)
             self._registered.append(weakref.ref(served_object))
-        self._url = self._listening_url(self._session)
+        self._session.listen(self.listen)
+        self._url = self._listening_url(
+            [endpoint for endpoint in self._session.endpoints() if endpoint not in private])
 
-    def _listening_url(self, session: Any) -> str:
+    def _listening_url(self, endpoints: List[str]) -> str:
         """The endpoint matching the requested URL's scheme and host (real port)."""
         wanted = urlsplit(self.listen)
-        for endpoint in session.endpoints():
+        for endpoint in endpoints:
             parts = urlsplit(endpoint)
             if parts.scheme == wanted.scheme and parts.hostname == wanted.hostname:
                 return endpoint
-        return session.endpoints()[0]
+        return endpoints[0]
 
     def stop(self) -> None:
         """Stop every task and service, close the service directory and the record."""
