@@ -141,7 +141,11 @@ class LocalSubscriptions:
 
 
 class LocalMemory:
-    """ALMemory whose (un)subscribeToEvent calls reach local objects."""
+    """ALMemory whose (un)subscribeToEvent calls reach local objects.
+
+    The subscriptions of a local object live in this process, never on the robot: its
+    ``unsubscribeToEvent`` of an event it is no longer subscribed to (a box's onUnload
+    called again after its onStop called it) has nothing to end, and succeeds."""
 
     def __init__(self, service: Any, local: LocalSubscriptions) -> None:
         self._service = service
@@ -152,7 +156,7 @@ class LocalMemory:
             self._service.subscribeToEvent(event, module, method)
 
     def unsubscribeToEvent(self, event: str, module: str) -> None:  # noqa: N802
-        if not self._local.unsubscribe(event, module):
+        if not self._local.unsubscribe(event, module) and self._local.target(module) is None:
             self._service.unsubscribeToEvent(event, module)
 
     def __getattr__(self, method: str) -> Any:
