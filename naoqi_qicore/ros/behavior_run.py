@@ -5,11 +5,12 @@ A :class:`BehaviorRun` starts when the behavior plays (``behavior/play`` or a
 STOPPED (``behavior/stop``, a cancelled or preempted goal, another behavior loaded, the
 runner shutting down) or ERROR (the root box failed, the robot was lost).  Its errors are
 the engine's (:class:`~naoqi_qicore.core.events.BoxError`) plus the runner's own (the
-robot connection lost).
+robot connection lost).  It :attr:`~BehaviorRun.succeeded` only when it FINISHED with no
+error: that is the ``behavior/run`` goal's SUCCEEDED.
 """
 import threading
 import time
-from typing import Any, List, Optional
+from typing import Any, List, Optional, Set
 
 from builtin_interfaces.msg import Time
 
@@ -50,6 +51,8 @@ class BehaviorRun:
         self.stop_reason = ""
         #: errors of the run that the engine does not know (the robot lost)
         self.runner_errors: List[BoxError] = []
+        #: errors already sent in the goal's feedback
+        self._told: Set[BoxError] = set()
 
     @property
     def ended(self) -> bool:
@@ -69,7 +72,27 @@ class BehaviorRun:
         """Wait for the end of the run; False on timeout."""
         return self._ended.wait(timeout)
 
+    @property
+    def error_count(self) -> int:
+        """How many errors the run had (more than :meth:`errors` keeps when there were
+        over ``MAX_RUN_ERRORS``)."""
+        return len(self.runner_errors) + (self.player.error_count if self.player is not None
+                                          else 0)
+
+    @property
+    def succeeded(self) -> bool:
+        """The run reached its end (FINISHED) with no error."""
+        return self.status == BehaviorState.FINISHED and self.error_count == 0
+
     def errors(self) -> List[BoxError]:
         """Every error of the run, oldest first."""
         errors = list(self.player.errors) if self.player is not None else []
         return sorted(errors + self.runner_errors, key=lambda error: error.time)
+
+    def untold_errors(self) -> List[BoxError]:
+        """The errors of the run not returned by an earlier call, oldest first (each error
+        goes once in the goal's feedback)."""
+        with self._lock:
+            new = [error for error in self.errors() if error not in self._told]
+            self._told.update(new)
+        return new

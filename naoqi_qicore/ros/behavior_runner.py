@@ -334,7 +334,8 @@ class BehaviorRunner(Node):
     def _start_player(self, loaded: _Loaded) -> None:
         """Create and load the engine of ``loaded`` on the connected robot (lock held)."""
         player = BehaviorPlayer(loaded.behavior, self._robot.session, motion=self._motion,
-                                listener=self._on_engine_event, environment=box_environment)
+                                listener=self._on_engine_event, environment=box_environment,
+                                await_services=self._robot.wait_for_services)
         try:
             player.load()
         finally:
@@ -465,7 +466,9 @@ class BehaviorRunner(Node):
             player = self._player()
             if player.status in ("ERROR", "IDLE"):
                 player.load()
-            if target is not None:
+            if target is None:
+                player.rewind()  # a fresh run, wherever a goto left the behavior
+            else:
                 try:
                     player.goto(target, play=False)
                 except GotoError as error:
@@ -497,8 +500,7 @@ class BehaviorRunner(Node):
             if run is not None and (player is None or run.player is player):
                 errors = run.errors()
                 message.errors = [error_message(error) for error in errors[-STATE_ERRORS:]]
-                message.error_count = len(run.runner_errors) + (
-                    run.player.error_count if run.player is not None else 0)
+                message.error_count = run.error_count
             elif player is not None:  # loaded, never played: what loading it said
                 errors = player.errors
                 message.errors = [error_message(error) for error in errors[-STATE_ERRORS:]]
@@ -757,6 +759,7 @@ class BehaviorRunner(Node):
                 raise ValueError("give a label or a frame >= 0")
             with self._lock:
                 player = self._player()
+                response.frame = int(player.last_frame)  # where it stays if the goto fails
                 response.frame = player.goto(target, play=player.status == "PLAYING")
                 return "%s at frame %d" % (self._loaded.name, response.frame)
         return self._answer(response, goto, moved=True)

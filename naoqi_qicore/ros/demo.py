@@ -6,7 +6,8 @@
    with its live view on (its URL is printed: open it in a browser to watch the run);
 3. runs the behavior through the ``behavior/run`` action, goes to a label while it plays
    (``behavior/goto``), printing the action's feedback (every state change) and the focus
-   changes as they happen, then the action's result;
+   changes as they happen, then how the goal ended (SUCCEEDED only for a behavior that
+   finished with no error) and the action's result;
 4. plots the joint angles the simulated robot executed (from its call record) into
    ``.demo/joint_angles.png`` and draws the root diagram with the boxes that ran
    highlighted into ``.demo/behavior_diagram.png``, next to the graph.
@@ -22,6 +23,7 @@ from pathlib import Path
 from typing import Dict, List, Optional, Set, Tuple
 
 import rclpy
+from action_msgs.msg import GoalStatus
 from rclpy.executors import SingleThreadedExecutor
 
 from naoqi_qicore.action import RunBehavior
@@ -275,10 +277,10 @@ def run_demo(behavior: Path, out: Path, goto_label: str) -> int:
         result = goal.wait(60)
         if result is None:
             raise RuntimeError("the run did not end within 60 s")
-        for line in result_lines(result):
+        for line in result_lines(result, goal.status):
             watcher.print(line)
         time.sleep(0.5)  # let the last focus change arrive
-        final = result.status
+        succeeded = goal.status == GoalStatus.STATUS_SUCCEEDED
         try:  # the boxes that started during the run, as the live view collected them
             ran_paths = fetch_state(view_port)["ran_boxes"]
         except OSError as error:
@@ -298,7 +300,7 @@ def run_demo(behavior: Path, out: Path, goto_label: str) -> int:
     print("\nfiles:\n  converted behavior  %s\n  behavior graph      %s\n  robot call record   %s\n"
           "  joint angle plot    %s\n  boxes that ran      %s"
           % (out / "converted", graph, record, png, diagram))
-    return 0 if final == BehaviorState.FINISHED else 1
+    return 0 if succeeded else 1
 
 
 def main(argv: Optional[List[str]] = None) -> int:

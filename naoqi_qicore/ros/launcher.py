@@ -307,7 +307,7 @@ class AutoRun:
     def _report(self) -> None:
         from naoqi_qicore.ros.run_client import result_lines
         result = self._goal.wait()
-        for line in result_lines(result) if result is not None else []:
+        for line in result_lines(result, self._goal.status) if result is not None else []:
             print("run_behavior: " + line, flush=True)
         self._ended(self._goal.succeeded())
 

@@ -1,16 +1,21 @@
 """The ``behavior/run`` action of behavior_runner (``naoqi_qicore/action/RunBehavior``).
 
 A goal runs a behavior to its end: the runner loads it when needed, goes to the label or
-frame asked for, plays it and answers how it ended (FINISHED, STOPPED or ERROR, the frame,
-the duration, every error of the run).  Feedback is the behavior's state, on every change
-and at ``state_rate`` while it plays.  Cancelling a goal stops the behavior; a new goal
-while one runs preempts it (the old one ends STOPPED, "preempted").
+frame asked for (else the behavior starts from its beginning), plays it and answers how it
+ended (FINISHED, STOPPED or ERROR, the frame, the duration, every error of the run).  The
+goal SUCCEEDS only when the behavior FINISHED with no error; it is CANCELED when the
+client cancelled it, and ABORTED otherwise (finished with errors, stopped, failed, could
+not start).  Feedback is the behavior's state, on every change and at ``state_rate``
+while it plays, each error of the run in the feedback that follows it (once).  Cancelling
+a goal stops the behavior; a new goal while one runs preempts it (the old one ends
+STOPPED, "preempted").
 
 The action server lives on a node of its own (``<runner name>_action``, same namespace)
 spun by a multi-threaded executor in its own thread: the runner's node is spun by rclpy's
 events executor, which serves services with the least latency but has no actions, and a
 goal waits for its run in a thread while cancel requests are served in another.
 """
+import copy
 import threading
 from typing import Any, Dict, Optional, Protocol
 
@@ -21,13 +26,16 @@ from rclpy.executors import MultiThreadedExecutor
 from rclpy.node import Node
 
 from naoqi_qicore.action import RunBehavior
-from naoqi_qicore.core.player import STOP_DEADLINE
+from naoqi_qicore.core.player import MOTION_ANSWER_WAIT, STOP_DEADLINE
 from naoqi_qicore.msg import BehaviorState
 from naoqi_qicore.ros.behavior_run import BehaviorRun, error_message
 
 ACTION_NAME = "behavior/run"
 #: threads serving goals, cancel requests and results
 THREADS = 4
+#: seconds a goal waits, once its run ended by itself, for its box code to end and the
+#: robot to answer its last motion calls
+RUN_CLOSE_TIMEOUT = STOP_DEADLINE + MOTION_ANSWER_WAIT + 0.5
 
 
 class RunController(Protocol):
@@ -41,9 +49,13 @@ class RunController(Protocol):
 
 
 def result_message(run: BehaviorRun) -> RunBehavior.Result:
-    """The result of an ended run."""
+    """The result of an ended run (its message tells the errors of a run that FINISHED)."""
+    message = run.message
+    count = run.error_count
+    if run.status == BehaviorState.FINISHED and count:
+        message += " with %d error%s" % (count, "" if count == 1 else "s")
     return RunBehavior.Result(status=run.status, frame=int(run.frame), duration=run.duration,
-                              message=run.message,
+                              message=message,
                               errors=[error_message(error) for error in run.errors()])
 
 
@@ -77,9 +89,12 @@ class RunActionServer:
 
     @staticmethod
     def feedback(run: Optional[BehaviorRun], state: BehaviorState) -> None:
-        """Send ``state`` as feedback of ``run``'s goal, if it has one that still runs."""
+        """Send ``state`` as feedback of ``run``'s goal, if it has one that still runs, its
+        ``errors`` being those of the run not sent yet (the result has them all)."""
         if run is None or run.goal is None or run.ended or not run.goal.is_active:
             return
+        state = copy.copy(state)
+        state.errors = [error_message(error) for error in run.untold_errors()]
         run.goal.publish_feedback(RunBehavior.Feedback(state=state))
 
     # -- callbacks -------------------------------------------------------------------------
@@ -110,12 +125,12 @@ class RunActionServer:
                 self._runs.stop_run(run, "the goal was cancelled")
             run.wait()
             if run.player is not None:  # box code of a run that ended by itself ends too
-                run.player.wait_run_closed(STOP_DEADLINE + 0.5)
+                run.player.wait_run_closed(RUN_CLOSE_TIMEOUT)
             result = result_message(run)
         finally:
             with self._lock:
                 self._goal_runs.pop(key, None)
-        if run.status == BehaviorState.FINISHED:
+        if run.succeeded:
             goal.succeed()
         elif goal.is_cancel_requested and run.status == BehaviorState.STOPPED:
             goal.canceled()

@@ -2,8 +2,10 @@
 
 :class:`BehaviorRunClient` sends ``RunBehavior`` goals from a node that the caller spins
 in another thread; :class:`RunningGoal` is one goal: its feedback goes to a callback as it
-arrives, its result can be waited for, and it can be cancelled.  :func:`state_line` and
-:func:`result_lines` are how ``make demo`` and ``run_behavior`` print them.
+arrives, its result and how the goal ended (SUCCEEDED only for a behavior that finished
+with no error, ABORTED, CANCELED) can be waited for, and it can be cancelled.
+:func:`state_line` and :func:`result_lines` are how ``make demo`` and ``run_behavior``
+print them.
 """
 import threading
 from typing import Any, Callable, List, Optional
@@ -17,6 +19,9 @@ from naoqi_qicore.msg import BehaviorState
 
 STATUS_NAMES = {getattr(BehaviorState, name): name for name in
                 ("IDLE", "LOADED", "PLAYING", "PAUSED", "STOPPED", "FINISHED", "ERROR")}
+#: how a goal ended (``GoalStatus``)
+GOAL_STATUS_NAMES = {GoalStatus.STATUS_SUCCEEDED: "SUCCEEDED",
+                     GoalStatus.STATUS_ABORTED: "ABORTED", GoalStatus.STATUS_CANCELED: "CANCELED"}
 
 
 def state_line(state: BehaviorState) -> str:
@@ -26,11 +31,14 @@ def state_line(state: BehaviorState) -> str:
         list(state.active_boxes), "  error: " + state.last_error if state.last_error else "")
 
 
-def result_lines(result: RunBehavior.Result) -> List[str]:
-    """How a run ended, then one line per error of the run."""
-    lines = ["result %s at frame %d after %.2f s: %s" % (
+def result_lines(result: RunBehavior.Result, goal_status: Optional[int] = None) -> List[str]:
+    """How the goal (``goal_status``, a ``GoalStatus`` code, when given) and its run ended,
+    then one line per error of the run."""
+    goal = " (goal %s)" % GOAL_STATUS_NAMES.get(goal_status, goal_status) \
+        if goal_status is not None else ""
+    lines = ["result %s at frame %d after %.2f s: %s%s" % (
         STATUS_NAMES.get(result.status, result.status), result.frame, result.duration,
-        result.message)]
+        result.message, goal)]
     lines += ["  error %s: %s: %s%s" % (error.box_path, error.where,
                                         error.exception_type + ": " if error.exception_type
                                         else "", error.message) for error in result.errors]
@@ -52,9 +60,15 @@ class RunningGoal:
             return None
         return self._result.result().result
 
+    @property
+    def status(self) -> Optional[int]:
+        """How the goal ended (``GoalStatus.STATUS_SUCCEEDED``, ``STATUS_ABORTED``,
+        ``STATUS_CANCELED``); None while it runs."""
+        return self._result.result().status if self._done.is_set() else None
+
     def succeeded(self) -> bool:
         """True when the goal has ended SUCCEEDED (the action's own verdict)."""
-        return self._done.is_set() and self._result.result().status == GoalStatus.STATUS_SUCCEEDED
+        return self.status == GoalStatus.STATUS_SUCCEEDED
 
     def cancel(self, timeout: float = 10.0) -> Optional[RunBehavior.Result]:
         """Cancel the goal (the behavior stops) and wait for its result."""

@@ -1,6 +1,8 @@
 """``behavior/run`` (RunBehavior action) of behavior_runner, with naoqi_bridge and the
-simulated robot as separate processes over real DDS: runs to the end, cancel, errors of
-the run, a stop that stops, preemption, and the services during a goal."""
+simulated robot as separate processes over real DDS: runs to the end, how a goal ends
+(SUCCEEDED only without error), cancel, errors of the run (each once in the feedback), a
+stop that stops, preemption, fresh runs, the services during a goal, a robot still
+registering its services, boxes unsubscribing in onUnload."""
 import threading
 import time
 from pathlib import Path
@@ -295,6 +297,7 @@ def test_nao_leg_keys_are_left_out_on_pepper(stack_for, tmp_path) -> None:
     status, result = stack.run(behavior=str(behavior)).result(20)
     assert result.status == BehaviorState.FINISHED  # its timeline played to its end
     assert [error for error in result.errors if error.where == "motion"] == []
+    assert status == GoalStatus.STATUS_SUCCEEDED
     stack.probe.wait_until(lambda: MotionStatus.FINISHED in [m.status for m in status_messages],
                            10, "the head's segment finishing on the robot")
     assert MotionStatus.FAILED not in [m.status for m in status_messages]
@@ -308,3 +311,187 @@ def test_a_lost_robot_ends_the_run_with_error(wave: Stack) -> None:
     assert status == GoalStatus.STATUS_ABORTED
     assert result.status == BehaviorState.ERROR and "robot connection lost" in result.message
     assert "robot connection" in [error.where for error in result.errors]
+
+
+def test_a_run_that_finished_with_errors_is_aborted(stack_for, tmp_path) -> None:
+    """The behavior reaches its end, but a robot call of a box failed on its way (caught by
+    the box; the robot did not offer the service when the behavior loaded either): the goal
+    is ABORTED, its result FINISHED with the errors; a behavior without them SUCCEEDS."""
+    failing = script_behavior(tmp_path, "caught", """
+def onInput_onStart(self):
+    try:
+        ALProxy("ALNoSuchService").hello()
+    except RuntimeError:
+        pass
+    self.onStopped()
+""")
+    clean = script_behavior(tmp_path, "clean", """
+def onInput_onStart(self):
+    ALProxy("ALTextToSpeech").say("hello")
+    self.onStopped()
+""")
+    stack = stack_for()
+    status, result = stack.run(behavior=str(failing)).result(20)
+    assert (status, result.status) == (GoalStatus.STATUS_ABORTED, BehaviorState.FINISHED)
+    assert result.message.endswith("with 2 errors"), result.message
+    assert [(e.box_path, e.where) for e in result.errors] == [
+        ("root/Script", "robot service"), ("root/Script", "robot call")]
+    assert result.errors[0].message == \
+        "the robot does not offer ALNoSuchService (called by root/Script)"
+    assert "Cannot find service 'ALNoSuchService'" in result.errors[1].message
+    status, result = stack.run(behavior=str(clean)).result(20)
+    assert (status, result.status) == (GoalStatus.STATUS_SUCCEEDED, BehaviorState.FINISHED)
+    assert list(result.errors) == [] and "error" not in result.message
+
+
+def test_each_error_is_in_one_feedback_and_all_are_in_the_result(stack_for, tmp_path) -> None:
+    """Errors happening one after the other: each one is in the feedback once, in the
+    first feedback after it happened, never again; the result has them all."""
+    behavior = script_behavior(tmp_path, "errors", """
+def onInput_onStart(self):
+    for attempt in range(4):
+        try:
+            ALProxy("ALNoSuchService%d" % attempt)
+        except RuntimeError:
+            pass
+        time.sleep(0.6)
+    self.onStopped()
+""")
+    stack = stack_for()
+    goal = stack.run(behavior=str(behavior))
+    status, result = goal.result(30)
+    assert status == GoalStatus.STATUS_ABORTED
+    assert len(result.errors) == 4
+    told = [(e.message, e.stamp.sec, e.stamp.nanosec) for state in goal.feedback
+            for e in state.errors]
+    assert sorted(told) == sorted((e.message, e.stamp.sec, e.stamp.nanosec)
+                                  for e in result.errors)
+    counts = [state.error_count for state in goal.feedback]
+    assert counts == sorted(counts) and counts[-1] == 4
+    # with the error that made it grow, and only that one
+    for before, state in zip(goal.feedback, goal.feedback[1:]):
+        assert len(state.errors) == state.error_count - before.error_count
+    assert len([state for state in goal.feedback if state.status == BehaviorState.PLAYING]) \
+        > 4  # frames and boxes still go out at every change
+
+
+def test_an_empty_goal_is_a_fresh_run(wave: Stack) -> None:
+    """A goto while the behavior is stopped leaves it at the label; a goal naming no label
+    or frame still plays it from its beginning."""
+    moved = wave.probe.call(GoTo, "behavior/goto", GoTo.Request(label="Bow"))
+    assert moved.success and moved.frame == LABELS["Bow"], moved.message
+    goal = wave.run()
+    first = goal.wait_feedback(lambda s: s.status == BehaviorState.PLAYING, 10, "PLAYING")
+    assert first.frame < LABELS["Wave"], first.frame
+    status, result = goal.result(60)
+    assert status == GoalStatus.STATUS_SUCCEEDED
+    played = frames(goal.feedback)
+    assert played[0] < LABELS["Wave"] and played[-1] >= LABELS["Bow"]
+
+
+def test_a_failed_goto_answers_the_current_frame(wave: Stack) -> None:
+    goal = wave.run(label="Wave")
+    goal.wait_feedback(lambda s: s.frame >= LABELS["Wave"] + 3, 10, "a few frames played")
+    before = wave.states[-1].frame
+    answer = wave.probe.call(GoTo, "behavior/goto", GoTo.Request(label="NoSuchLabel"))
+    after = wave.states[-1].frame
+    assert not answer.success and "NoSuchLabel" in answer.message
+    assert before <= answer.frame <= after + 5 and answer.frame >= LABELS["Wave"]
+    goal.cancel()
+    status, result = goal.result(5)
+    answer = wave.probe.call(GoTo, "behavior/goto", GoTo.Request(label="NoSuchLabel"))
+    assert not answer.success and answer.frame == result.frame  # stopped: where it ended
+
+
+#: a box subscribing to ALMemory events in onLoad and onStart, unsubscribing in onUnload,
+#: which its onStop calls too (as many library boxes do)
+SUBSCRIBING = """
+def onLoad(self):
+    self.memory = ALProxy("ALMemory")
+    self.memory.subscribeToEvent("Test/Loaded", self.getName(), "onEvent")
+def onUnload(self):
+    self.memory.unsubscribeToEvent("Test/Loaded", self.getName())
+    self.memory.unsubscribeToEvent("Test/Started", self.getName())
+    self.memory.unsubscribeToEvent("WordRecognized", self.getName())
+def onEvent(self, key, value, message):
+    pass
+def onInput_onStart(self):
+    self.memory.subscribeToEvent("Test/Started", self.getName(), "onEvent")
+    self.memory.subscribeToEvent("WordRecognized", self.getName(), "onEvent")
+def onInput_onStop(self):
+    self.onUnload()
+"""
+
+
+def test_a_box_unsubscribing_in_onunload_after_its_onstop_did(stack_for, tmp_path) -> None:
+    behavior = script_behavior(tmp_path, "subscriber", SUBSCRIBING)
+    stack = stack_for()
+    goal = stack.run(behavior=str(behavior))
+    goal.wait_feedback(lambda s: "root/Script" in s.active_boxes, 10, "the box running")
+    stack.probe.wait_until(lambda: stack.robot.calls("ALSpeechRecognition", "subscribe"), 10,
+                           "the box's speech recognition started")
+    goal.cancel()
+    status, result = goal.result(5)
+    assert status == GoalStatus.STATUS_CANCELED
+    assert list(result.errors) == [], [(e.box_path, e.where, e.message) for e in result.errors]
+    # what the box started on the robot was ended (once)
+    assert len(stack.robot.calls("ALSpeechRecognition", "unsubscribe")) == 1
+
+
+class LateService:
+    """A service the test registers on the simulated robot once the runner is connected."""
+
+    def __init__(self) -> None:
+        self.calls = 0
+
+    def hello(self) -> str:
+        self.calls += 1
+        return "hello"
+
+
+def test_the_runner_waits_for_the_services_boxes_call(programs, probe, tmp_path) -> None:
+    """A robot that is starting: a service a box calls is registered 2 s after the runner
+    connected, another never is.  The behavior loads once the first is there (so the box
+    reaches it), and the runner gives up on the second 10 s after connecting, saying so:
+    an error of the run, which is then ABORTED."""
+    import qi
+    behavior = script_behavior(tmp_path, "late", """
+def onInput_onStart(self):
+    ALProxy("ALLateService").hello()
+    try:
+        self.session().service("ALNeverThere")
+    except RuntimeError:
+        pass
+    self.onStopped()
+""")
+    robot = programs("sim")
+    runner = programs("runner", "-p", "robot_url:=" + robot.url, "-p", "behavior:=" + str(behavior),
+                      "-p", "cache_dir:=" + str(tmp_path / "cache"))
+    states: List[BehaviorState] = probe.listen(BehaviorState, "behavior/state")
+    probe.wait_until(lambda: robot.calls("ALAutonomousLife", "getState"), 30,
+                     "the runner connected")
+    connected = time.time()
+    time.sleep(2.0)
+    session = qi.Session()
+    session.connect(robot.url)
+    late = LateService()
+    try:
+        session.registerService("ALLateService", late)
+        registered = time.time()
+        loaded = probe.wait_until(lambda: next((s for s in states
+                                                if s.status == BehaviorState.LOADED), None),
+                                  30, "behavior loaded")
+        stamp = loaded.header.stamp.sec + loaded.header.stamp.nanosec * 1e-9
+        assert stamp >= connected + 9.5 and stamp > registered  # waited for both, then gave up
+        assert "does not offer ALNeverThere" in runner.output()
+        client = ActionClient(probe.node, RunBehavior, "behavior/run")
+        assert client.wait_for_server(timeout_sec=20)
+        status, result = Goal(client, RunBehavior.Goal()).result(20)
+    finally:
+        session.close()
+    assert late.calls == 1
+    assert (status, result.status) == (GoalStatus.STATUS_ABORTED, BehaviorState.FINISHED)
+    assert [(e.box_path, e.where) for e in result.errors] == [
+        ("root/Script", "robot service"), ("root/Script", "robot call")], result.errors
+    assert "ALNeverThere" in result.errors[0].message
+    assert all("ALLateService" not in e.message for e in result.errors)

@@ -43,7 +43,7 @@ def test_demo_plays_goes_to_a_label_and_plots(example_behavior, repo_root, tmp_p
               if "state  PLAYING" in line]
     assert frames == sorted(frames) and frames[-1] > frames[0]  # feedback as it plays
     finished = first("result FINISHED at frame 120 after ")
-    assert "wave_hello finished at frame 120" in lines[finished]
+    assert lines[finished].endswith("wave_hello finished at frame 120 (goal SUCCEEDED)")
     released = first("focus  '' (previous 'naoqi_qicore/wave_hello'")
     assert view < sent < max(taken, playing) < goto < finished and taken < released
     # every box of wave_hello starts once it plays to its end (the instant ones included)
