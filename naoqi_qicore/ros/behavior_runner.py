@@ -481,8 +481,8 @@ class BehaviorRunner(Node):
     # -- state and focus -------------------------------------------------------------------
     def _state_message(self) -> BehaviorState:
         message = BehaviorState()
-        message.header.stamp = self.get_clock().now().to_msg()
-        with self._lock:
+        with self._lock:  # stamped once it can be read (a load may hold it for a while)
+            message.header.stamp = self.get_clock().now().to_msg()
             loaded = self._loaded
             player = loaded.player if loaded is not None else None
             run = self._run
