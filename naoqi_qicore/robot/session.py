@@ -172,8 +172,9 @@ class RobotSession:
     services one after the other: the callbacks run once ``required_services`` are all
     registered, or after ``service_timeout`` s without them (then a warning is logged and
     the callbacks see the robot as it is); :meth:`wait_for_services` waits for more of them
-    within the same ``service_timeout`` s after each connection.  ``on_state(state, message)`` callbacks run on
-    every change of :attr:`state`; ``message`` tells why the connection is down.
+    within the same ``service_timeout`` s after each connection.  ``on_state(state,
+    message)`` callbacks run on every change of :attr:`state`; ``message`` tells why the
+    connection is down.
     """
 
     def __init__(self, address: RobotAddress, *, first_retry_delay: float = 0.05,
@@ -266,12 +267,11 @@ class RobotSession:
         """Wait until the robot offers the services ``names``, at most until
         ``service_timeout`` s after the connection; the names it still does not offer (a
         warning says which)."""
-        waited = time.monotonic() - self._connected_at
-        missing = wait_for_services(self.session, names,
-                                    max(0.0, self._service_timeout - waited))
+        left = self._service_timeout - (time.monotonic() - self._connected_at)
+        missing = wait_for_services(self.session, names, max(0.0, left))
         if missing:
             _LOG.warning("robot %s does not offer %s (%.0f s after connecting)", self.url,
-                         ", ".join(missing), max(waited, self._service_timeout))
+                         ", ".join(missing), time.monotonic() - self._connected_at)
         return missing
 
     def close(self) -> None:

@@ -469,7 +469,8 @@ def onInput_onStart(self):
     self.onStopped()
 """)
     robot = programs("sim")
-    runner = programs("runner", "-p", "robot_url:=" + robot.url, "-p", "behavior:=" + str(behavior),
+    runner = programs("runner", "-p", "robot_url:=" + robot.url,
+                      "-p", "behavior:=" + str(behavior),
                       "-p", "cache_dir:=" + str(tmp_path / "cache"))
     states: List[BehaviorState] = probe.listen(BehaviorState, "behavior/state")
     probe.wait_until(lambda: robot.calls("ALAutonomousLife", "getState"), 30,
