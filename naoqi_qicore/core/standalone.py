@@ -3,8 +3,9 @@
 Without ``--url`` a simulated robot is started in this process; ``--scenario FILE|generic``
 has people around it say and do things (:mod:`naoqi_qicore.robot.sim.scenario`),
 ``--interactive`` reads them from stdin and ``--record FILE`` writes its call record (JSON
-Lines).  Before its boxes load, the behavior waits (at most 10 s) for the robot to offer
-the services its box code calls.  Once the run ended (and the robot answered its last
+Lines).  Before its boxes load, the behavior waits for the robot given with ``--url`` to
+offer the services its box code calls, as long as it is still registering services (at most
+10 s).  Once the run ended (and the robot answered its last
 motion calls) and the behavior is unloaded, one line on standard output says how it ended:
 
     wave_hello: FINISHED in 4.2 s, no errors
@@ -36,8 +37,6 @@ EXIT_BAD_FOLDER = 2
 EXIT_NO_ROBOT = 3
 #: exit status after a signal: this plus its number (the shell's convention)
 EXIT_SIGNAL_BASE = 128
-#: seconds the behavior waits for the robot to offer the services its box code calls
-SERVICE_TIMEOUT = 10.0
 #: seconds the end of a run waits for its box code and its last motion calls
 RUN_CLOSE_TIMEOUT = 5.0
 
@@ -131,10 +130,12 @@ def main(folder: str, argv: Optional[List[str]] = None) -> int:
         except RuntimeError as error:
             print("error: cannot reach the robot at %s: %s" % (url, error), file=sys.stderr)
             return EXIT_NO_ROBOT
-        from naoqi_qicore.robot.session import wait_for_services
+        from naoqi_qicore.robot.session import SERVICE_TIMEOUT, wait_for_services
+        # a simulated robot started here has registered all its services already
+        timeout = 0.0 if simulated is not None else SERVICE_TIMEOUT
         player = BehaviorPlayer(
             loaded, session, listener=_reporter(options.verbose), environment=box_environment,
-            await_services=lambda names: wait_for_services(session, names, SERVICE_TIMEOUT))
+            await_services=lambda names: wait_for_services(session, names, timeout))
         status, ending = _play(player, Path(folder).resolve().name)
         return status
     finally:

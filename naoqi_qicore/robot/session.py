@@ -29,6 +29,11 @@ import qi
 
 NAOQI_PORT = 9559
 NAOQI_SECURE_PORT = 9503
+#: seconds after a connection during which the services of a robot that is starting are
+#: waited for
+SERVICE_TIMEOUT = 10.0
+#: a robot that registered no service for this long (s) is taken as started
+SERVICES_SETTLED = 3.0
 
 _LOG = logging.getLogger(__name__)
 
@@ -137,26 +142,44 @@ class ConnectionState(enum.IntEnum):
     CONNECTED = 2
 
 
-def wait_for_services(session: Any, names: Sequence[str], timeout: float) -> List[str]:
-    """Wait until the robot of ``session`` offers every service of ``names`` (at most
-    ``timeout`` s in all); the names it still does not offer."""
+def wait_for_services(session: Any, names: Sequence[str], timeout: float,
+                      settled: float = SERVICES_SETTLED) -> List[str]:
+    """Wait until the robot of ``session`` offers every service of ``names``: at most
+    ``timeout`` s, and no longer than ``settled`` s without the robot registering a service
+    (a robot that is starting registers them one after the other; one that registers none
+    any more has started: what it lacks then, it does not have).  The names it still does
+    not offer (all of them when the connection is gone)."""
+    changed = threading.Condition()
+    registrations = [0, time.monotonic()]  # how many seen, when the last one came
+
+    def registered(*service: Any) -> None:
+        with changed:
+            registrations[0] += 1
+            registrations[1] = time.monotonic()
+            changed.notify_all()
+    link = session.serviceRegistered.connect(registered)
     try:
-        offered = {str(info["name"]) for info in session.services()}
-    except RuntimeError:  # the connection went away: each wait below fails at once
-        offered = set()
-    deadline = time.monotonic() + timeout
-    missing = []
-    for name in names:
-        if name in offered:
-            continue
-        remaining_ms = int((deadline - time.monotonic()) * 1000)
+        deadline = time.monotonic() + timeout
+        while True:
+            with changed:
+                seen = registrations[0]
+            try:
+                offered = {str(info["name"]) for info in session.services()}
+            except RuntimeError:  # the connection is gone
+                return list(names)
+            missing = [name for name in names if name not in offered]
+            with changed:
+                now = time.monotonic()
+                until = min(deadline, registrations[1] + settled)
+                if not missing or now >= until:
+                    return missing
+                if registrations[0] == seen:
+                    changed.wait(until - now)
+    finally:
         try:
-            if remaining_ms <= 0:
-                raise RuntimeError("no time left")
-            session.waitForService(name, _async=True).value(remaining_ms)
-        except RuntimeError:  # timeout, or the connection went away
-            missing.append(name)
-    return missing
+            session.serviceRegistered.disconnect(link)
+        except RuntimeError:  # the session is closed
+            pass
 
 
 ConnectedCallback = Callable[[qi.Session], None]
@@ -170,16 +193,18 @@ class RobotSession:
     connect signals there.  ``warn(message)`` (default: this module's logger) is told
     when the robot cannot be reached, once per reason, with what to check.  A robot (or simulator) that has just started registers its
     services one after the other: the callbacks run once ``required_services`` are all
-    registered, or after ``service_timeout`` s without them (then a warning is logged and
-    the callbacks see the robot as it is); :meth:`wait_for_services` waits for more of them
-    within the same ``service_timeout`` s after each connection.  ``on_state(state,
+    registered, or after ``service_timeout`` s without them, or once it registered none for
+    :data:`SERVICES_SETTLED` s (then a warning is logged and the callbacks see the robot as
+    it is); :meth:`wait_for_services` waits the same way for more of them, within the same
+    ``service_timeout`` s after each connection.  ``on_state(state,
     message)`` callbacks run on every change of :attr:`state`; ``message`` tells why the
     connection is down.
     """
 
     def __init__(self, address: RobotAddress, *, first_retry_delay: float = 0.05,
                  max_retry_delay: float = 2.0, connect_timeout: float = 5.0,
-                 required_services: Sequence[str] = (), service_timeout: float = 10.0,
+                 required_services: Sequence[str] = (),
+                 service_timeout: float = SERVICE_TIMEOUT,
                  warn: Callable[[str], None] = _LOG.warning) -> None:
         self.address = address
         self._warn = warn

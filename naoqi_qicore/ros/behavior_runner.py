@@ -40,7 +40,8 @@ from naoqi_qicore.core.motion import ALMotionSink
 from naoqi_qicore.core.player import BehaviorPlayer
 from naoqi_qicore.msg import ActivityFocus, BehaviorInfo, BehaviorState
 from naoqi_qicore.robot.naoqi_compat import box_environment
-from naoqi_qicore.robot.session import ConnectionState, RobotAddress, RobotSession
+from naoqi_qicore.robot.session import (SERVICE_TIMEOUT, ConnectionState, RobotAddress,
+                                        RobotSession)
 from naoqi_qicore.ros import diagnostics
 from naoqi_qicore.ros.bag_recorder import BagRecorder
 from naoqi_qicore.ros.behavior_cache import behavior_name, default_cache_dir, load_behavior
@@ -163,8 +164,11 @@ class BehaviorRunner(Node):
         self._event_thread = threading.Thread(target=self._handle_engine_events, daemon=True,
                                               name="behavior_runner events")
         self._event_thread.start()
-        self._robot = RobotSession(self._address(), required_services=ROBOT_SERVICES,
-                                   warn=self.get_logger().warning)
+        address = self._address()
+        # a simulated robot started here has registered all its services already
+        self._robot = RobotSession(address, required_services=ROBOT_SERVICES,
+                                   service_timeout=0.0 if self._sim is not None
+                                   else SERVICE_TIMEOUT, warn=self.get_logger().warning)
         self._diagnostics = diagnostics.Diagnostics(self, self._diagnostic_statuses)
         try:
             self._motion = BridgeMotionSink(self, ALMotionSink(self._robot.session),

@@ -1,7 +1,9 @@
-"""The simulated robot opens its port only once every service is registered: a client that
-connects the moment it can (as behavior_runner and naoqi_bridge do, retrying) finds them
-all, not the first few."""
+"""A robot that is starting: the simulated robot opens its port only once every service is
+registered (a client that connects the moment it can, as behavior_runner and naoqi_bridge
+do, finds them all, not the first few), and clients wait for the services they need while
+a robot registers services."""
 import subprocess
+import threading
 import sys
 import time
 from pathlib import Path
@@ -11,6 +13,7 @@ import pytest
 qi = pytest.importorskip("qi")
 
 from naoqi_qicore.ros.launcher import free_tcp_port  # noqa: E402
+from naoqi_qicore.robot.session import wait_for_services  # noqa: E402
 from naoqi_qicore.robot.sim import SimulatedRobot  # noqa: E402
 
 REPO = Path(__file__).resolve().parents[2]
@@ -49,3 +52,35 @@ def test_a_client_connecting_at_once_finds_every_service(robot):
     with SimulatedRobot(robot=robot, listen="tcp://127.0.0.1:0") as reference:
         every = set(reference.services())
     assert "ALTextToSpeech" in every and every <= seen, sorted(every - seen)
+
+
+class Service:
+    def hello(self) -> str:
+        return "hello"
+
+
+def test_waiting_for_services_ends_once_the_robot_stops_registering():
+    """Two services wanted: one registers 0.5 s after the wait began, the other never.  The
+    wait ends 1 s after the last registration (not at its 10 s limit), with the one missing;
+    a wait for services the robot has ends at once."""
+    robot = qi.Session()
+    robot.listenStandalone("tcp://127.0.0.1:0")
+    client = qi.Session()
+    client.connect(robot.endpoints()[0])
+    try:
+        late = threading.Timer(0.5, robot.registerService, ("ALLate", Service()))
+        started = time.monotonic()
+        late.start()
+        missing = wait_for_services(client, ["ALLate", "ALNever"], 10.0, settled=1.0)
+        waited = time.monotonic() - started
+        late.join()
+        assert missing == ["ALNever"]
+        assert 1.4 < waited < 3.0, waited
+        started = time.monotonic()
+        assert wait_for_services(client, ["ALLate"], 10.0, settled=1.0) == []
+        assert time.monotonic() - started < 0.5
+        client.close()
+        assert wait_for_services(client, ["ALLate"], 10.0) == ["ALLate"]  # no connection
+    finally:
+        client.close()
+        robot.close()
