@@ -16,6 +16,7 @@ import argparse
 import bisect
 import json
 import math
+import shutil
 import sys
 import threading
 import time
@@ -124,6 +125,12 @@ def convert(behavior: Path, output: Path, graph: Path) -> Behavior:
     ``graph`` (the root diagram) and the pages beside it; its model."""
     from naoqi_qicore.converter.api import convert as convert_input
     from naoqi_qicore.converter.graph import graph_files
+    from naoqi_qicore.converter.ownership import WRITTEN_LIST
+    from naoqi_qicore.ros.behavior_cache import is_converted
+    if is_converted(output) and not (output / WRITTEN_LIST).exists():
+        # the demo's own folder, converted by a version that did not list what it wrote
+        say("  replacing %s (converted by an older naoqi_qicore)" % output)
+        shutil.rmtree(output)
     result = convert_input(behavior, output, force=True)
     for warning in result.warnings:
         say("  warning: %s" % warning)

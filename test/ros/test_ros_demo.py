@@ -60,3 +60,16 @@ def test_demo_plays_goes_to_a_label_and_plots(example_behavior, repo_root, tmp_p
     calls = [json.loads(line) for line in (out / "robot-calls.jsonl").read_text().splitlines()]
     motions = [c for c in calls if c["method"] == "angleInterpolationBezier"]
     assert len(motions) >= 2  # from the start, then from the label
+
+
+def test_the_demo_replaces_its_folder_converted_by_an_older_version(example_behavior,
+                                                                     tmp_path) -> None:
+    """A ``.demo/converted`` written before converted folders listed their files is the
+    demo's own: it is converted again instead of stopping the demo."""
+    from naoqi_qicore.converter.ownership import WRITTEN_LIST
+    from naoqi_qicore.ros.demo import convert
+    output = tmp_path / "converted"
+    convert(example_behavior, output, tmp_path / "graph.svg")
+    (output / WRITTEN_LIST).unlink()  # as an older version left it
+    model = convert(example_behavior, output, tmp_path / "graph.svg")
+    assert model.root is not None and (output / WRITTEN_LIST).is_file()
