@@ -14,7 +14,7 @@ page's borders: inputs on the left, outputs on the right.  A flow diagram (timel
 ``enable=0`` with one keyframe) is drawn as it is; any other timeline as its states in
 order (:func:`compute_states`), each a frame labelled with its keyframe names and frames
 (``Wave [30,70]``) around the boxes of the keyframes starting there (a dashed frame per
-keyframe when several start together).
+keyframe when several start together).  A Comment box is a note showing its text.
 
 API:
 
@@ -22,13 +22,16 @@ API:
   page, ``fmt`` one of :data:`PAGE_FORMATS` (``"dot"`` is the Graphviz source and needs no
   Graphviz); the boxes named in ``ran`` (object names) are drawn filled.
 * :func:`page_sources` ``(behavior, ran=None) -> Dict[str, str]``: the DOT source of each page.
+* :class:`PageWriter` ``(behavior)`` and :func:`render_page` ``(writer, page, fmt="svg")``:
+  one page drawn when asked (the live view draws the page in view only).
 * :func:`graph_files` ``(behavior, stem, suffix, ran=None) -> Dict[str, bytes]``: every page
   as a file to save side by side (``<stem>.svg``, ``<stem>_<page>.svg``...), for
   ``xar_convert --graph``.
 
 Stable SVG ids, for a live view: a box is ``<g id="box-<object name>" class="node box">``
-(``"node box ran"`` when in ``ran``), a port cell ``<g id="port-<object name>-<port id>"
-class="port">`` (on the owner's page the border port of the same id), a parameter cell
+(``"node box ran"`` when in ``ran``, ``"node box comment"`` for a Comment box), a port
+cell ``<g id="port-<object name>-<port id>" class="port">`` (on the owner's page the
+border port of the same id), a parameter cell
 ``id="param-<object name>-<parameter id>" class="param"``, a state
 ``<g id="state-<owner object name>-<state index>" class="cluster state">`` (a keyframe frame
 ``id="keyframe-<owner object name>-<layer index>-<keyframe index>"``) and every link an
@@ -45,6 +48,7 @@ import os
 import re
 import shutil
 import subprocess
+import textwrap
 from concurrent.futures import ThreadPoolExecutor
 from typing import AbstractSet, Callable, Dict, List, Optional, Tuple, Union
 
@@ -53,6 +57,7 @@ from lxml import etree
 from naoqi_qicore.converter.naming import assign_names
 from naoqi_qicore.converter.states import StateSpec
 from naoqi_qicore.xar.model import Behavior, Box, Diagram, Link, Parameter, Port
+from naoqi_qicore.xar.parser import safe_xml_parser
 
 #: what a link end may be: an input, an output or a parameter of a box
 Connector = Union[Port, Parameter]
@@ -77,9 +82,37 @@ _RAN_COLOR = "#b6e3a8"
 #: the text of inner ports (onLoad...), which Choregraphe does not show outside a box
 _INNER_PORT_COLOR = "#8a8a8a"
 _STATE_COLOR = "#fff6d5"
+#: the plugin of Choregraphe's Comment box (its text in ``<pluginContent><text>``)
+COMMENT_PLUGIN = "textedit_plugin"
+_COMMENT_COLOR = "#fff9c4"
+_COMMENT_LINE_COLOR = "#c9b458"
+_COMMENT_WIDTH = 48
+_COMMENT_LINES = 16
 _SVG = "{http://www.w3.org/2000/svg}"
 _XLINK_TITLE = "{http://www.w3.org/1999/xlink}title"
 _WHITE_SPACE = re.compile(r"[\s\x00-\x1f\x7f]+")
+
+
+def comment_lines(box: Box) -> List[str]:
+    """The text of a Comment box (its ``<pluginContent><text>``) as escaped lines of at most
+    :data:`_COMMENT_WIDTH` characters, at most :data:`_COMMENT_LINES` of them."""
+    text = ""
+    if box.plugin_content:
+        try:
+            element = etree.fromstring(box.plugin_content.encode("utf-8"), safe_xml_parser())
+        except etree.XMLSyntaxError:
+            element = None
+        found = element.find("text") if element is not None else None
+        text = (found.text or "") if found is not None else ""
+    lines: List[str] = []
+    for paragraph in text.splitlines():
+        lines.extend(textwrap.wrap(_WHITE_SPACE.sub(" ", paragraph).strip(), _COMMENT_WIDTH)
+                     or [""])
+    while lines and not lines[-1]:
+        lines.pop()
+    if len(lines) > _COMMENT_LINES:
+        lines = lines[:_COMMENT_LINES - 1] + ["\u2026"]
+    return [html.escape(line, quote=True) for line in lines]
 
 
 class GraphvizError(OSError):
@@ -113,11 +146,16 @@ def _tooltip(connector: Connector) -> str:
     return connector.tooltip or connector.name
 
 
-class _PageWriter:
-    """Builds the DOT source of the pages of one behavior."""
+def _page_link(page: str) -> str:
+    return page + ".svg"
 
-    def __init__(self, behavior: Behavior, ran: AbstractSet[str],
-                 link: Callable[[str], str]) -> None:
+
+class PageWriter:
+    """Builds the DOT source of the pages of one behavior, page by page (a live view asks
+    for the page in view only)."""
+
+    def __init__(self, behavior: Behavior, ran: AbstractSet[str] = frozenset(),
+                 link: Callable[[str], str] = _page_link) -> None:
         self.behavior = behavior
         self.ran = ran
         #: page name -> what a box owning that page links to
@@ -136,11 +174,17 @@ class _PageWriter:
                 self.pages[id(box)] = ROOT_PAGE
             elif any(True for _ in box.diagrams()):
                 self.pages[id(box)] = self.names[id(box)]
+        #: page name -> the box owning it, the root page first
+        self.owners: Dict[str, Box] = {self.pages[id(box)]: box for box in self.order
+                                       if id(box) in self.pages}
 
     def sources(self) -> Dict[str, str]:
         """Page name -> DOT source, the root page first."""
-        return {self.pages[id(box)]: self.page(box) for box in self.order
-                if id(box) in self.pages}
+        return {page: self.page(owner) for page, owner in self.owners.items()}
+
+    def source(self, page: str) -> str:
+        """The DOT source of ``page`` (KeyError when the behavior has no such page)."""
+        return self.page(self.owners[page])
 
     # -- one page ---------------------------------------------------------------------
     def page(self, owner: Box) -> str:
@@ -272,8 +316,16 @@ class _PageWriter:
 
     # -- boxes and links --------------------------------------------------------------
     def box_node(self, box: Box, indent: str) -> str:
-        """``box`` as a node whose label is a table: title, parameters, ports, inner page."""
+        """``box`` as a node whose label is a table: title, parameters, ports, inner page;
+        a Comment box as a note showing its text."""
         name = self.names[id(box)]
+        if box.plugin == COMMENT_PLUGIN:
+            lines = comment_lines(box)
+            text = "".join(line + "<BR ALIGN=\"LEFT\"/>" for line in lines) or "<I>(empty)</I>"
+            return ("%s%s [id=%s, class=\"box comment\", shape=note, style=filled, "
+                    "fillcolor=\"%s\", color=\"%s\", margin=\"0.15,0.08\", label=<%s>];"
+                    % (indent, _quoted(name), _quoted("box-" + name), _COMMENT_COLOR,
+                       _COMMENT_LINE_COLOR, text))
         ran = name in self.ran
         rows = ["<TR><TD COLSPAN=\"2\" BGCOLOR=\"%s\"><B>%s</B></TD></TR>"
                 % (_RAN_COLOR if ran else _BOX_COLOR, _text(box.name))]
@@ -331,10 +383,6 @@ class _PageWriter:
         return "%s:p%d:%s" % (_quoted(self.names[id(box)]), port_id, side)
 
 
-def _page_link(page: str) -> str:
-    return page + ".svg"
-
-
 def page_sources(behavior: Behavior, ran: Optional[AbstractSet[str]] = None,
                  link: Callable[[str], str] = _page_link) -> Dict[str, str]:
     """Page name -> the page's Graphviz DOT source, the root page (:data:`ROOT_PAGE`) first.
@@ -342,7 +390,7 @@ def page_sources(behavior: Behavior, ran: Optional[AbstractSet[str]] = None,
     ``ran``: object names of the boxes to draw filled (names not in the behavior are ignored);
     ``link``: what a box owning a page links to, from the page's name (``<page>.svg``).
     """
-    return _PageWriter(behavior, ran or frozenset(), link).sources()
+    return PageWriter(behavior, ran or frozenset(), link).sources()
 
 
 def _dot_program() -> str:
@@ -388,6 +436,18 @@ def _finish_svg(svg: bytes) -> bytes:
             position = group.index(anchor)
             group[position:position + 1] = [title, *anchor]
     return etree.tostring(tree, xml_declaration=True, encoding="UTF-8")
+
+
+def render_page(writer: PageWriter, page: str, fmt: str = "svg") -> bytes:
+    """One page of ``writer``'s behavior as ``fmt`` (``"svg"``, ``"png"`` or ``"dot"``):
+    a live view draws the page in view only.  KeyError for a page the behavior does not
+    have; otherwise raises as :func:`render_pages`."""
+    if fmt not in PAGE_FORMATS:
+        raise ValueError("diagram pages are %s, not %r" % (", ".join(PAGE_FORMATS), fmt))
+    source = writer.source(page)
+    if fmt == "dot":
+        return source.encode("utf-8")
+    return _run_dot(_dot_program(), page, source, fmt)
 
 
 def render_pages(behavior: Behavior, fmt: str = "svg",

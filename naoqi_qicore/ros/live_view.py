@@ -7,9 +7,12 @@ Served on 127.0.0.1 only, by :class:`~naoqi_qicore.ros.loopback_http.LoopbackHTT
 cross-origin POSTs refused), its requests listed in :data:`ROUTES`:
 
 =========================  ==============================================================
-``GET /``                  the page (``live_view_page/``: HTML, script, style sheet)
-``GET /pages``             JSON: the behavior's name and its diagram pages, root first
-``GET /pages/<n>.svg``     page ``n`` of the diagram (rendered once per load)
+``GET /``                  the page (``live_view_page/``: HTML, scripts, style sheet)
+``GET /pages``             JSON: the behavior's name and its diagram pages, root first,
+                           each with its owner box, the page holding it and its
+                           timeline; the page holding each box and the page it owns
+                           (:func:`page_listing`)
+``GET /pages/<n>.svg``     page ``n`` of the diagram (drawn when first asked, then kept)
 ``GET /events``            server-sent events: the state as JSON, first the current one,
                            then each time the runner publishes ``behavior/state`` or
                            ``behavior/focus``
@@ -30,6 +33,9 @@ from pathlib import Path
 from types import SimpleNamespace
 from typing import Any, Callable, Dict, Iterable, Iterator, List, Mapping, Optional, Set, Tuple
 
+from naoqi_qicore.converter.graph import PageWriter, render_page
+from naoqi_qicore.converter.states import StateSpec
+from naoqi_qicore.core.timeline import DEFAULT_FPS
 from naoqi_qicore.ros.loopback_http import (EventStream, HttpError, LoopbackHTTPServer,
                                             RoutedHandler, Route)
 from naoqi_qicore.xar.model import Behavior, Box
@@ -38,6 +44,7 @@ from naoqi_qicore.xar.model import Behavior, Box
 PAGE_FILES = {
     "/": ("index.html", "text/html; charset=utf-8"),
     "/live_view.js": ("live_view.js", "text/javascript; charset=utf-8"),
+    "/diagram.js": ("diagram.js", "text/javascript; charset=utf-8"),
     "/live_view.css": ("live_view.css", "text/css; charset=utf-8"),
 }
 PAGE_DIR = Path(__file__).resolve().parent / "live_view_page"
@@ -101,41 +108,91 @@ def objects_by_path(behavior: Behavior, names: Mapping[int, str]) -> Dict[str, L
     return objects
 
 
+def page_timeline(owner: Box, states: List[StateSpec]) -> Optional[Dict[str, Any]]:
+    """What the timeline bar shows for the page of ``owner``: whether its frames play, its
+    fps, its length in frames, its labels (at the frame of their state) and how many states
+    it has; None for a flow diagram, which has no timeline to show."""
+    timeline = owner.timeline
+    if timeline is None or PageWriter.is_flow_diagram(owner):
+        return None
+    labels: Dict[str, int] = {}
+    for state in states:
+        for label in state.labels:
+            labels.setdefault(label, state.begin)
+    curves = timeline.actuator_list.curves if timeline.actuator_list is not None else []
+    last_key = max((key.frame for curve in curves for key in curve.keys), default=0)
+    length = (timeline.end_frame if timeline.end_frame is not None and timeline.end_frame >= 1
+              else timeline.size or max(states[-1].end if states else 0, last_key))
+    return {"plays": bool(timeline.enable),
+            "fps": float(timeline.fps or DEFAULT_FPS) if timeline.enable else 0.0,
+            "frame_count": int(length), "states": len(states),
+            "labels": [{"label": label, "frame": frame} for label, frame
+                       in sorted(labels.items(), key=lambda item: (item[1], item[0]))]}
+
+
+def page_listing(writer: PageWriter) -> Dict[str, Any]:
+    """The pages of a behavior for the page's navigation: each page's name, the object
+    name and box name of its owner, the page holding that box (``parent``, -1 for the
+    root page) and its timeline (:func:`page_timeline`); and for each box (object name)
+    the page holding it and the page it owns (-1 when none)."""
+    index = {page: number for number, page in enumerate(writer.owners)}
+    holders = {id(child): box for box in writer.order for diagram in box.diagrams()
+               for child in diagram.boxes}
+    pages = []
+    for page, owner in writer.owners.items():
+        holder = holders.get(id(owner))
+        pages.append({"name": page, "object": writer.names[id(owner)], "title": owner.name,
+                      "parent": index[writer.pages[id(holder)]] if holder is not None else -1,
+                      "timeline": page_timeline(owner, writer.states.get(id(owner), []))})
+    boxes = {writer.names[id(box)]: [index[writer.pages[id(holders[id(box)])]],
+                                     index.get(writer.pages.get(id(box), ""), -1)]
+             for box in writer.order if id(box) in holders}
+    return {"pages": pages, "boxes": boxes}
+
+
 class BehaviorDiagram:
     """The diagram of a loaded behavior: the object names of its boxes (those of the
-    rendered pages), by path and by model box, and its pages, rendered on first use."""
+    drawn pages), by path and by model box, its pages listed for the navigation, and each
+    page drawn when first asked (then kept)."""
 
     def __init__(self, name: str, behavior: Behavior, version: int) -> None:
-        from naoqi_qicore.converter.naming import assign_names
         self.name = name
         self.behavior = behavior
         #: how many behaviors the view showed before this one: the page reloads the
         #: diagram when it changes
         self.version = version
-        self._names = assign_names(behavior)
+        self._writer = PageWriter(behavior)
+        self._names = self._writer.names
         self.objects_by_path = objects_by_path(behavior, self._names)
+        self.page_names = list(self._writer.owners)
+        self.listing = dict(page_listing(self._writer), behavior=name, diagram=version)
         self._lock = threading.Lock()
-        self._pages: Optional[List[Tuple[str, bytes]]] = None
+        #: page name -> its SVG, and a lock per page being drawn
+        self._drawn: Dict[str, bytes] = {}
+        self._drawing: Dict[str, threading.Lock] = {}
 
     def object_name(self, box: Box) -> Optional[str]:
         """The object name of a box of the model (None for a box of another model)."""
         return self._names.get(id(box))
 
-    def pages(self) -> List[Tuple[str, bytes]]:
-        """(page name, SVG) of each page, root first (rendered once)."""
+    def page(self, number: int) -> bytes:
+        """The SVG of page ``number`` (IndexError when there is none), drawn by Graphviz
+        the first time it is asked (two pages are drawn at once, one page once)."""
+        page = self.page_names[number]
         with self._lock:
-            if self._pages is None:
-                from naoqi_qicore.converter.graph import render_pages
-                self._pages = list(render_pages(self.behavior).items())
-            return self._pages
+            drawing = self._drawing.setdefault(page, threading.Lock())
+        with drawing:
+            if page not in self._drawn:
+                self._drawn[page] = render_page(self._writer, page)
+            return self._drawn[page]
 
 
 def running_objects(player: Any, diagram: BehaviorDiagram
-                    ) -> Tuple[List[str], List[Tuple[str, int]]]:
+                    ) -> Tuple[List[str], List[Tuple[str, int, int]]]:
     """The object names of the boxes ``player`` (a BehaviorPlayer) runs now, and
-    (owner object name, state index) of the current state of each loaded timeline."""
+    (owner object name, state index, frame) of the current state of each loaded timeline."""
     active: List[str] = []
-    states: List[Tuple[str, int]] = []
+    states: List[Tuple[str, int, int]] = []
     for box in player.boxes():
         name = diagram.object_name(box.model)
         if name is None:
@@ -146,7 +203,7 @@ def running_objects(player: Any, diagram: BehaviorDiagram
         machine = content.machine if content is not None and content.loaded else None
         current = machine.current if machine is not None else None
         if current is not None:
-            states.append((name, int(current)))
+            states.append((name, int(current), int(content.frame)))
     return active, states
 
 
@@ -174,7 +231,8 @@ def state_event(state: Any, diagram: Optional[BehaviorDiagram], player: Any,
         "active_objects": active,
         "ran_boxes": ran_boxes,
         "ran_objects": sorted({name for path in ran_boxes for name in objects.get(path, [])}),
-        "current_states": [{"owner": owner, "index": index} for owner, index in states],
+        "current_states": [{"owner": owner, "index": index, "frame": frame}
+                           for owner, index, frame in states],
         "last_error": state.last_error,
         "error_count": int(state.error_count),
         "errors": [{"box_path": error.box_path, "objects": objects.get(error.box_path, []),
@@ -325,27 +383,25 @@ class _Handler(RoutedHandler):
         file_name, content_type = PAGE_FILES[path]
         self.answer(HTTPStatus.OK, (PAGE_DIR / file_name).read_bytes(), content_type)
 
-    def _rendered(self) -> Tuple[BehaviorDiagram, List[Tuple[str, bytes]]]:
-        """The diagram and its pages."""
+    def _diagram(self) -> BehaviorDiagram:
         diagram = self.view.diagram()
         if diagram is None:
             raise HttpError(HTTPStatus.NOT_FOUND, "no behavior loaded")
+        return diagram
+
+    def page_list(self) -> None:
+        self.answer_json(HTTPStatus.OK, self._diagram().listing)
+
+    def page(self, number: str) -> None:
+        diagram = self._diagram()
         try:
-            return diagram, diagram.pages()
+            svg = diagram.page(int(number))
+        except IndexError:
+            raise HttpError(HTTPStatus.NOT_FOUND, "no page %s" % number) from None
         except Exception as error:  # a renderer failure (no dot program): said to the page
             raise HttpError(HTTPStatus.INTERNAL_SERVER_ERROR,
                             "cannot draw %s: %s" % (diagram.name, error)) from None
-
-    def page_list(self) -> None:
-        diagram, pages = self._rendered()
-        self.answer_json(HTTPStatus.OK, {"behavior": diagram.name, "diagram": diagram.version,
-                                         "pages": [name for name, _ in pages]})
-
-    def page(self, number: str) -> None:
-        _, pages = self._rendered()
-        if int(number) >= len(pages):
-            raise HttpError(HTTPStatus.NOT_FOUND, "no page %s" % number)
-        self.answer(HTTPStatus.OK, pages[int(number)][1], "image/svg+xml")
+        self.answer(HTTPStatus.OK, svg, "image/svg+xml")
 
     def state_events(self) -> None:
         self.serve_events(self.view.events, "state")

@@ -1,4 +1,5 @@
 """Diagram pages drawn by Graphviz: every box, port, link and state is there, with stable ids."""
+import html
 import re
 import shutil
 from collections import Counter
@@ -8,8 +9,9 @@ from typing import Dict, List
 import pytest
 from lxml import etree
 
-from naoqi_qicore.converter.graph import (DOT_MISSING, GraphvizError, ROOT_PAGE, graph_files,
-                                          page_sources, render_pages)
+from naoqi_qicore.converter.graph import (COMMENT_PLUGIN, DOT_MISSING, GraphvizError, ROOT_PAGE,
+                                          PageWriter, comment_lines, graph_files, page_sources,
+                                          render_page, render_pages)
 from naoqi_qicore.converter.naming import assign_names
 from naoqi_qicore.converter.states import StateSpec
 from naoqi_qicore.xar.model import Behavior, Box
@@ -115,6 +117,11 @@ def check_page(svg: bytes, owner: Box, names: Dict[int, str], states: List[State
             name = names[id(box)]
             node = groups["box-" + name]
             assert "box" in classes(node)
+            if box.plugin == COMMENT_PLUGIN:  # a note showing its text, no port
+                assert "comment" in classes(node)
+                lines = [html.unescape(line) for line in comment_lines(box) if line]
+                assert texts(node) == (lines or ["(empty)"])
+                continue
             assert shown(texts(node)[0], box.name)
             for port in box.inputs + box.outputs:
                 cell = groups["port-%s-%d" % (name, port.id)]
@@ -235,6 +242,59 @@ def test_graph_files_are_pages_side_by_side_for_xar_convert():
         graph_files(behavior, "g", ".pdf")
     with pytest.raises(ValueError, match="diagram pages are svg, png, dot"):
         render_pages(behavior, "pdf")
+
+
+#: a root flow diagram with a Comment box (its text in the plugin content) and an empty one
+COMMENTED = ("""<?xml version="1.0" encoding="UTF-8" ?>
+<ChoregrapheProject xmlns="http://www.aldebaran-robotics.com/schema/choregraphe/project.xsd"
+  xar_version="3">
+ <Box name="root" id="-1">%(ports)s
+  <Timeline enable="0"><BehaviorLayer name="layer"><BehaviorKeyframe name="k" index="1"><Diagram>
+   <Box name="Comment" id="1" plugin="textedit_plugin" x="66" y="100">
+    <pluginContent><text><![CDATA[start with "Hey Nao" <b>&amp;</b>
+then touch my head: I will wave, say hello and bow to everyone standing around me]]></text>
+    </pluginContent>
+    <Input name="onLoad" type="1" type_size="1" nature="0" inner="1" tooltip="" id="1"/>
+   </Box>
+   <Box name="Comment" id="2" plugin="textedit_plugin" x="66" y="200">
+    <Input name="onLoad" type="1" type_size="1" nature="0" inner="1" tooltip="" id="1"/>
+   </Box>
+  </Diagram></BehaviorKeyframe></BehaviorLayer></Timeline>
+ </Box>
+</ChoregrapheProject>
+""" % {"ports": PORTS}).encode("utf-8")
+
+
+def test_a_comment_box_is_a_note_with_its_text():
+    behavior = parse_xar_bytes(COMMENTED, "commented.xar")
+    comment = behavior.root.timeline.layers[0].keyframes[0].diagram.boxes[0]
+    assert comment_lines(comment) == [
+        "start with &quot;Hey Nao&quot; &lt;b&gt;&amp;amp;&lt;/b&gt;",
+        "then touch my head: I will wave, say hello and",
+        "bow to everyone standing around me"]
+    source = page_sources(behavior)[ROOT_PAGE]
+    assert "shape=note" in source and "Hey Nao" in source and "onLoad" not in source.split(
+        "l1_Comment")[1].split("];")[0]
+    if shutil.which("dot") is not None:
+        groups = groups_by_id(render_pages(behavior)[ROOT_PAGE])
+        assert texts(groups["box-l1_Comment"]) == [
+            'start with "Hey Nao" <b>&amp;</b>', "then touch my head: I will wave, say hello and",
+            "bow to everyone standing around me"]
+        assert classes(groups["box-l1_Comment"]) == ["node", "box", "comment"]
+        assert texts(groups["box-l1_Comment_1"]) == ["(empty)"]
+
+
+@needs_dot
+def test_one_page_is_drawn_when_asked():
+    behavior = hostile()
+    writer = PageWriter(behavior)
+    assert list(writer.owners) == [ROOT_PAGE, "l1_a_b"]
+    assert writer.owners["l1_a_b"].name == 'a"<&b'
+    inner = render_page(writer, "l1_a_b")
+    assert inner == render_pages(behavior)["l1_a_b"]
+    assert render_page(writer, ROOT_PAGE, "dot").decode() == page_sources(behavior)[ROOT_PAGE]
+    with pytest.raises(KeyError):
+        render_page(writer, "l9_nowhere")
 
 
 def test_links_join_ports_in_the_source():

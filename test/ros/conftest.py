@@ -195,3 +195,13 @@ def programs(tmp_path: Path) -> Iterator[Callable[..., Program]]:
         program.stop()
     for program in started:
         sys.stdout.write("---- %s ----\n%s\n" % (program.name, program.output()[-4000:]))
+
+
+@pytest.fixture
+def browser(tmp_path: Path) -> Iterator[Any]:
+    """Headless chromium with one page (``live_view_client.Browser``); skips without it."""
+    from live_view_client import Browser, find_chromium
+    find_chromium()
+    opened = Browser(tmp_path / "chromium-profile")
+    yield opened
+    opened.close()

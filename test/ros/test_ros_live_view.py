@@ -21,78 +21,12 @@ from naoqi_qicore.ros.launcher import free_tcp_port, python_program
 from naoqi_qicore.ros.live_view import LiveView, fetch_state, objects_by_path
 from naoqi_qicore.xar.parser import parse_xar_bytes, parse_xar_file
 
+from live_view_client import EventReader, post, request, start_runner
 from process_tools import kill_processes, wait_until
 
 REPO = Path(__file__).resolve().parents[2]
 LABELS = [{"label": "Hello", "frame": 1}, {"label": "Wave", "frame": 30},
           {"label": "Skip", "frame": 70}, {"label": "Bow", "frame": 90}]
-
-
-# -- HTTP helpers ------------------------------------------------------------------------
-def request(port: int, method: str, path: str, headers: Optional[Dict[str, str]] = None,
-            body: Optional[bytes] = None) -> Tuple[int, Dict[str, str], bytes]:
-    """(status, headers, body) of one request to 127.0.0.1:``port`` (Host as a browser
-    sends it unless ``headers`` say otherwise)."""
-    connection = http.client.HTTPConnection("127.0.0.1", port, timeout=10)
-    try:
-        connection.putrequest(method, path, skip_host=True)
-        sent = {"Host": "127.0.0.1:%d" % port}
-        sent.update(headers or {})
-        if body is not None:
-            sent["Content-Length"] = str(len(body))
-        for name, value in sent.items():
-            connection.putheader(name, value)
-        connection.endheaders(body)
-        answer = connection.getresponse()
-        return answer.status, dict(answer.getheaders()), answer.read()
-    finally:
-        connection.close()
-
-
-def post(port: int, control: str, body: Optional[dict] = None,
-         origin: Optional[str] = "same") -> Tuple[int, Dict[str, Any]]:
-    """POST a control as the page does (``origin`` "same": this view's own origin)."""
-    headers = {"Content-Type": "application/json"}
-    if origin is not None:
-        headers["Origin"] = "http://127.0.0.1:%d" % port if origin == "same" else origin
-    status, _, answer = request(port, "POST", "/control/" + control, headers,
-                                json.dumps(body or {}).encode())
-    return status, json.loads(answer)
-
-
-class EventReader:
-    """The server-sent events of ``/events``, read as they come."""
-
-    def __init__(self, port: int) -> None:
-        self.connection = http.client.HTTPConnection("127.0.0.1", port, timeout=15)
-        self.connection.request("GET", "/events")
-        self.response = self.connection.getresponse()
-        assert self.response.status == 200
-        assert self.response.getheader("Content-Type") == "text/event-stream"
-
-    def next(self) -> Dict[str, Any]:
-        """The next ``state`` event's data."""
-        event = ""
-        while True:
-            line = self.response.fp.readline().decode()
-            if not line:
-                raise AssertionError("the event stream closed")
-            if line.startswith("event: "):
-                event = line[len("event: "):].strip()
-            elif line.startswith("data: ") and event == "state":
-                return json.loads(line[len("data: "):])
-
-    def until(self, predicate, timeout: float = 10.0, what: str = "") -> Dict[str, Any]:
-        deadline = time.monotonic() + timeout
-        while time.monotonic() < deadline:
-            state = self.next()
-            if predicate(state):
-                return state
-        pytest.fail("no event with %s within %.0f s" % (what or predicate, timeout))
-
-    def close(self) -> None:
-        self.response.close()  # it holds the socket once the connection handed it over
-        self.connection.close()
 
 
 # -- in-process: the server with fake controls --------------------------------------------
@@ -239,7 +173,13 @@ def test_the_diagram_pages_carry_the_box_ids(view) -> None:
     live, _ = view
     status, _, body = request(live.port, "GET", "/pages")
     assert status == 200
-    assert json.loads(body) == {"behavior": "wave_hello", "diagram": 1, "pages": ["root"]}
+    assert json.loads(body) == {
+        "behavior": "wave_hello", "diagram": 1,
+        "pages": [{"name": "root", "object": "l0_root", "title": "root", "parent": -1,
+                   "timeline": {"plays": True, "fps": 25.0, "frame_count": 120, "states": 4,
+                                "labels": LABELS}}],
+        "boxes": {name: [0, -1] for name in ("l1_Say_Hello", "l1_Mark_Wave", "l1_Skip_To_Bow",
+                                              "l1_Mark_Bow", "l1_Say_Goodbye")}}
     status, headers, svg = request(live.port, "GET", "/pages/0.svg")
     assert status == 200 and headers["Content-Type"] == "image/svg+xml"
     assert b'id="box-l1_Say_Hello"' in svg and b'id="state-l0_root-1"' in svg
@@ -479,22 +419,6 @@ def test_a_port_in_use_is_an_error(view) -> None:
 
 
 # -- the runner serving it ----------------------------------------------------------------
-def start_runner(programs, behavior: Path, tmp_path: Path, port: int):
-    """behavior_runner with its own simulated robot and the live view on ``port``; waits
-    until the view answers with the behavior loaded."""
-    runner = programs("runner", "-p", "behavior:=" + str(behavior),
-                      "-p", "cache_dir:=" + str(tmp_path / "cache"), "-p", "view_port:=%d" % port)
-
-    def loaded() -> bool:
-        assert runner.alive(), runner.output()
-        try:
-            return fetch_state(port, 2)["status"] == "LOADED"
-        except OSError:
-            return False
-    wait_until(loaded, 60, "the live view showing the behavior loaded")
-    return runner
-
-
 @pytest.mark.slow
 def test_runner_streams_its_state_and_obeys_the_page(programs, probe, example_behavior,
                                                      tmp_path) -> None:
@@ -514,7 +438,9 @@ def test_runner_streams_its_state_and_obeys_the_page(programs, probe, example_be
         running = events.until(lambda s: "l1_Say_Hello" in s["active_objects"], 10,
                                "Say Hello running")
         assert running["status"] == "PLAYING" and "root/Say Hello" in running["active_boxes"]
-        assert {"owner": "l0_root", "index": 0} in running["current_states"]
+        assert [(item["owner"], item["index"]) for item in running["current_states"]] == [
+            ("l0_root", 0)]
+        assert 0 <= running["current_states"][0]["frame"] < 30
         assert running["focus"]["focused_activity"] == "naoqi_qicore/wave_hello"
         assert post(port, "goto", {"label": "Nowhere"})[1]["success"] is False
         answer = post(port, "stop")[1]
@@ -622,99 +548,6 @@ def _status(port: int) -> str:
         return ""
 
 
-# -- in a real browser ----------------------------------------------------------------------
-def find_chromium() -> str:
-    for name in ("chromium", "chromium-browser", "google-chrome"):
-        path = shutil.which(name)
-        if path:
-            return path
-    pytest.skip("no chromium found (.setup/test-tools.sh installs it: apt-get install chromium)")
-
-
-class Browser:
-    """Headless chromium with one page, driven over the DevTools protocol."""
-
-    def __init__(self, profile: Path) -> None:
-        websocket = pytest.importorskip("websocket", reason="needs websocket-client "
-                                        "(.setup/requirements.txt)")
-        self.log = profile.parent / "chromium.log"
-        with open(self.log, "w") as log:
-            self.process = subprocess.Popen(
-                [find_chromium(), "--headless=new", "--no-sandbox", "--disable-gpu",
-                 "--no-first-run", "--remote-debugging-address=127.0.0.1",
-                 "--remote-debugging-port=0", "--user-data-dir=" + str(profile),
-                 "--window-size=1200,1000", "about:blank"],
-                stdout=log, stderr=subprocess.STDOUT, start_new_session=True)
-        self._next_id = 0
-        try:
-            active_port = profile / "DevToolsActivePort"
-            wait_until(lambda: active_port.is_file() and active_port.read_text().strip(), 30,
-                       "chromium's DevTools port")
-            port = int(active_port.read_text().splitlines()[0])
-            targets = wait_until(lambda: [t for t in self._targets(port) if t["type"] == "page"],
-                                 10, "a chromium page")
-            self.socket = websocket.create_connection(targets[0]["webSocketDebuggerUrl"],
-                                                      timeout=20, suppress_origin=True)
-        except BaseException:
-            self.close()
-            raise
-
-    @staticmethod
-    def _targets(port: int) -> List[dict]:
-        try:
-            status, _, body = request(port, "GET", "/json/list")
-        except OSError:
-            return []
-        return json.loads(body) if status == 200 else []
-
-    def send(self, method: str, **params: Any) -> dict:
-        """Call a DevTools method and return its result (events in between are skipped)."""
-        self._next_id += 1
-        self.socket.send(json.dumps({"id": self._next_id, "method": method, "params": params}))
-        while True:
-            message = json.loads(self.socket.recv())
-            if message.get("id") == self._next_id:
-                if "error" in message:
-                    raise AssertionError("%s: %s" % (method, message["error"]))
-                return message["result"]
-
-    def evaluate(self, expression: str) -> Any:
-        """The value of a JavaScript expression in the page."""
-        result = self.send("Runtime.evaluate", expression=expression, returnByValue=True)
-        if "exceptionDetails" in result:
-            raise AssertionError("%s: %s" % (expression, result["exceptionDetails"]))
-        return result["result"].get("value")
-
-    def click(self, selector: str) -> None:
-        """Click the middle of the element as a user does (mouse pressed and released)."""
-        box = self.evaluate("(() => { const r = document.querySelector(%s)"
-                            ".getBoundingClientRect(); return [r.x + r.width / 2, "
-                            "r.y + r.height / 2]; })()" % json.dumps(selector))
-        for kind in ("mousePressed", "mouseReleased"):
-            self.send("Input.dispatchMouseEvent", type=kind, x=box[0], y=box[1],
-                      button="left", clickCount=1)
-
-    def close(self) -> None:
-        import psutil
-        socket = getattr(self, "socket", None)
-        if socket is not None:
-            socket.close()
-        try:
-            children = psutil.Process(self.process.pid).children(recursive=True)
-        except psutil.NoSuchProcess:
-            children = []
-        kill_processes([self.process] + children)
-        self.process.wait(10)
-
-
-@pytest.fixture
-def browser(tmp_path: Path) -> Iterator[Browser]:
-    find_chromium()
-    opened = Browser(tmp_path / "chromium-profile")
-    yield opened
-    opened.close()
-
-
 @pytest.mark.slow
 def test_in_a_browser_a_running_box_lights_up_and_stop_stops(programs, probe, browser,
                                                              example_behavior,
@@ -731,7 +564,9 @@ def test_in_a_browser_a_running_box_lights_up_and_stop_stops(programs, probe, br
     assert browser.evaluate("document.getElementById('behavior').textContent") == "wave_hello"
     assert browser.evaluate("[...document.querySelectorAll('#goto-label option')]"
                             ".map(o => o.value)") == ["Hello", "Wave", "Skip", "Bow"]
-    assert browser.evaluate("document.querySelector('#pages .page').textContent") == "root"
+    assert browser.evaluate("document.getElementById('breadcrumb').textContent") == "wave_hello"
+    assert browser.evaluate("document.getElementById('timeline-rate').textContent") == \
+        "at 25 fps"
 
     assert probe.call(Play, "behavior/play").success
     box_is = "document.getElementById('box-l1_Say_Hello').classList.contains(%s)"
