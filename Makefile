@@ -7,7 +7,8 @@ PYTHON ?= python3.11
 VENV := .venv
 PY := $(VENV)/bin/python
 PACKAGE_SOURCES := $(shell find naoqi_qicore msg srv action launch resource examples -type f \
-	-not -path '*/__pycache__/*' 2>/dev/null) setup.py setup.cfg package.xml
+	-not -path '*/__pycache__/*' -not -path '*/node_modules/*' 2>/dev/null) setup.py setup.cfg \
+	package.xml
 
 #: the quick loop: what `make check` runs
 CHECK_TESTS := test/converter test/core test/sim test/package

@@ -20,6 +20,11 @@ from setuptools.command.develop import develop
 PACKAGE = 'naoqi_qicore'
 ROOT = Path(__file__).resolve().parent
 CMAKE_PROJECT = ROOT / 'resource' / 'interfaces'
+#: the live view's page, and the files of the libraries it installs from the npm registry
+PAGE = ROOT / PACKAGE / 'ros' / 'live_view_page'
+PAGE_LIBRARY_FILES = ('node_modules/three/build/three.module.js',
+                      'node_modules/three/build/three.core.js',
+                      'node_modules/three/LICENSE')
 
 
 def _python_include_dirs():
@@ -97,11 +102,28 @@ def _ship_generated(command, stage, target):
     data_files.extend(sorted(by_dir.items()))
 
 
+def _install_page_libraries():
+    """Install what the live view's page needs from the npm registry (``npm ci`` in its
+    folder, as its ``package-lock.json`` pins it) when it is not there yet; without npm,
+    or when the registry cannot be reached, say that the page will draw no 3D robot."""
+    if all((PAGE / name).is_file() for name in PAGE_LIBRARY_FILES):
+        return
+    npm = shutil.which('npm')
+    try:
+        if npm is None:
+            raise OSError('npm not found')
+        _run([npm, 'ci', '--prefix', str(PAGE), '--no-audit', '--no-fund', '--ignore-scripts'])
+    except (OSError, subprocess.CalledProcessError) as error:
+        print('naoqi_qicore: %s: the live view will draw no 3D robot (install npm, e.g. '
+              'apt-get install npm, then build again)' % error, file=sys.stderr)
+
+
 class BuildPyWithInterfaces(build_py):
     """build_py that generates msg/ and srv/ with rosidl before copying the package."""
 
     def run(self):
         stage = _generate_interfaces(self)
+        _install_page_libraries()
         super().run()
         _ship_generated(self, stage, Path(self.build_lib) / PACKAGE)
 
@@ -117,6 +139,7 @@ class DevelopWithInterfaces(develop):
             super().run()
             return
         stage = _generate_interfaces(self)
+        _install_page_libraries()
         super().run()
         _ship_generated(self, stage, Path(self.install_dir) / PACKAGE)
 
@@ -143,7 +166,8 @@ setup(
     name=PACKAGE,
     version='0.1.0',
     packages=find_packages(exclude=['test', 'test.*']),
-    package_data={PACKAGE: ['py.typed', 'ros/live_view_page/*']},
+    package_data={PACKAGE: ['py.typed', 'ros/live_view_page/*']
+                  + ['ros/live_view_page/' + name for name in PAGE_LIBRARY_FILES]},
     data_files=[
         ('share/ament_index/resource_index/packages', ['resource/' + PACKAGE]),
         ('share/' + PACKAGE, ['package.xml']),

@@ -291,6 +291,8 @@ class BehaviorRunner(Node):
     # -- robot connection ------------------------------------------------------------------
     def _on_connected(self, session: Any) -> None:
         self._life = self._life_observer.bind(session)
+        if self._view is not None:
+            self._view.watch_robot(session)
         with self._lock:
             self._robot_status = (BehaviorState.IDLE, "")
             loaded = self._loaded
@@ -315,6 +317,8 @@ class BehaviorRunner(Node):
             self._publish_state(force=True)
             return
         self._life = None
+        if self._view is not None:
+            self._view.forget_robot()
         with self._lock:
             if state == ConnectionState.DISCONNECTED:
                 self._robot_status = (BehaviorState.ERROR, message)

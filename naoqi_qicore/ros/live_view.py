@@ -1,6 +1,7 @@
 """Live view of ``behavior_runner``: a web page showing the loaded behavior's diagram with
-its running boxes and current states highlighted, live, with play, pause, resume, stop and
-go-to-label buttons (the runner's parameter ``view_port``).
+its running boxes and current states highlighted, and the robot moving, speaking, its eyes
+and tablet, live, with play, pause, resume, stop and go-to-label buttons (the runner's
+parameter ``view_port``).
 
 Served on 127.0.0.1 only, by :class:`~naoqi_qicore.ros.loopback_http.LoopbackHTTPServer`
 (bounded connections and request time, 4xx to every bad request, foreign ``Host`` and
@@ -16,6 +17,16 @@ cross-origin POSTs refused), its requests listed in :data:`ROUTES`:
 ``GET /events``            server-sent events: the state as JSON, first the current one,
                            then each time the runner publishes ``behavior/state`` or
                            ``behavior/focus``
+``GET /robot/figure``      JSON: the robot's kinematic tree, shapes and LEDs
+                           (:func:`~naoqi_qicore.ros.robot_figure.robot_figure`), once the
+                           robot is known
+``GET /robot/events``      server-sent events: what a person near the robot notices
+                           (:class:`~naoqi_qicore.ros.robot_watch.RobotWatch`: joint
+                           angles at 25 Hz, speech, LEDs, tablet...), read from the
+                           runner's session only while such a stream is open
+``GET /tablet/<file>``     a file of the ``html`` folder of the behavior's project, which
+                           the tablet shows (:mod:`~naoqi_qicore.ros.tablet_files`),
+                           sandboxed
 ``POST /control/<name>``   ``play``, ``pause``, ``resume``, ``stop``, ``goto`` (body
                            ``{"label": ...}``): the runner's service methods; answers
                            ``{"success": ..., "message": ...}``
@@ -28,6 +39,7 @@ import json
 import re
 import threading
 import urllib.request
+from urllib.parse import quote, unquote
 from http import HTTPStatus
 from pathlib import Path
 from types import SimpleNamespace
@@ -38,16 +50,28 @@ from naoqi_qicore.converter.states import StateSpec
 from naoqi_qicore.core.timeline import DEFAULT_FPS
 from naoqi_qicore.ros.loopback_http import (EventStream, HttpError, LoopbackHTTPServer,
                                             RoutedHandler, Route)
+from naoqi_qicore.ros.robot_figure import robot_figure
+from naoqi_qicore.ros.robot_watch import RobotWatch
+from naoqi_qicore.ros.tablet_files import app_file, content_type, project_file
 from naoqi_qicore.xar.model import Behavior, Box
 
-#: what the page is made of: URL path -> (file in ``live_view_page/``, content type)
+#: what the page is made of: URL path -> (file in ``live_view_page/``, content type); the
+#: ``three`` library (WebGL) is installed there by ``npm ci`` when the package is built
 PAGE_FILES = {
     "/": ("index.html", "text/html; charset=utf-8"),
     "/live_view.js": ("live_view.js", "text/javascript; charset=utf-8"),
     "/diagram.js": ("diagram.js", "text/javascript; charset=utf-8"),
+    "/robot.js": ("robot.js", "text/javascript; charset=utf-8"),
     "/live_view.css": ("live_view.css", "text/css; charset=utf-8"),
+    "/three/three.module.js": ("node_modules/three/build/three.module.js",
+                               "text/javascript; charset=utf-8"),
+    "/three/three.core.js": ("node_modules/three/build/three.core.js",
+                             "text/javascript; charset=utf-8"),
 }
 PAGE_DIR = Path(__file__).resolve().parent / "live_view_page"
+#: what to do when the page's ``three`` library is missing
+THREE_MISSING = ("the live view's three library is not installed: install npm, then "
+                 "reinstall the package (make setup, or colcon build)")
 #: the controls of ``POST /control/<name>``
 CONTROLS = ("play", "pause", "resume", "stop", "goto")
 #: BehaviorState status codes -> names (the message's constants, in order)
@@ -59,6 +83,16 @@ SECURITY_HEADERS = (
      "base-uri 'none'; form-action 'none'; frame-ancestors 'none'"),
     ("X-Content-Type-Options", "nosniff"),
     ("X-Frame-Options", "DENY"),
+    ("Referrer-Policy", "no-referrer"),
+    ("Cache-Control", "no-store"),
+)
+#: the answers of ``/tablet/``: the project's files, shown in the page's frame only, with no
+#: script running and no origin of their own (sandboxed)
+TABLET_HEADERS = (
+    ("Content-Security-Policy", "sandbox; default-src 'self' data:; "
+     "style-src 'self' 'unsafe-inline'; frame-ancestors 'self'"),
+    ("X-Content-Type-Options", "nosniff"),
+    ("X-Frame-Options", "SAMEORIGIN"),
     ("Referrer-Policy", "no-referrer"),
     ("Cache-Control", "no-store"),
 )
@@ -277,8 +311,14 @@ class LiveView:
         self._ran: Set[str] = set()
         self._engine_status = ""
         self._focus: Dict[str, Any] = dict(NO_FOCUS)
-        #: the events of ``GET /events``
+        #: the package id and folder of the behavior played (its tablet files)
+        self._project: Tuple[str, str] = ("", "")
+        #: the events of ``GET /events`` and ``GET /robot/events``
         self.events = EventStream()
+        self.robot_events = EventStream()
+        #: what a person near the robot notices, read while a page watches
+        self.robot = RobotWatch(self._robot_changed, log)
+        self._robot_changed(self.robot.snapshot())
         self.server = LoopbackHTTPServer(port, _Handler, "live view", log, report_error,
                                          **limits)
         self.server.view = self  # type: ignore[attr-defined]
@@ -320,7 +360,41 @@ class LiveView:
         with self._lock:
             self._behavior = state.behavior
             self._state = part
+            if player is not None:
+                self._project = (player.package_uid, player.project_folder or "")
         self._push()
+
+    def watch_robot(self, session: Any) -> None:
+        """The runner connected to the robot: the page sees it through ``session``."""
+        self.robot.bind(session)
+
+    def forget_robot(self) -> None:
+        """The runner lost the robot."""
+        self.robot.forget()
+
+    def _robot_changed(self, snapshot: Dict[str, Any]) -> None:
+        tablet = snapshot.get("tablet")
+        if tablet is not None:
+            tablet = dict(tablet, image_file=self.tablet_path(tablet["image"]),
+                          page_file=self.tablet_path(tablet["url"]) if tablet["webview"] else "")
+        self.robot_events.push(json.dumps(dict(snapshot, tablet=tablet)).encode("utf-8"))
+
+    def tablet_path(self, url: str) -> str:
+        """Where the page finds the file of the behavior's project the robot's ``url``
+        names (``/tablet/<file>``), "" for another URL."""
+        with self._lock:
+            package_uid, folder = self._project
+        relative = app_file(url, package_uid) if url and folder else None
+        return "/tablet/" + quote(relative) if relative else ""
+
+    def tablet_file(self, relative: str) -> Path:
+        """The file ``relative`` of the ``html`` folder of the behavior's project;
+        ``LookupError`` when there is none."""
+        with self._lock:
+            folder = self._project[1]
+        if not folder:
+            raise LookupError("no behavior is playing")
+        return project_file(folder, relative)
 
     def show_focus(self, focus: Any) -> None:
         """The runner published ``focus`` (ActivityFocus)."""
@@ -336,9 +410,11 @@ class LiveView:
             self.events.push(json.dumps(event).encode("utf-8"))
 
     def close(self) -> None:
-        """Stop serving (open event streams end)."""
+        """Stop serving (open event streams end) and reading the robot."""
         self.events.close()
+        self.robot_events.close()
         self.server.close()
+        self.robot.close()
 
     # -- what the handler asks ------------------------------------------------------------
     def diagram(self) -> Optional[BehaviorDiagram]:
@@ -359,6 +435,9 @@ ROUTES = (
     Route("GET", r"/pages", "page_list"),
     Route("GET", r"/pages/([0-9]{1,6})\.svg", "page"),
     Route("GET", r"/events", "state_events"),
+    Route("GET", r"/robot/figure", "figure"),
+    Route("GET", r"/robot/events", "robot_events"),
+    Route("GET", r"/tablet/([^?#]{1,1024})", "tablet"),
     Route("POST", r"/control/([a-z]{1,16})", "control"),
 )
 
@@ -380,8 +459,13 @@ class _Handler(RoutedHandler):
         return {"success": False, "message": message}
 
     def page_file(self, path: str) -> None:
-        file_name, content_type = PAGE_FILES[path]
-        self.answer(HTTPStatus.OK, (PAGE_DIR / file_name).read_bytes(), content_type)
+        file_name, kind = PAGE_FILES[path]
+        try:
+            body = (PAGE_DIR / file_name).read_bytes()
+        except FileNotFoundError:
+            raise HttpError(HTTPStatus.NOT_FOUND, THREE_MISSING if "three" in path
+                            else "%s is missing" % file_name) from None
+        self.answer(HTTPStatus.OK, body, kind)
 
     def _diagram(self) -> BehaviorDiagram:
         diagram = self.view.diagram()
@@ -405,6 +489,26 @@ class _Handler(RoutedHandler):
 
     def state_events(self) -> None:
         self.serve_events(self.view.events, "state")
+
+    def figure(self) -> None:
+        robot = self.view.robot.snapshot()["robot"]
+        if not robot:
+            raise HttpError(HTTPStatus.NOT_FOUND, "no robot known yet")
+        self.answer_json(HTTPStatus.OK, robot_figure(robot))
+
+    def robot_events(self) -> None:
+        with self.view.robot.watched():
+            self.serve_events(self.view.robot_events, "robot")
+
+    def tablet(self, relative: str) -> None:
+        try:
+            path = self.view.tablet_file(unquote(relative))
+            body = path.read_bytes()
+        except (LookupError, OSError) as error:
+            raise HttpError(HTTPStatus.NOT_FOUND, "no tablet file %s: %s"
+                            % (relative[:200], error)) from None
+        self.answer_headers = TABLET_HEADERS
+        self.answer(HTTPStatus.OK, body, content_type(path))
 
     def control(self, name: str) -> None:
         if name not in CONTROLS:

@@ -103,6 +103,11 @@ def test_colcon_build_installs_executables_and_interfaces(repo_root: Path, works
     else:
         assert module_file.startswith(str(prefix))
     assert (frame, goal_frame) == ("-1", "-1")
+    # the live view's page with the library it draws the robot with (npm ci at build time)
+    page = Path(module_file).parent / "ros" / "live_view_page"
+    for name in ("index.html", "robot.js", "node_modules/three/build/three.module.js",
+                 "node_modules/three/build/three.core.js"):
+        assert (page / name).is_file(), name
 
 
 @pytest.mark.slow

@@ -49,17 +49,18 @@ def post(port: int, control: str, body: Optional[dict] = None,
 
 
 class EventReader:
-    """The server-sent events of ``/events``, read as they come."""
+    """The server-sent events ``event`` of ``path``, read as they come."""
 
-    def __init__(self, port: int) -> None:
+    def __init__(self, port: int, path: str = "/events", event: str = "state") -> None:
+        self.event = event
         self.connection = http.client.HTTPConnection("127.0.0.1", port, timeout=15)
-        self.connection.request("GET", "/events")
+        self.connection.request("GET", path)
         self.response = self.connection.getresponse()
         assert self.response.status == 200
         assert self.response.getheader("Content-Type") == "text/event-stream"
 
     def next(self) -> Dict[str, Any]:
-        """The next ``state`` event's data."""
+        """The next event's data."""
         event = ""
         while True:
             line = self.response.fp.readline().decode()
@@ -67,7 +68,7 @@ class EventReader:
                 raise AssertionError("the event stream closed")
             if line.startswith("event: "):
                 event = line[len("event: "):].strip()
-            elif line.startswith("data: ") and event == "state":
+            elif line.startswith("data: ") and event == self.event:
                 return json.loads(line[len("data: "):])
 
     def until(self, predicate, timeout: float = 10.0, what: str = "") -> Dict[str, Any]:

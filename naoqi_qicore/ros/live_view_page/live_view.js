@@ -1,7 +1,8 @@
 // Live view of behavior_runner: follows /events (the runner's state as JSON), shows the
 // status, the controls (sent to /control/<name>), the focus and the errors, and hands the
-// diagram to DiagramView (diagram.js).
+// diagram to DiagramView (diagram.js); RobotView (robot.js) shows the robot.
 import {DiagramView} from "/diagram.js";
+import {RobotView} from "/robot.js";
 
 const RECONNECT_MS = 2000;
 // statuses in which each control makes sense
@@ -36,6 +37,9 @@ async function send(control, label) {
 }
 
 const diagram = new DiagramView(send);
+const robot = new RobotView();
+// what the page shows, for whoever drives it (tests, benchmarks)
+window.liveView = {diagram: diagram, robot: robot};
 
 // -- event stream ------------------------------------------------------------------------
 function connect() {
