@@ -42,6 +42,8 @@ COLORS = ("Red", "Green", "Blue")
 #: the ALMemory events of speech besides the sentence itself
 SPEAKING_KEYS = ("ALTextToSpeech/TextStarted", "ALTextToSpeech/TextDone")
 TOUCH_KEY = "TouchChanged"
+#: a sentence coming at most this long (s) before TextStarted is the one starting
+SENTENCE_AHEAD_S = 0.5
 
 
 def intensity(value: Any) -> float:
@@ -96,6 +98,8 @@ class RobotWatch:
         self._watchers = 0
         self._closed = False
         self._reported: set = set()
+        #: when the last sentence came (it may come just before its TextStarted)
+        self._sentence_at = 0.0
         self._state: Dict[str, Any] = self._empty()
         self._threads = [threading.Thread(target=self._poll, args=(read, period), daemon=True,
                                           name="robot watch " + name)
@@ -199,18 +203,26 @@ class RobotWatch:
         return subscribers
 
     def _sentence(self, value: Any) -> None:
+        self._sentence_at = time.time()
         self._update(speech={"text": str(value or ""), "speaking": bool(value),
-                             "at": time.time()})
+                             "at": self._sentence_at})
 
     def _speaking(self, key: str) -> Callable[[Any], None]:
+        """``TextStarted`` 1: a new sentence begins (its text comes with
+        ``CurrentSentence``); ``TextStarted`` 0 or ``TextDone`` 1: it is said."""
         started = key.endswith("TextStarted")
 
         def changed(value: Any) -> None:
-            speaking = bool(value) if started else not value
+            if not started and not value:
+                return  # TextDone 0: a sentence begins, TextStarted says it
+            speaking = bool(value) if started else False
             with self._lock:
                 speech = dict(self._state["speech"])
             if speech["speaking"] != speaking:
-                speech.update(speaking=speaking, at=time.time())
+                now = time.time()
+                if speaking and now - self._sentence_at > SENTENCE_AHEAD_S:
+                    speech["text"] = ""  # the last sentence is not this one
+                speech.update(speaking=speaking, at=now)
                 self._update(speech=speech)
         return changed
 

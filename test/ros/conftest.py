@@ -199,9 +199,14 @@ def programs(tmp_path: Path) -> Iterator[Callable[..., Program]]:
 
 @pytest.fixture
 def browser(tmp_path: Path) -> Iterator[Any]:
-    """Headless chromium with one page (``live_view_client.Browser``); skips without it."""
-    from live_view_client import Browser, find_chromium
-    find_chromium()
-    opened = Browser(tmp_path / "chromium-profile")
+    """Headless chromium with one page (``bench/chromium_page.py``); skips without it."""
+    sys.path.insert(0, str(REPO / "bench"))
+    from chromium_page import ChromiumMissing, ChromiumPage, find_chromium
+    try:
+        find_chromium()
+    except ChromiumMissing as missing:
+        pytest.skip(str(missing))
+    pytest.importorskip("websocket", reason="needs websocket-client (.setup/requirements.txt)")
+    opened = ChromiumPage(tmp_path / "chromium-profile")
     yield opened
     opened.close()

@@ -39,6 +39,14 @@ class Watched:
         return wait_until(lambda: predicate(self.watch.snapshot()) and self.watch.snapshot(),
                           timeout, what)
 
+    def seen(self, predicate, timeout: float = 5.0, what: str = "") -> Dict[str, Any]:
+        """The first snapshot handed on that satisfies ``predicate`` (a passing state is
+        not missed)."""
+        def found() -> Any:
+            with self.lock:
+                return next((s for s in self.snapshots if predicate(s)), None)
+        return wait_until(found, timeout, what)
+
     def close(self) -> None:
         self.watch.close()
         self.session.close()
@@ -97,15 +105,17 @@ def test_what_it_says_its_eyes_and_chest_and_where_it_is_touched(nao) -> None:
 
         tts = nao.session.service("ALTextToSpeech")
         saying = tts.pCall("say", "Hello, I am NAO. Watch me wave!")
-        speech = nao.until(lambda s: s["speech"]["speaking"], 5, "speaking")["speech"]
+        speech = nao.seen(lambda s: s["speech"]["speaking"] and s["speech"]["text"], 5,
+                          "speaking")["speech"]
         assert speech["text"] == "Hello, I am NAO. Watch me wave!"
         tts.wait(saying, 0)
         nao.until(lambda s: not s["speech"]["speaking"], 5, "done speaking")
 
         perception = nao.session.service("NaoqiSimPerception")
         perception.touch("head_front")
-        touched = nao.until(lambda s: s["touched"]["last"], 5, "a touch")["touched"]
-        assert touched["last"] == ["Head/Touch/Front"] and time.time() - touched["at"] < 5
+        touched = nao.seen(lambda s: s["touched"]["parts"], 5, "a touch")["touched"]
+        assert touched["parts"] == touched["last"] == ["Head/Touch/Front"]
+        assert time.time() - touched["at"] < 5
         nao.until(lambda s: s["touched"]["parts"] == [], 5, "the touch released")
         assert nao.watch.snapshot()["touched"]["last"] == ["Head/Touch/Front"]
 
@@ -113,7 +123,7 @@ def test_what_it_says_its_eyes_and_chest_and_where_it_is_touched(nao) -> None:
         asr.setVocabulary(["yes", "no"], False)
         asr.subscribe("test")
         perception.hear("yes")
-        assert nao.until(lambda s: s["heard"]["text"], 5, "heard")["heard"]["text"] == "yes"
+        assert nao.seen(lambda s: s["heard"]["text"], 5, "heard")["heard"]["text"] == "yes"
         asr.unsubscribe("test")
 
         posture = nao.session.service("ALRobotPosture")
@@ -128,8 +138,8 @@ def test_pepper_moving_on_its_base_and_its_tablet(pepper) -> None:
     with pepper.watch.watched():
         motion = pepper.session.service("ALMotion")
         motion.move(0.3, 0.0, 0.0)
-        moving = pepper.until(lambda s: s["moving"] and s["position"][0] > 0.05, 5,
-                              "the base moving forward")
+        moving = pepper.seen(lambda s: s["moving"] and s["position"][0] > 0.05, 5,
+                             "the base moving forward")
         assert moving["position"][1] == pytest.approx(0.0, abs=0.01)
         motion.stopMove()
         pepper.until(lambda s: not s["moving"], 5, "the base stopped")

@@ -48,6 +48,7 @@ export class DiagramView {
     this.listing = null;          // GET /pages
     this.key = "";                // behavior name and diagram number of the listing
     this.page = -1;               // page shown
+    this.asked = -1;              // page last asked for (shown, or on its way)
     this.depth = [];              // depth of each page in the tree (root 0)
     this.treeButtons = [];        // page -> its button in the tree
     this.svgTexts = new Map();    // page -> SVG text, as the server drew it
@@ -57,7 +58,10 @@ export class DiagramView {
     this.scale = 0;               // zoom of the page shown (0: not chosen yet)
     this.natural = {width: 0, height: 0};
     this.frameSeen = null;        // {frame, at, fps, playing, count}: the cursor between events
+    this.cursorAt = "";           // where the cursor is drawn
     this.centeredOn = "";         // the running boxes last brought into view
+    // resolves once a page is shown for the first time
+    this.shown = new Promise((resolve) => { this.firstShown = resolve; });
 
     element("tree-toggle").addEventListener("click", () => this.toggleTree());
     const follow = element("follow");
@@ -94,6 +98,7 @@ export class DiagramView {
         this.depth[index] = page.parent >= 0 ? this.depth[page.parent] + 1 : 0;
       });
       this.page = -1;
+      this.asked = -1;
       this.buildTree();
       const target = this.state ? this.runningPage(this.state) : -1;
       await this.show(target >= 0 ? target : 0);
@@ -135,6 +140,7 @@ export class DiagramView {
 
   async show(index) {
     const token = ++this.showing;
+    this.asked = index;
     let text = this.svgTexts.get(index);
     if (text === undefined) {
       const answer = await fetch("/pages/" + index + ".svg");
@@ -168,6 +174,7 @@ export class DiagramView {
     this.showPlace();
     this.highlight();
     this.showTimeline();
+    this.firstShown();
   }
 
   // the SVG made safe and live: no script, boxes owning a page open it when clicked
@@ -292,7 +299,7 @@ export class DiagramView {
     }
     if (this.follow) {
       const target = this.runningPage(state);
-      if (target >= 0 && target !== this.page) {
+      if (target >= 0 && target !== this.asked) {
         this.show(target);
         return;
       }
@@ -424,8 +431,12 @@ export class DiagramView {
       if (seen.playing && seen.fps > 0) {
         frame = Math.min(seen.count || frame, frame + ((performance.now() - seen.at) / 1000) * seen.fps);
       }
-      element("timeline-cursor").style.left = percent(frame, seen.count);
-      element("timeline-progress").style.width = percent(frame, seen.count);
+      const at = percent(frame, seen.count);
+      if (at !== this.cursorAt) {  // this runs every frame: the page changes only if it moved
+        this.cursorAt = at;
+        element("timeline-cursor").style.left = at;
+        element("timeline-progress").style.width = at;
+      }
     }
     requestAnimationFrame(() => this.animateCursor());
   }

@@ -37,7 +37,9 @@ async function send(control, label) {
 }
 
 const diagram = new DiagramView(send);
-const robot = new RobotView();
+// the 3D robot loads once the diagram is shown (or 2 s have passed): the diagram first
+const robot = new RobotView(Promise.race([
+  diagram.shown, new Promise((resolve) => setTimeout(resolve, 2000))]));
 // what the page shows, for whoever drives it (tests, benchmarks)
 window.liveView = {diagram: diagram, robot: robot};
 

@@ -20,8 +20,36 @@ function now() {
   return Date.now() / 1000;
 }
 
+// whether WebGL is drawn by the processor (SwiftShader, llvmpipe), not by a graphics card
+function drawnBySoftware() {
+  const gl = document.createElement("canvas").getContext("webgl");
+  if (!gl) {
+    return true;
+  }
+  const info = gl.getExtension("WEBGL_debug_renderer_info");
+  const name = String(gl.getParameter(info ? info.UNMASKED_RENDERER_WEBGL : gl.RENDERER));
+  const lose = gl.getExtension("WEBGL_lose_context");
+  if (lose) {
+    lose.loseContext();
+  }
+  return /swiftshader|llvmpipe|software/i.test(name);
+}
+
+// sets an element's text and whether it is hidden, touching the page only for a change
+// (this runs every frame)
+function showText(node, text, hidden) {
+  if (node.textContent !== text) {
+    node.textContent = text;
+  }
+  if (node.hidden !== hidden) {
+    node.hidden = hidden;
+  }
+}
+
 export class RobotView {
-  constructor() {
+  // ``ready``: once it resolves, the 3D robot may load (the diagram first)
+  constructor(ready) {
+    this.ready = ready;
     this.state = null;           // the newest robot event
     this.joints = "";            // its joint angles and base position, as they came
     this.figure = null;          // GET /robot/figure
@@ -76,6 +104,7 @@ export class RobotView {
     }
     this.loading = robot;
     try {
+      await this.ready;
       const answer = await fetch("/robot/figure");
       const figure = await answer.json();
       if (!answer.ok) {
@@ -160,20 +189,14 @@ export class RobotView {
       return;
     }
     const time = now();
-    const speech = element("speech");
     const saying = state.speech.text && (state.speech.speaking || time - state.speech.at < SPEECH_STAYS);
-    if (speech.hidden === Boolean(saying) || speech.textContent !== state.speech.text) {
-      speech.textContent = state.speech.text;
-      speech.hidden = !saying;
-    }
-    const heard = element("heard");
+    showText(element("speech"), state.speech.text, !saying);
     const hearing = state.heard.text && time - state.heard.at < HEARD_STAYS;
-    heard.textContent = "heard: " + state.heard.text;
-    heard.hidden = !hearing;
+    showText(element("heard"), "heard: " + state.heard.text, !hearing);
     const touch = state.touched;
     const touched = touch.parts.length ? touch.parts
       : time - touch.at < TOUCH_STAYS ? touch.last : [];
-    element("touched").textContent = touched.length ? touched.join(", ") : "–";
+    showText(element("touched"), touched.length ? touched.join(", ") : "–", false);
   }
 
   // -- drawing -----------------------------------------------------------------------------
@@ -223,7 +246,8 @@ class RobotScene {
   constructor(THREE, figure, canvas) {
     this.THREE = THREE;
     this.canvas = canvas;
-    this.renderer = new THREE.WebGLRenderer({canvas: canvas, antialias: true});
+    // smooth edges cost a software renderer half its frame rate: only on a graphics card
+    this.renderer = new THREE.WebGLRenderer({canvas: canvas, antialias: !drawnBySoftware()});
     this.renderer.setPixelRatio(window.devicePixelRatio || 1);
     this.scene = new THREE.Scene();
     this.scene.background = new THREE.Color(0xc9d3de);
