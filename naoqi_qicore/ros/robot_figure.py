@@ -21,10 +21,14 @@ CHEST_COLOR = "shell"
 CHEST_RADIUS = 0.012
 
 
+def _first_box(shapes: List[Shape], color: str) -> Optional[Shape]:
+    return next((shape for shape in shapes if shape.kind == "box" and shape.color == color),
+                None)
+
+
 def _eyes(shapes: List[Shape]) -> Optional[Dict[str, Any]]:
     """Two discs on the front of the visor, a quarter of its width from the middle."""
-    visor = next((shape for shape in shapes if shape.kind == "box"
-                  and shape.color == VISOR_COLOR), None)
+    visor = _first_box(shapes, VISOR_COLOR)
     if visor is None:
         return None
     x, y, z = visor.xyz
@@ -36,8 +40,7 @@ def _eyes(shapes: List[Shape]) -> Optional[Dict[str, Any]]:
 
 def _chest(shapes: List[Shape]) -> Optional[Dict[str, Any]]:
     """A disc on the front of the torso's box, above its middle."""
-    body = next((shape for shape in shapes if shape.kind == "box"
-                 and shape.color == CHEST_COLOR), None)
+    body = _first_box(shapes, CHEST_COLOR)
     if body is None:
         return None
     x, y, z = body.xyz

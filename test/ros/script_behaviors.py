@@ -3,12 +3,12 @@ and a timeline moving joints."""
 from pathlib import Path
 from textwrap import indent
 
-_PORTS = """<Input name="onLoad" type="1" type_size="1" nature="0" inner="1" tooltip="" id="1"/>
+PORTS = """<Input name="onLoad" type="1" type_size="1" nature="0" inner="1" tooltip="" id="1"/>
 <Input name="onStart" type="1" type_size="1" nature="2" inner="0" tooltip="" id="2"/>
 <Input name="onStop" type="1" type_size="1" nature="3" inner="0" tooltip="" id="3"/>
 <Output name="onStopped" type="1" type_size="1" nature="1" inner="0" tooltip="" id="4"/>"""
 
-_PROJECT = """<?xml version="1.0" encoding="UTF-8" ?>
+PROJECT = """<?xml version="1.0" encoding="UTF-8" ?>
 <ChoregrapheProject xmlns="http://www.aldebaran-robotics.com/schema/choregraphe/project.xsd" \
 xar_version="3">
 %s
@@ -39,7 +39,7 @@ def onWord(self, key, value, message):
 def _box(name: str, box_id: int, code: str, inside: str = "") -> str:
     script = '<script language="4"><content><![CDATA[%s]]></content></script>' % code
     return '<Box name="%s" id="%d" localization="8" tooltip="" x="0" y="0">\n%s\n%s\n%s</Box>' % (
-        name, box_id, script, _PORTS, inside)
+        name, box_id, script, PORTS, inside)
 
 
 def _class(body: str) -> str:
@@ -60,7 +60,7 @@ def script_behavior(folder: Path, name: str, box_code: str, root_code: str = "")
                 '</BehaviorLayer></Timeline>' % diagram)
     root = _box("root", -1, _class(root_code) if root_code else "", timeline)
     path = folder / (name + ".xar")
-    path.write_text(_PROJECT % root, encoding="utf-8")
+    path.write_text(PROJECT % root, encoding="utf-8")
     return path
 
 
@@ -76,5 +76,5 @@ def motion_behavior(folder: Path, name: str, joints: dict, fps: int = 25) -> Pat
                 '</Timeline>' % (fps, max(frame for keys in joints.values() for frame, _ in keys),
                                  curves))
     path = folder / (name + ".xar")
-    path.write_text(_PROJECT % _box("root", -1, "", timeline), encoding="utf-8")
+    path.write_text(PROJECT % _box("root", -1, "", timeline), encoding="utf-8")
     return path

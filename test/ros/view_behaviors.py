@@ -7,17 +7,7 @@ from pathlib import Path
 from textwrap import indent
 from typing import List, Tuple
 
-PORTS = """<Input name="onLoad" type="1" type_size="1" nature="0" inner="1" tooltip="" id="1"/>
-<Input name="onStart" type="1" type_size="1" nature="2" inner="0" tooltip="" id="2"/>
-<Input name="onStop" type="1" type_size="1" nature="3" inner="0" tooltip="" id="3"/>
-<Output name="onStopped" type="1" type_size="1" nature="1" inner="0" tooltip="" id="4"/>"""
-
-PROJECT = """<?xml version="1.0" encoding="UTF-8" ?>
-<ChoregrapheProject xmlns="http://www.aldebaran-robotics.com/schema/choregraphe/project.xsd" \
-xar_version="3">
-%s
-</ChoregrapheProject>
-"""
+from script_behaviors import PORTS, PROJECT
 
 #: the links of a flow diagram holding one box (id 1): its onStart starts the box, the box's
 #: onStopped ends it
