@@ -272,8 +272,9 @@ class RobotWatch:
                 services = self._services
             try:
                 parts = read(services)
-            except RuntimeError as error:  # the robot went away or refused: tried again
-                self._say_once("poll", "live view: cannot read the robot: %s" % error)
+            except Exception as error:  # the robot went away or refused: tried again
+                self._say_once("poll", "live view: cannot read the robot: %s: %s"
+                               % (type(error).__name__, error))
                 time.sleep(RETRY_S)
                 deadline = time.monotonic()
                 continue
@@ -326,10 +327,10 @@ class RobotWatch:
         return colors
 
     def _tablet(self, tablet: Any) -> Dict[str, Any]:
-        """The page and the image on Pepper's tablet (what the robot tells of them)."""
-        shown = {"url": str(tablet.getCurrentUrl()), "webview": True, "image": ""}
-        if hasattr(tablet, "isWebviewVisible"):
-            shown["webview"] = bool(tablet.isWebviewVisible())
-        if hasattr(tablet, "getShownImage"):
-            shown["image"] = str(tablet.getShownImage())
-        return shown
+        """The page and the image on Pepper's tablet (what the robot tells of them: a
+        method it lacks leaves its part empty)."""
+        def ask(method: str, default: Any) -> Any:
+            return getattr(tablet, method)() if hasattr(tablet, method) else default
+        return {"url": str(ask("getCurrentUrl", "")),
+                "webview": bool(ask("isWebviewVisible", True)),
+                "image": str(ask("getShownImage", ""))}
