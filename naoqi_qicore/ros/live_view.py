@@ -22,7 +22,7 @@ cross-origin POSTs refused), its requests listed in :data:`ROUTES`:
                            robot is known
 ``GET /robot/events``      server-sent events: what a person near the robot notices
                            (:class:`~naoqi_qicore.ros.robot_watch.RobotWatch`: joint
-                           angles at 25 Hz, speech, LEDs, tablet...), read from the
+                           angles at 30 Hz, speech, LEDs, tablet...), read from the
                            runner's session only while such a stream is open
 ``GET /tablet/<file>``     a file of the ``html`` folder of the behavior's project, which
                            the tablet shows (:mod:`~naoqi_qicore.ros.tablet_files`),

@@ -144,7 +144,7 @@ def test_in_a_browser_nao_waves_and_says_hello(programs, probe, browser, example
     updates = browser.evaluate("window.liveView.robot.updates")
     assert probe.call(Trigger, "behavior/resume").success
     time.sleep(2.0)  # the arm rising, the hand waving: the page hears from the robot
-    received = browser.evaluate("window.liveView.robot.updates") - updates  # 25 times a second
+    received = browser.evaluate("window.liveView.robot.updates") - updates  # 30 times a second
     print("robot updates in the page: %d in 2 s" % received)
     assert received >= 40
     wait_until(lambda: browser.evaluate("window.liveView.diagram.state.frame") >= 45, 10,

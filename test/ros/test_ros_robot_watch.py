@@ -1,5 +1,5 @@
 """What the live view shows of the robot, read from a real libqi session of the simulated
-robot: joint angles only while watched and at 25 Hz, speech, LEDs, touch, words heard,
+robot: joint angles only while watched and at 30 Hz, speech, LEDs, touch, words heard,
 posture and Pepper's base and tablet; the tablet's files served from the project only."""
 import os
 import threading
@@ -83,7 +83,7 @@ def test_joint_angles_are_read_at_25_hz_only_while_someone_watches(nao) -> None:
         start = len(nao.snapshots)
         time.sleep(2.0)
         readings = [s["joints"]["HeadYaw"] for s in nao.snapshots[start:] if s["joints"]]
-    assert len(readings) >= 40, len(readings)  # 2 s at 25 Hz, the head moving all along
+    assert len(readings) >= 40, len(readings)  # 2 s at 30 Hz, the head moving all along
     assert max(readings) > 0.5 and len(set(readings)) >= 30
     assert set(nao.watch.snapshot()["joints"]) >= {"HeadYaw", "LShoulderPitch", "RHand",
                                                     "LHipYawPitch"}

@@ -241,7 +241,7 @@ export class RobotView {
 
 // NAO or Pepper in a three.js scene: one group per link, placed by its joint from its
 // parent link, the joint's angle turning it; angles move smoothly from one reading to the
-// next (they come 25 times a second)
+// next (they come 30 times a second)
 class RobotScene {
   constructor(THREE, figure, canvas) {
     this.THREE = THREE;
