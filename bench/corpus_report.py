@@ -56,7 +56,8 @@ _GIVEN_NAMES = re.compile(r"NameError: name '(AL\w+|GeneratedClass|qi|naoqi|alma
                           % "|".join(_PY2_BUILTINS))
 _SIMULATOR_MESSAGES = re.compile(r"'qi\.qi_python\.Object' object has no attribute|"
                                  r"Cannot find service|is neither an LED|does not exist in|"
-                                 r"has no method|naoqi_qicore/robot/sim/")
+                                 r"has no method|naoqi_qicore/robot/sim/|"
+                                 r"is part of NAOqi's API but is not simulated")
 _NETWORK = re.compile(r"URLError|ConnectionRefused|ConnectionError|gaierror|timed out|"
                       r"Network is unreachable|Name or service not known|"
                       r"Temporary failure in name resolution|SSLError|HTTPError")

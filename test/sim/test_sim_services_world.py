@@ -93,8 +93,10 @@ def test_sonar_publishes_while_subscribed(sim):
 
 def test_awareness_blinking_and_autonomous_moves(sim):
     awareness = sim.service("ALBasicAwareness")
+    assert awareness.isEnabled() and awareness.isAwarenessRunning()  # on by default
     changes = []
     awareness.enabledChanged.connect(changes.append)
+    awareness.stopAwareness()
     awareness.startAwareness()
     assert awareness.isEnabled() and awareness.isAwarenessRunning()
     awareness.pauseAwareness()
@@ -106,7 +108,7 @@ def test_awareness_blinking_and_autonomous_moves(sim):
     with pytest.raises(RuntimeError, match="'Smell' is not one of"):
         awareness.setStimulusDetectionEnabled("Smell", True)
     awareness.stopAwareness()
-    assert wait_until(lambda: sorted(changes) == [False, True])  # qi delivers asynchronously
+    assert wait_until(lambda: sorted(changes) == [False, False, True])  # qi delivers later
     blinking = sim.service("ALAutonomousBlinking")
     blinking.setEnabled(False)
     assert not blinking.isEnabled()

@@ -106,7 +106,6 @@ class ALAutonomousLife(SimModule):
         self._autonomous_statistics: Dict[str, _Statistics] = {}
         self._born = sim.clock()
         self._safeguards = {name: True for name in SAFEGUARDS}
-        self._abilities = {name: True for name in ABILITIES}
         self._plugins = {p for plugins in LAUNCHPAD_PLUGINS.values() for p in plugins}
         self._monitoring = True
         self._offset_from_floor = 0.0
@@ -121,6 +120,7 @@ class ALAutonomousLife(SimModule):
         self._announcer = threading.Thread(target=self._announce, name="sim-life-events",
                                            daemon=True)
         self._announcer.start()
+        self._abilities_follow(self._state)
 
     def close(self) -> None:
         """Send what is still to announce, then stop the announcing thread."""
@@ -250,6 +250,8 @@ class ALAutonomousLife(SimModule):
                 state_changed = self._state != old_state or self._state == "interactive"
                 if self._state != old_state:
                     self._state_history.append([self._state, now])
+                state = self._state
+            self._abilities_follow(state)
             if previous is not None and previous.timer:
                 self._sim.tasks.stop(previous.timer, join=False)
             events: List[Tuple[str, Any]] = []
@@ -402,6 +404,7 @@ class ALAutonomousLife(SimModule):
             with self._lock:
                 self._state = state
                 self._state_history.append([state, time.time()])
+            self._abilities_follow(state)
             self._raise_events([("AutonomousLife/State", state)])
 
     def getState(self) -> str:
@@ -478,26 +481,46 @@ class ALAutonomousLife(SimModule):
         with self._lock:
             return self._safeguards[name]
 
+    def _ability(self, name: str) -> Optional[Any]:
+        """The service of autonomous ability ``name`` (ALBasicAwareness...), None when the
+        robot lacks it."""
+        try:
+            return self._sim.service("AL" + name)
+        except RuntimeError:
+            return None
+
+    def _abilities_follow(self, state: str) -> None:
+        """Autonomous abilities run in the solitary and interactive states only."""
+        for name in ABILITIES:
+            ability = self._ability(name)
+            if ability is not None and hasattr(ability, "_life_allows"):
+                ability._life_allows(state in NATURES)
+
     def setAutonomousAbilityEnabled(self, autonomousAbility: str, enabled: bool) -> None:
         """Enable or disable an autonomous ability (AutonomousBlinking, BasicAwareness, ...)."""
         self._check_name("setAutonomousAbilityEnabled", "autonomous ability",
                          autonomousAbility, ABILITIES)
-        with self._lock:
-            self._abilities[autonomousAbility] = enabled
+        ability = self._ability(autonomousAbility)
+        if ability is not None:
+            ability.setEnabled(enabled)
 
     def getAutonomousAbilityEnabled(self, autonomousAbility: str) -> bool:
         """Whether an autonomous ability is enabled."""
         self._check_name("getAutonomousAbilityEnabled", "autonomous ability",
                          autonomousAbility, ABILITIES)
-        with self._lock:
-            return self._abilities[autonomousAbility]
+        ability = self._ability(autonomousAbility)
+        return ability is not None and ability.isEnabled()
 
     def getAutonomousAbilitiesStatus(self) -> List[Dict[str, Any]]:
-        """``[{"name", "enabled", "running"}, ...]`` (abilities pause in the disabled state)."""
+        """``[{"name", "enabled", "running"}, ...]`` (abilities run in the solitary and
+        interactive states)."""
         with self._lock:
-            alive = self._state != "disabled"
-            return [{"name": name, "enabled": enabled, "running": enabled and alive}
-                    for name, enabled in self._abilities.items()]
+            alive = self._state in NATURES
+        status = []
+        for name in ABILITIES:
+            enabled = self.getAutonomousAbilityEnabled(name)
+            status.append({"name": name, "enabled": enabled, "running": enabled and alive})
+        return status
 
     def setRobotOffsetFromFloor(self, offset: float) -> None:
         """Height (m) of the robot's feet above the floor (e.g. on a table)."""

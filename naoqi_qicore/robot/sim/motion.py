@@ -33,6 +33,11 @@ FLAT_CURVE_PEAK_FACTOR = 1.5
 #: (linear m/s, angular rad/s) top walking speeds
 WALK_SPEED = {"nao": (0.1, 0.5), "pepper": (0.35, 1.0)}
 WAKE_UP_SPEED_FRACTION = 0.5
+#: period of ALMotion's control loop (ms)
+MOTION_CYCLE_MS = 10
+#: body and head version getRobotConfig gives for each robot
+ROBOT_VERSION = {"nao": "6.0", "pepper": "1.8"}
+MODEL_TYPE = {"nao": "nao", "pepper": "juliette"}
 _FLAT = [3, 0.0, 0.0]
 
 
@@ -534,6 +539,77 @@ class ALMotion(MotionSettings):
                     return [0.0, 0.0, 0.0]
                 return [v / base.duration for v in base.target]
             return list(base.velocity)
+
+    # -- deprecated walk names, idle walk requests ---------------------------------------------
+    def walkIsActive(self) -> bool:
+        """Deprecated name of moveIsActive."""
+        return self.moveIsActive()
+
+    def stopWalk(self) -> None:
+        """Deprecated name of stopMove."""
+        self.stopMove()
+
+    def killWalk(self) -> None:
+        """Deprecated name of killMove."""
+        self.killMove()
+
+    def killMove(self) -> None:
+        """End the walk at once, where the robot is."""
+        self.stopMove()
+
+    def waitUntilWalkIsFinished(self) -> None:
+        """Deprecated name of waitUntilMoveIsFinished."""
+        self.waitUntilMoveIsFinished()
+
+    def moveInit(self) -> None:
+        """Get ready to walk (stand, stiff): wakes the robot up when it rests."""
+        if not self.robotIsWakeUp():
+            self.wakeUp()
+
+    def walkInit(self) -> None:
+        """Deprecated name of moveInit."""
+        self.moveInit()
+
+    def setWalkTargetVelocity(self, x: float, y: float, theta: float, frequency: float,
+                              *feetGaitConfig: Any) -> None:
+        """Deprecated: walk at fractions (-1..1) of the top speed; ``frequency`` 0 stops."""
+        if frequency == 0.0:
+            self.stopMove()
+            return
+        self.moveToward(x, y, theta)
+
+    def getNextRobotPosition(self) -> List[float]:
+        """``[x, y, theta]`` where the robot will be once the walk now asked for ends (its
+        position now when it is not walking to a target)."""
+        with self._lock:
+            base = self._base
+            if base is None or base.target is None:
+                return list(self._pose_at(self._sim.clock()))
+            return list(_compose(base.origin, base.target))
+
+    def getSensorNames(self) -> List[str]:
+        """Names of the joint position sensors (one per joint)."""
+        return list(self._joints.body)
+
+    def getMotionCycleTime(self) -> int:
+        """Period of the motion control loop, in ms."""
+        return MOTION_CYCLE_MS
+
+    def getRobotConfig(self) -> List[List[str]]:
+        """``[[names...], [values...]]`` describing the robot: model, versions, joints."""
+        version = ROBOT_VERSION[self._sim.robot]
+        return [["Model Type", "Head Version", "Body Version", "Number of Joints"],
+                [MODEL_TYPE[self._sim.robot], version, version, str(len(self._joints.body))]]
+
+    def getSummary(self) -> str:
+        """A text about the joints (angle, stiffness) and the motions running."""
+        now = self._sim.clock()
+        with self._lock:
+            lines = ["%-16s %8.3f rad  stiffness %.2f" % (j, self._angle(j, now),
+                                                          self._stiffness[j])
+                     for j in self._joints.body]
+            tasks = ["%s (task %d)" % (t.method, t.number) for t in self._tasks]
+        return "\n".join(["Joints:"] + lines + ["Tasks: %s" % (", ".join(tasks) or "none")])
 
     def close(self) -> None:
         """Stop every motion."""

@@ -46,6 +46,10 @@ MOVE_CONFIG_KINDS = ["Default", "Min", "Max"]
 REFLEXES = ("FallManager", "SmartStiffness", "PushRecovery", "DiagnosisEffect")
 ORTHOGONAL_SECURITY_DISTANCE_M = 0.4
 TANGENTIAL_SECURITY_DISTANCE_M = 0.1
+#: breathing: frequency range (beats per minute) and the default configuration; the largest
+#: amplitude allowed falls linearly from 1 at the lowest frequency to 0 at the highest
+BREATH_BPM = (5.0, 30.0)
+DEFAULT_BREATH = {"Bpm": 12.0, "Amplitude": 0.5}
 
 
 def move_config(robot: str, kind: str) -> List[List[Any]]:
@@ -68,6 +72,8 @@ class MotionSettings(SimModule):
         self._reflexes = {reflex: True for reflex in REFLEXES}
         self._orthogonal_distance = ORTHOGONAL_SECURITY_DISTANCE_M
         self._tangential_distance = TANGENTIAL_SECURITY_DISTANCE_M
+        self._breath_config = dict(DEFAULT_BREATH)
+        self._notifications = True
 
     # -- shared ----------------------------------------------------------------------------
     def _parts(self, method: str, name: str,
@@ -103,6 +109,15 @@ class MotionSettings(SimModule):
     def getMoveArmsEnabled(self, chainName: str) -> bool:
         """Whether the move task drives "LArm", "RArm" or both "Arms"."""
         return self._all_parts(self._move_arms, "getMoveArmsEnabled", chainName, ARM_CHAINS)
+
+    def setWalkArmsEnabled(self, leftArmEnabled: bool, rightArmEnabled: bool) -> None:
+        """Deprecated name of setMoveArmsEnabled."""
+        self.setMoveArmsEnabled(leftArmEnabled, rightArmEnabled)
+
+    def getWalkArmsEnabled(self) -> List[bool]:
+        """``[left arm, right arm]`` swung while walking (deprecated)."""
+        with self._lock:
+            return [self._move_arms["LArm"], self._move_arms["RArm"]]
 
     def getMoveConfig(self, config: str) -> List[List[Any]]:
         """``[[name, value], ...]`` of the "Default", "Min" or "Max" move configuration."""
@@ -190,6 +205,45 @@ class MotionSettings(SimModule):
         """Whether idle posture control is on for the whole chain."""
         return self._all_parts(self._idle_posture, "getIdlePostureEnabled", pChainName,
                                IDLE_CHAINS)
+
+    def setBreathConfig(self, pConfig: List[Any]) -> None:
+        """Breathing as ``[["Bpm", 5..30], ["Amplitude", 0..1]]`` (either may be left out);
+        an amplitude too large for the frequency is lowered to the largest allowed."""
+        config = dict(self._breath_config)
+        for entry in pConfig:
+            if not (isinstance(entry, (list, tuple)) and len(entry) == 2
+                    and entry[0] in DEFAULT_BREATH and isinstance(entry[1], (int, float))
+                    and not isinstance(entry[1], bool)):
+                raise self._error("setBreathConfig", "each entry must be [\"Bpm\" or "
+                                  "\"Amplitude\", number], got %r" % (entry,))
+            config[entry[0]] = float(entry[1])
+        low, high = BREATH_BPM
+        if not low <= config["Bpm"] <= high:
+            raise self._error("setBreathConfig", "Bpm must be in [%g, %g], got %g"
+                              % (low, high, config["Bpm"]))
+        if not 0.0 <= config["Amplitude"] <= 1.0:
+            raise self._error("setBreathConfig", "Amplitude must be in [0, 1], got %g"
+                              % config["Amplitude"])
+        largest = (high - config["Bpm"]) / (high - low)
+        config["Amplitude"] = min(config["Amplitude"], largest)
+        with self._lock:
+            self._breath_config = config
+
+    def getBreathConfig(self) -> List[List[Any]]:
+        """``[["Bpm", value], ["Amplitude", value]]`` of the breathing animation."""
+        with self._lock:
+            return [[name, self._breath_config[name]] for name in DEFAULT_BREATH]
+
+    # -- notifications ----------------------------------------------------------------------
+    def setEnableNotifications(self, enable: bool) -> None:
+        """Whether ALMotion notifies its problems (a fall, a hot joint...)."""
+        with self._lock:
+            self._notifications = enable
+
+    def areNotificationsEnabled(self) -> bool:
+        """Whether ALMotion notifies its problems."""
+        with self._lock:
+            return self._notifications
 
     # -- reflexes ---------------------------------------------------------------------------
     def setFallManagerEnabled(self, enable: bool) -> None:

@@ -1,5 +1,14 @@
-"""Simulated autonomous abilities: ALBasicAwareness, ALAutonomousMoves, ALAutonomousBlinking."""
-from typing import Any, Dict
+"""Simulated autonomous abilities: ALBasicAwareness, ALAutonomousMoves, ALAutonomousBlinking.
+
+Autonomous abilities run while they are enabled (the default) and Autonomous Life is in its
+solitary or interactive state (ALAutonomousLife tells them, :meth:`Switchable._life_allows`).
+Basic awareness, while it runs, works on top of the extractors of the stimuli it reacts to,
+as on a robot: it subscribes (as "ALBasicAwareness") to ALPeoplePerception for "People",
+ALSoundLocalization for "Sound" and ALMovementDetection for "Movement", so those extractors
+(and ALFaceDetection, under ALPeoplePerception) report what they perceive with no
+application subscribing to them.
+"""
+from typing import Any, Dict, Set
 
 import qi
 
@@ -9,38 +18,91 @@ ENGAGEMENT_MODES = ["Unengaged", "FullyEngaged", "SemiEngaged"]
 TRACKING_MODES = ["Head", "BodyRotation", "WholeBody", "MoveContextually"]
 STIMULI = ["People", "Touch", "TabletTouch", "Sound", "Movement", "NavigationMotion"]
 BACKGROUND_STRATEGIES = ["none", "backToNeutral"]
+#: stimulus -> the extractor basic awareness works on for it
+STIMULUS_EXTRACTORS = {"People": "ALPeoplePerception", "Sound": "ALSoundLocalization",
+                       "Movement": "ALMovementDetection"}
 
 
-class _Switchable(SimModule):
-    """An ability switched by setEnabled/isEnabled, with an ``enabledChanged`` signal."""
+class Switchable(SimModule):
+    """An ability switched by setEnabled/isEnabled, with an ``enabledChanged`` signal; it
+    runs while enabled and allowed by Autonomous Life."""
 
     def __init__(self, sim: Any, enabled: bool) -> None:
         super().__init__(sim)
         self._enabled = enabled
+        self._allowed = True
         self.enabledChanged = qi.Signal("(b)")
 
     def setEnabled(self, enabled: bool) -> None:
         """Switch the ability on or off."""
-        if enabled != self._enabled:
-            self._enabled = enabled
+        with self._lock:
+            changed, self._enabled = enabled != self._enabled, enabled
+        if changed:
+            self._changed()
             self.enabledChanged(enabled)
 
     def isEnabled(self) -> bool:
         """Whether the ability is on."""
-        return self._enabled
+        with self._lock:
+            return self._enabled
+
+    def _life_allows(self, allowed: bool) -> None:
+        """Autonomous Life's state lets the ability run (solitary, interactive) or not."""
+        with self._lock:
+            changed, self._allowed = allowed != self._allowed, allowed
+        if changed:
+            self._changed()
+
+    def _runs(self) -> bool:
+        """Enabled and allowed by Autonomous Life."""
+        with self._lock:
+            return self._enabled and self._allowed
+
+    def _changed(self) -> None:
+        """Whether the ability runs may have changed."""
 
 
-class ALBasicAwareness(_Switchable):
+class ALBasicAwareness(Switchable):
     """Looking for and following people: modes, stimuli, pause."""
 
     NAME = "ALBasicAwareness"
 
     def __init__(self, sim: Any) -> None:
-        super().__init__(sim, enabled=False)
+        super().__init__(sim, enabled=True)
         self._paused = False
         self._engagement = "Unengaged"
         self._tracking = "Head"
         self._stimuli: Dict[str, bool] = {s: True for s in STIMULI}
+        self._extractors: Set[str] = set()  # extractors it subscribed to
+        self._closing = False
+        self._changed()
+
+    def _changed(self) -> None:
+        """Subscribe to the extractors of the enabled stimuli while running, else leave
+        them."""
+        with self._lock:
+            running = self._enabled and self._allowed and not self._closing
+            wanted = {STIMULUS_EXTRACTORS[s] for s, on in self._stimuli.items()
+                      if on and s in STIMULUS_EXTRACTORS} if running else set()
+            starting, stopping = wanted - self._extractors, self._extractors - wanted
+            self._extractors = wanted
+        for name in sorted(stopping):
+            self._extractor(name, subscribe=False)
+        for name in sorted(starting):
+            self._extractor(name, subscribe=True)
+
+    def _extractor(self, name: str, subscribe: bool) -> None:
+        try:
+            extractor = self._sim.service(name)
+            (extractor.subscribe if subscribe else extractor.unsubscribe)(self.NAME)
+        except RuntimeError as error:  # a robot without it only loses that stimulus
+            self._sim.log.debug("ALBasicAwareness: %s: %s", name, error)
+
+    def close(self) -> None:
+        """Leave the extractors (the robot shuts down)."""
+        self._closing = True
+        self._changed()
+        super().close()
 
     def startAwareness(self) -> None:
         """Deprecated: setEnabled(True)."""
@@ -51,8 +113,8 @@ class ALBasicAwareness(_Switchable):
         self.setEnabled(False)
 
     def isAwarenessRunning(self) -> bool:
-        """Enabled and not paused."""
-        return self._enabled and not self._paused
+        """Enabled, allowed by Autonomous Life and not paused."""
+        return self._runs() and not self._paused
 
     def pauseAwareness(self) -> None:
         """Pause (keep enabled)."""
@@ -86,7 +148,9 @@ class ALBasicAwareness(_Switchable):
                                     ) -> None:
         """React to a stimulus (People, Touch, TabletTouch, Sound, Movement...) or not."""
         check_choice(self, "setStimulusDetectionEnabled", stimulusName, STIMULI)
-        self._stimuli[stimulusName] = isStimulusDetectionEnabled
+        with self._lock:
+            self._stimuli[stimulusName] = isStimulusDetectionEnabled
+        self._changed()
 
     def isStimulusDetectionEnabled(self, stimulusName: str) -> bool:
         """Whether a stimulus is reacted to."""
@@ -94,11 +158,13 @@ class ALBasicAwareness(_Switchable):
 
     def resetAllParameters(self) -> None:
         """Default modes and stimuli."""
-        self._engagement, self._tracking = "Unengaged", "Head"
-        self._stimuli = {s: True for s in STIMULI}
+        with self._lock:
+            self._engagement, self._tracking = "Unengaged", "Head"
+            self._stimuli = {s: True for s in STIMULI}
+        self._changed()
 
 
-class ALAutonomousBlinking(_Switchable):
+class ALAutonomousBlinking(Switchable):
     """Eye blinking."""
 
     NAME = "ALAutonomousBlinking"

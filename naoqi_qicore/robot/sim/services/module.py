@@ -49,7 +49,7 @@ def running_as(activity: Activity) -> Iterator[Activity]:
 
 
 _TYPE_WORDS = {str: "a string", float: "a float", int: "an int", bool: "a bool",
-               list: "a list", dict: "a dict"}
+               list: "a list", dict: "a dict", type(None): "nothing", Any: "any value"}
 
 
 def _describe(annotation: Any) -> str:
@@ -152,6 +152,9 @@ class SimModule:
     def __init_subclass__(cls, **kwargs: Any) -> None:
         super().__init_subclass__(**kwargs)
         _wrap_public_methods(cls)
+        from naoqi_qicore.robot.sim.services.api import missing_methods
+        for name, function in missing_methods(cls).items():
+            setattr(cls, name, checked_method(function))
 
     def __init__(self, sim: Any) -> None:
         self._sim = sim
@@ -258,6 +261,28 @@ class SimModule:
         """Names of the module's NAOqi methods."""
         return sorted(name for name in dir(type(self)) if not name.startswith("_")
                       and name != "close" and callable(getattr(type(self), name)))
+
+    def getMethodHelp(self, methodName: str) -> List[Any]:
+        """``[name, description, [[argument, type], ...], ["return", type]]`` of a method."""
+        if methodName not in self.getMethodList():
+            raise self._error("getMethodHelp", "method '%s' does not exist" % methodName)
+        function = getattr(getattr(type(self), methodName), "__checked__", None) or \
+            getattr(type(self), methodName)
+        signature = inspect.signature(function)
+        hints = typing.get_type_hints(function)
+        arguments = [[name, _describe(hints.get(name, Any))]
+                     for name in list(signature.parameters)[1:]]
+        return [methodName, (function.__doc__ or "").strip(), arguments,
+                ["return", _describe(hints.get("return", Any))]]
+
+    def getModuleHelp(self) -> List[Any]:
+        """``[module name, description, [method names]]``."""
+        return [self.NAME, (type(self).__doc__ or "").strip(), self.getMethodList()]
+
+    def getUsage(self, name: str) -> str:
+        """One line: ``name(argument, ...)`` with the description of method ``name``."""
+        help = self.getMethodHelp(name)
+        return "%s(%s): %s" % (name, ", ".join(a for a, _ in help[2]), help[1])
 
     def close(self) -> None:
         """Interrupt everything still running (called when the robot shuts down)."""

@@ -2,10 +2,12 @@
 ALSonar and ALTouch.
 
 There are no sensors: the ``simulate*`` methods (simulation only) stand for people arriving,
-faces, obstacles and touches, and raise the ALMemory events of the real services.
+faces, obstacles and touches, and raise the ALMemory events of the real services.  As on a
+robot, extractors work on top of each other: ALFaceCharacteristics starts ALPeoplePerception,
+which starts ALFaceDetection while its face detection is enabled (the default).
 """
 import itertools
-from typing import Any, Dict, List, Optional
+from typing import Any, Dict, List, Optional, Set
 
 from naoqi_qicore.robot.sim.services.extractor import Extractor
 from naoqi_qicore.robot.sim.services.module import SimModule, check_range
@@ -17,6 +19,8 @@ class ALPeoplePerception(Extractor):
     """People around the robot, by id, with their distance."""
 
     NAME = "ALPeoplePerception"
+    OUTPUTS = (PEOPLE + "PeopleList", PEOPLE + "VisiblePeopleList")
+    EVENTS = (PEOPLE + "JustArrived", PEOPLE + "JustLeft", PEOPLE + "PeopleDetected")
 
     def __init__(self, sim: Any) -> None:
         super().__init__(sim)
@@ -24,6 +28,34 @@ class ALPeoplePerception(Extractor):
         self._ids = itertools.count(1)
         self._range = 3.0
         self._fast_mode = False
+        self._face_detection = True
+        self._faces_started = False  # subscribed to ALFaceDetection
+
+    def _started(self) -> None:
+        self._follow_faces()
+
+    def _stopped(self) -> None:
+        self._follow_faces()
+
+    def _follow_faces(self) -> None:
+        """Work on ALFaceDetection while running with face detection enabled."""
+        with self._lock:
+            wanted = bool(self._subscribers) and self._face_detection
+            changed, self._faces_started = wanted != self._faces_started, wanted
+        if changed:
+            faces = self._sim.service("ALFaceDetection")
+            (faces.subscribe if wanted else faces.unsubscribe)(self.NAME)
+
+    def setFaceDetectionEnabled(self, enable: bool) -> None:
+        """Use face detection to find people (on by default)."""
+        with self._lock:
+            self._face_detection = enable
+        self._follow_faces()
+
+    def isFaceDetectionEnabled(self) -> bool:
+        """Whether face detection is used."""
+        with self._lock:
+            return self._face_detection
 
     def _publish(self) -> None:
         people = sorted(self._people)
@@ -81,16 +113,37 @@ class ALPeoplePerception(Extractor):
         return self._fast_mode
 
 
+#: the recognition short-term memory is cleared after this long without a face (s)
+FORGET_AFTER_S = 4.0
+#: a face seen this long without being recognised is reported as unknown (s)
+UNKNOWN_AFTER_S = 8.0
+#: time-filtered recognition statuses: one face recognised, several, a face not recognised
+ONE_RECOGNISED, SEVERAL_RECOGNISED, NOT_RECOGNISED = 2, 3, 4
+
+
 class ALFaceDetection(Extractor):
-    """Face detection and a database of learned faces."""
+    """Face detection and a database of learned faces.
+
+    ``FaceDetected``'s last element is the time-filtered recognition the Face Reco. box
+    reads: a name is given once (``[2, [name]]``) then kept in a short-term memory while
+    faces are seen, forgotten after :data:`FORGET_AFTER_S` without a face; a face seen for
+    :data:`UNKNOWN_AFTER_S` without being recognised gives ``[4]`` once; otherwise ``[]``.
+    """
 
     NAME = "ALFaceDetection"
+    OUTPUTS = ("FaceDetected",)
+    EVENTS = ("FaceDetected",)
 
     def __init__(self, sim: Any) -> None:
         super().__init__(sim)
         self._faces: List[str] = []
         self._recognition = True
         self._tracking = False
+        self._threshold = 0.4
+        self._recalled: Set[str] = set()  # names given since faces are in view
+        self._last_seen = float("-inf")
+        self._unknown_since: Optional[float] = None
+        self._unknown_told = False
 
     def learnFace(self, name: str) -> bool:
         """Learn the face in front of the robot under ``name``."""
@@ -134,6 +187,23 @@ class ALFaceDetection(Extractor):
         """Whether faces are recognised."""
         return self._recognition
 
+    def enableRecognition(self, enable: bool) -> None:
+        """Same as setRecognitionEnabled."""
+        self.setRecognitionEnabled(enable)
+
+    def enableTracking(self, enable: bool) -> None:
+        """Same as setTrackingEnabled."""
+        self.setTrackingEnabled(enable)
+
+    def setRecognitionConfidenceThreshold(self, confThreshold: float) -> None:
+        """Score (0..1) a face must reach to be recognised."""
+        self._threshold = check_range(self, "setRecognitionConfidenceThreshold",
+                                      "confThreshold", confThreshold, 0.0, 1.0)
+
+    def getRecognitionConfidenceThreshold(self) -> float:
+        """Score a face must reach to be recognised."""
+        return self._threshold
+
     def setTrackingEnabled(self, enable: bool) -> None:
         """Follow the detected face with the head."""
         self._tracking = enable
@@ -143,28 +213,58 @@ class ALFaceDetection(Extractor):
         return self._tracking
 
     def simulateFace(self, name: str, alpha: float, beta: float) -> None:
-        """Simulation only: a face (learned ``name`` or "") seen at camera angles (rad)."""
-        if not self._subscribers:
+        """Simulation only: a face (learned ``name`` or "") seen at camera angles (rad);
+        reported while the extractor works."""
+        if not self._producing():
             return
-        known = self._recognition and name in self._faces
-        face_id = self._faces.index(name) + 1 if known else 0
+        with self._lock:
+            known = self._recognition and name in self._faces
+            face_id = self._faces.index(name) + 1 if known else 0
+            time = self._sim.clock()
+            filtered = self._time_filtered(name if known else "", time)
         shape = [0, alpha, beta, 0.1, 0.1]
         extra = [face_id, 0.8 if known else 0.0, name if known else "", [], [], [], [], [], []]
-        time = self._sim.clock()
         self._raise_event("FaceDetected", [[int(time), int(time % 1 * 1e6)],
-                                           [[shape, extra], [2 if known else 0, [name] if known
-                                                            else []]],
+                                           [[shape, extra], filtered],
                                            [0.0] * 6, [0.0] * 6, 0])
+
+    def _time_filtered(self, name: str, now: float) -> List[Any]:
+        """The time-filtered recognition of a face ``name`` ("" when not recognised) seen
+        at ``now`` (see the class; lock held)."""
+        if now - self._last_seen > FORGET_AFTER_S:
+            self._recalled.clear()
+            self._unknown_since, self._unknown_told = None, False
+        self._last_seen = now
+        if name:
+            self._unknown_since, self._unknown_told = None, False
+            if name in self._recalled:
+                return []
+            self._recalled.add(name)
+            return [ONE_RECOGNISED, [name]]
+        if self._unknown_since is None:
+            self._unknown_since = now
+        if not self._unknown_told and now - self._unknown_since >= UNKNOWN_AFTER_S:
+            self._unknown_told = True
+            return [NOT_RECOGNISED]
+        return []
 
 
 class ALFaceCharacteristics(Extractor):
-    """Age, gender and smile estimates of perceived people."""
+    """Age, gender and smile estimates of perceived people (it works on top of
+    ALPeoplePerception)."""
 
     NAME = "ALFaceCharacteristics"
+    EVENTS = ("FaceCharacteristics/PersonSmiling",)
 
     def __init__(self, sim: Any) -> None:
         super().__init__(sim)
         self._smiling_threshold = 0.7
+
+    def _started(self) -> None:
+        self._sim.service("ALPeoplePerception").subscribe(self.NAME)
+
+    def _stopped(self) -> None:
+        self._sim.service("ALPeoplePerception").unsubscribe(self.NAME)
 
     def analyzeFaceCharacteristics(self, peopleId: int) -> bool:
         """Estimate the characteristics of a visible person; False if not visible."""

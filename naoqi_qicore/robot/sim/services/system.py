@@ -1,4 +1,5 @@
-"""Simulated system services: ALSystem, ALPreferenceManager, ALServiceManager, ALAppsAnalytics.
+"""Simulated system services: ALSystem, ALPreferenceManager, ALServiceManager, ALAppsAnalytics,
+ALNotificationManager.
 
 Shutdown and reboot are recorded (``ALSystem.requests`` and an ALMemory event), never run.
 """
@@ -217,3 +218,63 @@ class ALAppsAnalytics(SimModule):
     def push_mood(self, packageUid: str, mood: Any) -> None:
         """Report the user's mood for an application."""
         self.reports.append([packageUid, mood])
+
+
+NOTIFICATION_SEVERITIES = ("info", "warning", "error")
+
+
+class ALNotificationManager(SimModule):
+    """Notifications the robot has to tell: added, read (``notification``), removed."""
+
+    NAME = "ALNotificationManager"
+
+    def __init__(self, sim: Any) -> None:
+        super().__init__(sim)
+        self._notifications: Dict[int, Dict[str, Any]] = {}
+        self._next_id = 1
+
+    def add(self, notification: Dict[str, Any]) -> int:
+        """Add ``{"message", "severity" (info, warning, error), "removeOnRead"}``; returns
+        its id (``NotificationAdded`` is raised with it)."""
+        message = notification.get("message")
+        if not isinstance(message, str) or not message:
+            raise self._error("add", "a notification needs a non-empty \"message\"")
+        severity = notification.get("severity", "info")
+        if severity not in NOTIFICATION_SEVERITIES:
+            raise self._error("add", "severity must be one of %s, got %r"
+                              % (", ".join(NOTIFICATION_SEVERITIES), severity))
+        with self._lock:
+            number, self._next_id = self._next_id, self._next_id + 1
+            self._notifications[number] = {
+                "id": number, "message": message, "severity": severity,
+                "removeOnRead": bool(notification.get("removeOnRead", True))}
+        self._raise_event("NotificationAdded", number)
+        return number
+
+    def _post(self, severity: str, message: str) -> int:
+        """A notification of the robot itself (a hot joint...)."""
+        return self.add({"message": message, "severity": severity, "removeOnRead": True})
+
+    def notification(self, notificationId: int) -> Dict[str, Any]:
+        """The notification ``notificationId`` (read: removed if it says removeOnRead)."""
+        with self._lock:
+            found = self._notifications.get(notificationId)
+            if found is None:
+                raise self._error("notification", "no notification %d" % notificationId)
+            found = dict(found)
+        if found["removeOnRead"]:
+            self.remove(notificationId)
+        return found
+
+    def notifications(self) -> List[Dict[str, Any]]:
+        """Every pending notification, oldest first."""
+        with self._lock:
+            return [dict(n) for _, n in sorted(self._notifications.items())]
+
+    def remove(self, notificationId: int) -> bool:
+        """Remove a notification (``NotificationRemoved``); False if there is none."""
+        with self._lock:
+            found = self._notifications.pop(notificationId, None)
+        if found is not None:
+            self._raise_event("NotificationRemoved", notificationId)
+        return found is not None
