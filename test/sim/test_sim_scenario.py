@@ -272,6 +272,7 @@ def test_touches_raise_the_sensor_events_with_their_values(nao):
 
 def test_a_face_stays_in_view_while_face_detection_runs(nao):
     robot, client = nao
+    client.service("ALAutonomousLife").setState("disabled")  # no basic awareness either
     client.watch("FaceDetected")
     faces = client.service("ALFaceDetection")
     faces.learnFace("Ada")

@@ -59,6 +59,14 @@ Actions (see :mod:`naoqi_qicore.robot.sim.senses` for what each raises):
     ALMemory events a tablet page raises with ``ALMemory.raiseEvent``;
 ``sonar: {left: M, right: M}``
     obstacles (5: nothing; a side left out keeps its distance);
+``landmark: [64, 68]``, ``landmark: false``
+    NAO marks come into view and stay, or leave;
+``sound: AZIMUTH`` or ``{azimuth: RAD, elevation: RAD}``
+    a noise from that direction (0: in front);
+``battery: CHARGE`` or ``{charge: PERCENT, plugged: true}``
+    the battery reaches that charge, plugged in or not;
+``temperature: {device: DEVICE, celsius: C}``
+    a joint or the head processor (``Head``) reaches that temperature;
 ``raise: {key: KEY, value: VALUE}``
     any ALMemory event;
 ``wait: SECONDS``
@@ -93,7 +101,7 @@ from naoqi_qicore.robot.sim.senses import DEFAULT_CONFIDENCE, LISTEN_POLL_S, TOU
 GENERIC = "generic"
 TRIGGERS = ("at", "after_say", "on_event", "on_call")
 ACTIONS = ("hear", "touch", "face", "people", "tablet_touch", "tablet_event", "sonar", "raise",
-           "wait")
+           "wait", "landmark", "sound", "battery", "temperature")
 #: how long ``hear`` waits for something to listen, by default (s)
 HEAR_WAIT_S = 10.0
 SONAR_RANGE = (0.2, 5.0)
@@ -429,6 +437,37 @@ def _check(where: str, key: str, value: Any) -> Any:
         _fields(where, key, value, ("left", "right"))
         return {side: _number(where, "sonar " + side, distance, *SONAR_RANGE)
                 for side, distance in value.items()}
+    if key == "landmark":
+        if value is False or value is None:
+            return []
+        marks = value if isinstance(value, list) else [value]
+        if not marks or not all(isinstance(m, int) and not isinstance(m, bool) and m >= 0
+                                for m in marks):
+            raise ScenarioError("%s: landmark must be a mark id, a list of mark ids or false, "
+                                "got %r" % (where, value))
+        return marks
+    if key == "sound":
+        if isinstance(value, dict):
+            _fields(where, key, value, ("azimuth", "elevation"), ("azimuth",))
+            return [_number(where, "sound " + name, value.get(name, 0.0), -math.pi, math.pi)
+                    for name in ("azimuth", "elevation")]
+        return [_number(where, "sound azimuth", value, -math.pi, math.pi), 0.0]
+    if key == "battery":
+        if isinstance(value, dict):
+            _fields(where, key, value, ("charge", "plugged"), ("charge",))
+            plugged = value.get("plugged", False)
+            if not isinstance(plugged, bool):
+                raise ScenarioError("%s: battery plugged must be true or false, got %r"
+                                    % (where, plugged))
+            return [int(_number(where, "battery charge", value["charge"], 0, 100)), plugged]
+        return [int(_number(where, "battery charge", value, 0, 100)), False]
+    if key == "temperature":
+        if not isinstance(value, dict):
+            raise ScenarioError("%s: temperature must be {device: DEVICE, celsius: C}, got %r"
+                                % (where, value))
+        _fields(where, key, value, ("device", "celsius"), ("device", "celsius"))
+        return [_text(where, "temperature device", value["device"]),
+                _number(where, "temperature celsius", value["celsius"], -50.0, 200.0)]
     if key == "raise":
         if not isinstance(value, dict):
             raise ScenarioError("%s: raise must be {key: KEY, value: VALUE}, got %r"
@@ -674,6 +713,10 @@ class ScenarioRunner:
             if kind == "raise":
                 self._memory.raiseEvent(value[0], value[1])
                 return "ALMemory event %s = %r" % value
+            if kind == "landmark":
+                return senses.landmark(value)
+            if kind in ("sound", "battery", "temperature"):
+                return getattr(senses, kind)(*value)
         except (RuntimeError, TypeError) as error:
             return "failed: %s" % error
         raise AssertionError(kind)

@@ -28,6 +28,21 @@ NAOqi services raise in ALMemory what the real extractors raise:
     ``JustLeft`` and people lists, ``PeoplePerception/PeopleDetected`` every period while it
     is subscribed; with basic awareness running, ``ALBasicAwareness/StimulusDetected``
     ``"People"``, ``ALBasicAwareness/HumanTracked`` (the person's id) and ``HumanLost``.
+``landmark(markIds)``
+    NAO marks (ids such as 64, 68...) stay in view: ``LandmarkDetected`` every
+    :data:`PRESENCE_PERIOD_S` while ALLandMarkDetection works; ``landmark([])``: they leave
+    (``LandmarkDetected`` ``[]`` once).
+``sound(azimuth, elevation=0)``
+    A noise from that direction (rad): ``ALSoundLocalization/SoundLocated`` and
+    ``SoundDetected`` while those extractors work (words heard make them too, from the
+    front), and the ``Sound`` stimulus of basic awareness.
+``battery(charge, plugged)``
+    The battery reaches ``charge`` % (ALBattery's charge, its ALMemory key and events:
+    ``BatteryChargeChanged``, ``BatteryPowerPluggedChanged``, ``BatteryLowDetected``...).
+``temperature(device, celsius)``
+    A joint, or the head processor (``Head``), reaches that temperature (ALBodyTemperature:
+    ``Device/SubDeviceList/<device>/Temperature/Sensor/Value`` and ``HotDeviceDetected``
+    when hot).
 ``tabletTouch(x, y)``
     A tap on Pepper's tablet (pixels): ALTabletService's ``onTouchDown``,
     ``onTouchDownRatio`` and ``onTouchUp`` signals.
@@ -40,9 +55,13 @@ NAOqi services raise in ALMemory what the real extractors raise:
 ``parts()``
     The touch part names of this robot.
 
-While ALBasicAwareness runs, touches, taps and heard words also raise
-``ALBasicAwareness/StimulusDetected`` (``Touch``, ``TabletTouch``, ``Sound``) when that
-stimulus is enabled.  Each method returns one line saying what the robot made of it.
+Extractors report only while they work, as on a robot: subscribed to by an application, or
+by another service working on top of them.  Autonomous Life in its solitary or interactive
+state (the simulated robot starts solitary) runs basic awareness, which works on
+ALPeoplePerception (itself on ALFaceDetection) and ALSoundLocalization: faces, people and
+sounds are then reported with no application subscribing.  While ALBasicAwareness runs,
+touches, taps and sounds (words included) also raise ``ALBasicAwareness/StimulusDetected``
+(``Touch``, ``TabletTouch``, ``Sound``) when that stimulus is enabled.  Each method returns one line saying what the robot made of it.
 Called in-process (Python), the methods take their arguments by position, as over libqi.
 """
 from __future__ import annotations
@@ -53,6 +72,7 @@ from typing import Any, Callable, Dict, List, Optional, Tuple
 
 import qi
 
+from naoqi_qicore.robot.sim.services.detection import stamp
 from naoqi_qicore.robot.sim.services.module import SimModule
 
 DEFAULT_CONFIDENCE = 0.75
@@ -82,10 +102,6 @@ HEAD_TOUCH_KEYS = ("FrontTactilTouched", "MiddleTactilTouched", "RearTactilTouch
 
 _PATTERN_TOKEN = re.compile(r'"[^"]*"|[\[\]{}]|[^\s\[\]{}"]+')
 _MAX_CONCEPT_DEPTH = 5
-
-
-def _stamp(seconds: float) -> List[int]:
-    return [int(seconds), int(seconds % 1.0 * 1e6)]
 
 
 def _pattern_tree(pattern: str) -> List[Any]:
@@ -190,6 +206,7 @@ class NaoqiSimPerception(SimModule):
         self._cond = threading.Condition()
         self._closed = False
         self._face: Optional[Tuple[str, float, float]] = None
+        self._marks: List[int] = []
         self._people: Dict[int, float] = {}
         self._tracked: Optional[int] = None
         self._sonar = {"left": 5.0, "right": 5.0}
@@ -277,7 +294,7 @@ class NaoqiSimPerception(SimModule):
         while not listeners and remaining > 0 and self._sleep(min(LISTEN_POLL_S, remaining)):
             remaining -= LISTEN_POLL_S
             listeners = self._speech_listeners()
-        self._stimulus("Sound")
+        self._hear_sound(0.0, 0.0)
         if not listeners:
             return "nobody listens (ALSpeechRecognition and ALDialog are not started): " \
                    "%r is lost" % text
@@ -293,6 +310,35 @@ class NaoqiSimPerception(SimModule):
             results.append("ALDialog %s %r" % ("answered" if understood else "did not understand",
                                                text))
         return "; ".join(results)
+
+    def _hear_sound(self, azimuth: float, elevation: float) -> List[str]:
+        """A sound reaches the robot: its extractors and basic awareness; the extractors
+        that reported it."""
+        reported = [name for name, report in (
+            ("ALSoundLocalization",
+             lambda: self._service("ALSoundLocalization").simulateSound(azimuth, elevation)),
+            ("ALSoundDetection", lambda: self._service("ALSoundDetection").simulateSound()))
+            if report()]
+        self._stimulus("Sound")
+        return reported
+
+    def sound(self, azimuth: float, elevation: float = 0.0) -> str:
+        """A noise from ``azimuth``, ``elevation`` (rad) (see the module)."""
+        reported = self._hear_sound(azimuth, elevation)
+        return "a sound from %g rad: %s" % (azimuth, ", ".join(reported) if reported else
+                                             "nothing listens (ALSoundLocalization and "
+                                             "ALSoundDetection are not started)")
+
+    # -- body -----------------------------------------------------------------------------
+    def battery(self, charge: int, plugged: bool = False) -> str:
+        """The battery reaches ``charge`` %, plugged in or not (see the module)."""
+        raised = self._service("ALBattery")._set_battery(charge, plugged)
+        return "battery at %d%%%s: %s" % (charge, ", plugged in" if plugged else "",
+                                          ", ".join(raised) if raised else "no event")
+
+    def temperature(self, device: str, celsius: float) -> str:
+        """``device`` (a joint, or "Head") reaches ``celsius`` (see the module)."""
+        return self._service("ALBodyTemperature")._set_temperature(device, celsius)
 
     # -- touch ----------------------------------------------------------------------------
     def parts(self) -> List[str]:
@@ -329,7 +375,7 @@ class NaoqiSimPerception(SimModule):
             self._ensure_ticker()
         detection = self._service("ALFaceDetection")
         who = ("%s's face" % name) if name else "an unknown face"
-        if not detection.getSubscribersInfo():
+        if not detection.isProcessing():
             return "%s is in view (ALFaceDetection is not started: reported once it is)" % who
         detection.simulateFace(name, alpha, beta)
         known = name and name in detection.getLearnedFacesList() and \
@@ -340,9 +386,26 @@ class NaoqiSimPerception(SimModule):
         """The face in view leaves: ``FaceDetected`` ``[]`` once."""
         with self._cond:
             had_face, self._face = self._face is not None, None
-        if had_face and self._service("ALFaceDetection").getSubscribersInfo():
+        if had_face and self._service("ALFaceDetection").isProcessing():
             self._raise_event("FaceDetected", [])
         return "no face in view" + (": FaceDetected []" if had_face else "")
+
+    def landmark(self, markIds: List[int]) -> str:
+        """NAO marks ``markIds`` stay in view; ``[]``: they leave (see the module)."""
+        with self._cond:
+            if self._closed:
+                return "the robot is shutting down"
+            had_marks, self._marks = bool(self._marks), [int(m) for m in markIds]
+            if self._marks:
+                self._ensure_ticker()
+        detection = self._service("ALLandMarkDetection")
+        if not markIds:
+            left = had_marks and detection.simulateLandmarks([])
+            return "no mark in view" + (": LandmarkDetected []" if left else "")
+        if detection.simulateLandmarks(self._marks):
+            return "marks %s in view: LandmarkDetected" % self._marks
+        return "marks %s in view (ALLandMarkDetection is not started: reported once it is)" \
+            % self._marks
 
     def people(self, count: int) -> str:
         """``count`` people around (see the module)."""
@@ -398,18 +461,20 @@ class NaoqiSimPerception(SimModule):
         self._cond.notify_all()
 
     def _tick(self) -> None:
-        """Report the face and people in view every period while their extractor runs;
+        """Report the face, people and marks in view every period while their extractor runs;
         sleeps while nobody is in view."""
         while True:
             with self._cond:
                 self._cond.wait_for(lambda: self._closed or self._face is not None
-                                    or bool(self._people))
+                                    or bool(self._people) or bool(self._marks))
                 if not self._closed:
                     self._cond.wait_for(lambda: self._closed, PRESENCE_PERIOD_S)
                 if self._closed:
                     return
-                face, people = self._face, dict(self._people)
+                face, people, marks = self._face, dict(self._people), list(self._marks)
             try:
+                if marks:
+                    self._service("ALLandMarkDetection").simulateLandmarks(marks)
                 self._report_presence(face, people)
             except RuntimeError as error:  # a service shutting down
                 self._sim.log.warning("NaoqiSimPerception: %s", error)
@@ -426,7 +491,7 @@ class NaoqiSimPerception(SimModule):
         if people and self._service("ALPeoplePerception").getSubscribersInfo():
             zeros = [0.0] * 6
             self._raise_event("PeoplePerception/PeopleDetected", [
-                _stamp(self._sim.clock()),
+                stamp(self._sim.clock()),
                 [[person, distance, 0.0, 0.0] for person, distance in sorted(people.items())],
                 zeros, zeros, 0])
 

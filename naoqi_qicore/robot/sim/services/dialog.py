@@ -339,8 +339,9 @@ class ALDialog(Extractor):
         """Dialog language."""
         return self._language
 
-    def setConcept(self, conceptName: str, language: str, content: List[str]) -> None:
-        """Set a dynamic concept's values."""
+    def setConcept(self, conceptName: str, language: str, content: List[str],
+                   store: bool = False) -> None:
+        """Set a dynamic concept's values (``store``: keep them across restarts)."""
         self._concepts[conceptName] = list(content)
 
     def addToConcept(self, conceptName: str, language: str, content: List[str]) -> None:

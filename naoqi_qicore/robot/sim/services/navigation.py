@@ -60,7 +60,7 @@ class ALNavigation(SimModule):
             self._motion().moveTo(x, y, theta)
             return not activity.interrupted
 
-    def navigateTo(self, x: float, y: float, theta: float = 0.0) -> bool:
+    def navigateTo(self, x: float, y: float, theta: float = 0.0, *config: Any) -> bool:
         """Go to (x, y) m in the robot frame (then turn by ``theta``); True if reached."""
         if math.hypot(x, y) > 3.0:
             raise self._error("navigateTo", "the target must be less than 3 m away")

@@ -10,8 +10,9 @@ ASSUMED_BITRATE = 128000
 
 
 def write_silence(path: str, seconds: float, rate: int = 16000, channels: int = 1) -> None:
-    """Write a 16-bit PCM WAV file of silence."""
-    with wave.open(path, "wb") as out:
+    """Write a 16-bit PCM WAV file of silence (a path that cannot be opened fails before any
+    WAV writer exists)."""
+    with open(path, "wb") as raw, wave.open(raw, "wb") as out:
         out.setnchannels(channels)
         out.setsampwidth(2)
         out.setframerate(rate)
@@ -37,6 +38,8 @@ class MicrophoneRecording:
 
     def __init__(self, path: str, clock: Callable[[], float], rate: int = 16000,
                  channels: Optional[List[int]] = None) -> None:
+        if not path or path.endswith(os.sep) or os.path.isdir(path):
+            raise OSError("'%s' names no file" % path)
         folder = os.path.dirname(os.path.abspath(path))
         if not os.access(folder, os.W_OK):
             raise OSError("folder '%s' is not writable" % folder)

@@ -111,7 +111,7 @@ class ALTracker(SimModule):
         """Whether the tracked target has been seen."""
         return bool(self._active) and bool(self._position)
 
-    def getTargetPosition(self, frame: int) -> List[float]:
+    def getTargetPosition(self, frame: int = 0) -> List[float]:
         """Last position of the tracked target ([] when none)."""
         return list(self._position) if self._active else []
 
@@ -175,7 +175,7 @@ class ALTracker(SimModule):
 
     # -- looking and pointing ---------------------------------------------------------------
     def lookAt(self, position: List[float], frame: int, fractionMaxSpeed: float,
-               useWholeBody: bool) -> None:
+               useWholeBody: bool = False) -> None:
         """Turn the head towards [x, y, z] (m); returns when there."""
         self._check_position("lookAt", position, frame)
         x, y, z = position
