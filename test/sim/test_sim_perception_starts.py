@@ -54,6 +54,18 @@ def nao():
     robot.stop()
 
 
+class Collected(list):
+    """The values an ALMemory key takes from now on (growing in the background, while this
+    list holds its subscriber)."""
+
+    def __init__(self, session, key):
+        super().__init__()
+        self.subscriber = session.service("ALMemory").subscriber(key)
+        self.subscriber.signal.connect(self.append)
+
+
+
+
 def play_face_reco(robot, session, scenario_text):
     from naoqi_qicore.core import BehaviorPlayer
     from naoqi_qicore.robot.naoqi_compat import box_environment
@@ -136,21 +148,16 @@ def test_face_characteristics_work_on_people_perception(nao):
 
 def test_faces_people_and_words_reach_memory_without_an_application_subscribing(nao):
     robot, session = nao
-    memory = session.service("ALMemory")
-    seen = {}
-    links = []
-    for key in ("FaceDetected", "PeoplePerception/PeopleDetected",
-                "ALSoundLocalization/SoundLocated", "ALBasicAwareness/HumanTracked"):
-        subscriber = memory.subscriber(key)
-        links.append((subscriber, subscriber.signal.connect(
-            lambda value, key=key: seen.setdefault(key, value))))
+    seen = {key: Collected(session, key) for key in (
+        "FaceDetected", "PeoplePerception/PeopleDetected", "ALSoundLocalization/SoundLocated",
+        "ALBasicAwareness/HumanTracked")}
     robot.perception.people(1)
     robot.perception.showFace("")
     robot.perception.sound(0.5)
-    assert wait_until(lambda: len(seen) == 4, 5), seen
-    assert seen["ALBasicAwareness/HumanTracked"] == 1
-    assert seen["ALSoundLocalization/SoundLocated"][1][0] == 0.5
-    assert seen["FaceDetected"][1][0][1][2] == ""  # a stranger
+    assert wait_until(lambda: all(seen.values()), 5), seen
+    assert seen["ALBasicAwareness/HumanTracked"][0] == 1
+    assert seen["ALSoundLocalization/SoundLocated"][0][1][0] == 0.5
+    assert seen["FaceDetected"][0][1][0][1][2] == ""  # a stranger
 
 
 def test_time_filtered_recognition_names_a_face_once_and_an_unknown_one_after_8_s():
@@ -185,10 +192,7 @@ def test_time_filtered_recognition_names_a_face_once_and_an_unknown_one_after_8_
 
 def test_landmarks_are_reported_while_landmark_detection_works(nao):
     robot, session = nao
-    memory = session.service("ALMemory")
-    values = []
-    subscriber = memory.subscriber("LandmarkDetected")
-    subscriber.signal.connect(values.append)
+    values = Collected(session, "LandmarkDetected")
     runner = robot.play_scenario(parse_scenario("- landmark: [64, 68]\n"))
     assert runner.wait(5)
     time.sleep(0.7)
@@ -207,10 +211,7 @@ def test_landmarks_are_reported_while_landmark_detection_works(nao):
 
 def test_words_heard_are_located_sounds_for_basic_awareness(nao):
     robot, session = nao
-    memory = session.service("ALMemory")
-    located = []
-    subscriber = memory.subscriber("ALSoundLocalization/SoundLocated")
-    subscriber.signal.connect(located.append)
+    located = Collected(session, "ALSoundLocalization/SoundLocated")
     robot.perception.hear("hello")
     assert wait_until(lambda: located, 5)
     assert located[0][1][0] == 0.0 and len(located[0][0]) == 2  # from the front, stamped

@@ -73,7 +73,6 @@ class MotionSettings(SimModule):
         self._orthogonal_distance = ORTHOGONAL_SECURITY_DISTANCE_M
         self._tangential_distance = TANGENTIAL_SECURITY_DISTANCE_M
         self._breath_config = dict(DEFAULT_BREATH)
-        self._notifications = True
 
     # -- shared ----------------------------------------------------------------------------
     def _parts(self, method: str, name: str,
@@ -233,17 +232,6 @@ class MotionSettings(SimModule):
         """``[["Bpm", value], ["Amplitude", value]]`` of the breathing animation."""
         with self._lock:
             return [[name, self._breath_config[name]] for name in DEFAULT_BREATH]
-
-    # -- notifications ----------------------------------------------------------------------
-    def setEnableNotifications(self, enable: bool) -> None:
-        """Whether ALMotion notifies its problems (a fall, a hot joint...)."""
-        with self._lock:
-            self._notifications = enable
-
-    def areNotificationsEnabled(self) -> bool:
-        """Whether ALMotion notifies its problems."""
-        with self._lock:
-            return self._notifications
 
     # -- reflexes ---------------------------------------------------------------------------
     def setFallManagerEnabled(self, enable: bool) -> None:

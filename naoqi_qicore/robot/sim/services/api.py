@@ -41,7 +41,6 @@ TYPES: Dict[str, Any] = {"int": int, "float": float, "str": str, "bool": bool, "
 NOT_SIMULATED = "%s.%s is part of NAOqi's API but is not simulated"
 _NO_DEFAULT = object()
 _SIGNATURE = re.compile(r"^(\w+)\((.*)\)\s*->\s*(\w+)(?:\s*=\s*(.+))?$")
-_PARAMETER = re.compile(r"^(\w+)\s*:\s*(\w+)(?:\s*=\s*(.+))?$")
 _SETTER = re.compile(r"^(set|enable)([A-Z]\w*)$")
 
 
@@ -77,54 +76,33 @@ class Method:
         return sum(1 for p in self.parameters if not p.optional)
 
 
-def _literal(text: str, where: str) -> Any:
-    try:
-        return ast.literal_eval(text.strip())
-    except (ValueError, SyntaxError) as error:
-        raise ValueError("%s: %r is not a literal (%s)" % (where, text, error)) from None
-
-
-def _split_arguments(text: str) -> List[str]:
-    """Split at the commas outside brackets and quotes."""
-    parts, depth, quote, current = [], 0, "", ""
-    for char in text:
-        if quote:
-            quote = "" if char == quote else quote
-        elif char in "'\"":
-            quote = char
-        elif char in "[{(":
-            depth += 1
-        elif char in "]})":
-            depth -= 1
-        elif char == "," and depth == 0:
-            parts.append(current)
-            current = ""
-            continue
-        current += char
-    if current.strip():
-        parts.append(current)
-    return [part.strip() for part in parts]
-
-
 def parse_method(line: str) -> Method:
-    """A :class:`Method` from a table line (ValueError naming the line when malformed)."""
+    """A :class:`Method` from a table line (ValueError naming the line when malformed).
+
+    The line is read as a Python function header (``name(argument: type = default, ...)
+    -> type``), then an optional ``= answer`` literal."""
     match = _SIGNATURE.match(line.strip())
     if match is None:
         raise ValueError("not a method signature: %r" % line)
     name, arguments, returns, answer = match.groups()
-    if returns not in TYPES:
-        raise ValueError("%r: unknown type %r" % (line, returns))
-    parameters = []
-    for argument in _split_arguments(arguments):
-        found = _PARAMETER.match(argument)
-        if found is None or found.group(2) not in TYPES or found.group(2) == "none":
-            raise ValueError("%r: bad argument %r" % (line, argument))
-        default = _literal(found.group(3), line) if found.group(3) else _NO_DEFAULT
-        if parameters and parameters[-1].optional and default is _NO_DEFAULT:
-            raise ValueError("%r: a required argument follows an optional one" % line)
-        parameters.append(Parameter(found.group(1), found.group(2), default))
-    return Method(name, tuple(parameters), returns,
-                  _literal(answer, line) if answer is not None else _NO_DEFAULT)
+    try:
+        header = ast.parse("def %s(%s): pass" % (name, arguments)).body[0]
+        assert isinstance(header, ast.FunctionDef)
+        listed = header.args.args
+        defaults = [ast.literal_eval(d) for d in header.args.defaults]
+        answered = ast.literal_eval(answer) if answer is not None else _NO_DEFAULT
+    except (SyntaxError, ValueError) as error:
+        raise ValueError("%r: %s" % (line, error)) from None
+    types = [getattr(a.annotation, "id", None) for a in listed]
+    if returns not in TYPES or any(t not in TYPES or t == "none" for t in types) or \
+            header.args.vararg or header.args.kwonlyargs or header.args.kwarg:
+        raise ValueError("%r: every argument needs one of the types %s" % (line, ", ".join(
+            t for t in TYPES if t != "none")))
+    first_default = len(listed) - len(defaults)
+    parameters = tuple(Parameter(a.arg, t, defaults[i - first_default] if i >= first_default
+                                 else _NO_DEFAULT)
+                       for i, (a, t) in enumerate(zip(listed, types)))
+    return Method(name, parameters, returns, answered)
 
 
 MODULE_GROUP = "ALModule"

@@ -249,7 +249,7 @@ API: Dict[str, Tuple[str, ...]] = {
     "ALBodyTemperature": (  # module
         "getTemperatureDiagnosis() -> list",
         "setEnableNotifications(enable: bool) -> none",
-        "areNotificationsEnabled() -> bool = False",
+        "areNotificationsEnabled() -> bool = True",
     ),
     "ALChestButton": (  # module
     ),

@@ -82,7 +82,9 @@ def _status(celsius: float, thresholds: Tuple[float, float, float]) -> int:
 
 
 class ALBodyTemperature(SimModule):
-    """Temperatures of the head processor and of the joints, their status and diagnosis."""
+    """Temperatures of the head processor and of the joints, their status and diagnosis; a
+    hot device is notified (ALNotificationManager) while notifications are enabled
+    (setEnableNotifications, kept as the API table says)."""
 
     NAME = "ALBodyTemperature"
 
@@ -92,7 +94,6 @@ class ALBodyTemperature(SimModule):
         joints = motion.getBodyNames("Body") if hasattr(motion, "getBodyNames") else []
         self._celsius: Dict[str, float] = {HEAD_CPU: START_CPU_C}
         self._celsius.update((joint, START_JOINT_C) for joint in joints)
-        self._notifications = True
         memory = self._memory()
         for device, celsius in self._celsius.items():
             memory.insertData(TEMPERATURE_KEY % device, celsius)
@@ -113,16 +114,6 @@ class ALBodyTemperature(SimModule):
         if not hot:
             return []
         return [max(status for _, status in hot), [device for device, _ in hot]]
-
-    def setEnableNotifications(self, enable: bool) -> None:
-        """Whether a hot device is also notified (ALNotificationManager)."""
-        with self._lock:
-            self._notifications = enable
-
-    def areNotificationsEnabled(self) -> bool:
-        """Whether a hot device is also notified."""
-        with self._lock:
-            return self._notifications
 
     def _set_temperature(self, device: str, celsius: float) -> str:
         """``device`` (a joint, or "Head" for the head processor) reaches ``celsius``: its
