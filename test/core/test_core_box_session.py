@@ -92,6 +92,7 @@ def onInput_onStop(self):
     self.memory.unsubscribeToEvent("SpeechDetected", self.getName())
 """), session=session, naoqi=True)
     asr, faces = session.service("ALSpeechRecognition"), session.service("ALFaceDetection")
+    session.service("ALAutonomousLife").setState("disabled")  # only the box runs extractors
     harness.player.load()
     harness.player.play()
     harness.settle()
