@@ -131,6 +131,22 @@ def test_hand_written_methods_accept_the_documented_argument_counts():
     assert wrong == [], "\n".join(wrong)
 
 
+def test_a_setting_is_either_kept_by_the_table_or_written_out_on_both_sides():
+    """A setter built from the table beside a class's own getter (or the reverse) would keep
+    a value the other never sees."""
+    def built(cls, name):
+        function = getattr(cls, name, None)
+        return hasattr(getattr(function, "__checked__", function), "__documented__")
+    mixed = []
+    for name, cls in SERVICE_CLASSES.items():
+        methods = api.documented_methods(name)
+        for setter in methods:
+            for getter in api.getter_names(setter):
+                if getter in methods and built(cls, setter) != built(cls, getter):
+                    mixed.append("%s.%s / %s" % (name, setter, getter))
+    assert mixed == []
+
+
 def test_settings_the_table_keeps_and_answers_it_gives(pepper):
     darkness = pepper.service("ALDarknessDetection")
     assert darkness.getDarknessThreshold() == 60

@@ -129,7 +129,7 @@ def documented_services() -> List[str]:
     return sorted(name for name in API if name not in group_names)
 
 
-def _getter_names(setter: str) -> List[str]:
+def getter_names(setter: str) -> List[str]:
     """The names a getter of ``setter``'s setting may have."""
     if setter == "pause":
         return ["isPaused"]
@@ -150,7 +150,7 @@ def setting_pairs(methods: Dict[str, Method]) -> Dict[str, str]:
     """setter name -> getter name, for the documented settings of one service."""
     pairs = {}
     for name, method in methods.items():
-        for getter in _getter_names(name):
+        for getter in getter_names(name):
             found = methods.get(getter)
             if found is not None and found.answers and \
                     len(found.parameters) < len(method.parameters):
@@ -159,18 +159,14 @@ def setting_pairs(methods: Dict[str, Method]) -> Dict[str, str]:
     return pairs
 
 
-def _annotation(type_name: str) -> Any:
-    return TYPES[type_name]
-
-
 def _signature(method: Method) -> inspect.Signature:
     parameters = [inspect.Parameter("self", inspect.Parameter.POSITIONAL_OR_KEYWORD)]
     for parameter in method.parameters:
         parameters.append(inspect.Parameter(
             parameter.name, inspect.Parameter.POSITIONAL_OR_KEYWORD,
             default=parameter.default if parameter.optional else inspect.Parameter.empty,
-            annotation=_annotation(parameter.type)))
-    return inspect.Signature(parameters, return_annotation=_annotation(method.returns))
+            annotation=TYPES[parameter.type]))
+    return inspect.Signature(parameters, return_annotation=TYPES[method.returns])
 
 
 def _settings(service: Any) -> Dict[Any, Any]:

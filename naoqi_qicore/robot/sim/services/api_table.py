@@ -54,28 +54,28 @@ API: Dict[str, Tuple[str, ...]] = {
         "setResolution(resolution: int) -> bool",
         "getResolution() -> int = 1",
     ),
-    "ALAnimatedSpeech": (  # module
+    "ALAnimatedSpeech": (
         "addTagsToWords(tagsToWords: any) -> none",
         "declareTagForAnimations(tagsToAnimations: any) -> none",
         "isBodyTalkEnabled() -> bool = False",
-        "isBodyLanguageEnabled() -> bool = False",
+        "isBodyLanguageEnabled() -> bool",
         "say(text: str, configuration: any = None) -> none",
         "setBodyTalkEnabled(enable: bool) -> none",
         "setBodyLanguageEnabled(enable: bool) -> none",
         "setBodyLanguageModeFromStr(stringBodyLanguageMode: str) -> none",
         "setBodyLanguageMode(bodyLanguageMode: int) -> none",
         "getBodyLanguageModeToStr() -> str",
-        "getBodyLanguageMode() -> int = 0",
+        "getBodyLanguageMode() -> int",
         "declareAnimationsPackage(animationsPackage: str) -> none",
     ),
-    "ALAnimationPlayer": (  # module
+    "ALAnimationPlayer": (
         "addTagForAnimations(tagsToAnimations: dict) -> none",
         "declarePathForTags(path: str) -> none",
         "reset() -> none",
         "run(animation: str) -> none",
         "runTag(tag: str, path: str = '') -> none",
     ),
-    "ALAudioDevice": (  # extractor
+    "ALAudioDevice": (
         "closeAudioOutputs() -> none",
         "playSine(frequence: int, gain: int, pan: int, duration: float) -> none",
         "isOutputClosed() -> bool",
@@ -98,12 +98,12 @@ API: Dict[str, Tuple[str, ...]] = {
         "startMicrophonesRecording(pFileName: str) -> none",
         "stopMicrophonesRecording() -> none",
         "setOutputVolume(volume: int) -> none",
-        "getOutputVolume() -> int = 0",
+        "getOutputVolume() -> int",
         "openAudioInputs() -> none",
         "openAudioOutputs() -> none",
         "closeAudioInputs() -> none",
     ),
-    "ALAudioPlayer": (  # module
+    "ALAudioPlayer": (
         "playFile(fileName: str, volume: float = 0.0, pan: float = 0.0) -> none",
         "playSoundSetFile(soundSetName: str, fileName: any = None, position: float = 0.0, volume: float = 0.0, pan: any = None, loop: bool = False) -> none",
         "loadSoundSet(setName: str) -> none",
@@ -120,8 +120,8 @@ API: Dict[str, Tuple[str, ...]] = {
         "pause(id: int) -> none",
         "setVolume(id: int, volume: float) -> none",
         "setMasterVolume(volume: float) -> none",
-        "getVolume(playId: int) -> float = 0.0",
-        "getMasterVolume() -> float = 0.0",
+        "getVolume(playId: int) -> float",
+        "getMasterVolume() -> float",
         "setPanorama(param1: float) -> none",
         "loadFile(fileName: str) -> int",
         "unloadFile(id: int) -> none",
@@ -137,23 +137,23 @@ API: Dict[str, Tuple[str, ...]] = {
         "disablePitch(id: int) -> none",
         "setPitch(id: int, level: float) -> none",
     ),
-    "ALAudioRecorder": (  # module
+    "ALAudioRecorder": (
         "startMicrophonesRecording(filename: str, type: str, samplerate: int, channels: any) -> none",
         "stopMicrophonesRecording() -> none",
     ),
-    "ALAudioSourceLocalization": (  # extractor
+    "ALAudioSourceLocalization": (
         "setParameter(parameter: str, value: any) -> none",
     ),
-    "ALAutonomousBlinking": (  # module
+    "ALAutonomousBlinking": (
         "setEnabled(param1: bool) -> none",
         "isEnabled() -> bool",
     ),
-    "ALAutonomousLife": (  # module
+    "ALAutonomousLife": (
         "getActivityStatistics() -> dict",
         "getStateHistory(param1: int = 0) -> list",
         "stopAll() -> none",
         "setAutonomousAbilityEnabled(param1: str, param2: bool) -> none",
-        "getAutonomousAbilityEnabled(autonomousAbility: str) -> bool = False",
+        "getAutonomousAbilityEnabled(autonomousAbility: str) -> bool",
         "getActivityContextPermissionViolations(name: str) -> list",
         "startMonitoringLaunchpadConditions() -> none",
         "stopMonitoringLaunchpadConditions() -> none",
@@ -162,9 +162,9 @@ API: Dict[str, Tuple[str, ...]] = {
         "getEnabledLaunchpadPlugins() -> list",
         "getActivityNature(activity_name: str) -> str",
         "setRobotOffsetFromFloor(offset: float) -> none",
-        "getRobotOffsetFromFloor() -> float = 0.0",
+        "getRobotOffsetFromFloor() -> float",
         "setSafeguardEnabled(name: str, enabled: bool) -> none",
-        "isSafeguardEnabled(name: str) -> bool = False",
+        "isSafeguardEnabled(name: str) -> bool",
         "getAutonomousActivityStatistics() -> dict",
         "getFocusHistory(param1: int = 0) -> list",
         "getFocusContext(name: str) -> any",
@@ -173,54 +173,54 @@ API: Dict[str, Tuple[str, ...]] = {
         "getAutonomousAbilitiesStatus() -> list",
         "onReady(param1: str, param2: any, param3: str) -> none",
         "setState(state: str) -> none",
-        "getState() -> str = ''",
+        "getState() -> str",
         "focusedActivity() -> str",
         "switchFocus(activity_name: str, flags: int = 0) -> none",
         "stopFocus() -> none",
     ),
-    "ALAutonomousMoves": (  # module
+    "ALAutonomousMoves": (
         "startSmallDisplacements() -> none",
         "stopSmallDisplacements() -> none",
         "setExpressiveListeningEnabled(enable: bool) -> none",
-        "getExpressiveListeningEnabled() -> bool = False",
+        "getExpressiveListeningEnabled() -> bool",
         "setBackgroundStrategy(strategy: str) -> none",
-        "getBackgroundStrategy() -> str = ''",
+        "getBackgroundStrategy() -> str",
     ),
-    "ALBackgroundMovement": (  # module
+    "ALBackgroundMovement": (
         "setEnabled(enabled: bool) -> none",
         "isEnabled() -> bool",
     ),
-    "ALBacklightingDetection": (  # vision
+    "ALBacklightingDetection": (
         "setParameter(paramName: str, value: any) -> none",
     ),
-    "ALBarcodeReader": (  # vision
+    "ALBarcodeReader": (
     ),
-    "ALBasicAwareness": (  # module
+    "ALBasicAwareness": (
         "pauseAwareness() -> none",
         "setParameter(paramName: str, newVal: any) -> none",
         "getParameter(paramName: str) -> any = None",
         "setEngagementMode(modeName: str) -> none",
         "stopAwareness() -> none",
         "setTrackingMode(modeName: str) -> none",
-        "getTrackingMode() -> str = ''",
+        "getTrackingMode() -> str",
         "engagePerson(engagePerson: int) -> bool",
         "isAwarenessRunning() -> bool",
         "resumeAwareness() -> none",
         "isAwarenessPaused() -> bool",
         "startAwareness() -> none",
         "setStimulusDetectionEnabled(stimulusName: str, isStimulusDetectionEnabled: bool) -> none",
-        "isStimulusDetectionEnabled(stimulusName: str) -> bool = False",
+        "isStimulusDetectionEnabled(stimulusName: str) -> bool",
         "resetAllParameters() -> none",
         "triggerStimulus(stimulusPosition: list) -> int",
-        "getEngagementMode() -> str = ''",
+        "getEngagementMode() -> str",
         "setEnabled(enabled: bool) -> none",
         "isEnabled() -> bool",
     ),
-    "ALBattery": (  # module
+    "ALBattery": (
         "enablePowerMonitoring(enable: bool) -> none",
         "getBatteryCharge() -> int",
     ),
-    "ALBehaviorManager": (  # module
+    "ALBehaviorManager": (
         "getBehaviorNature(behavior: str) -> str",
         "getDefaultBehaviors() -> list",
         "getRunningBehaviors() -> list",
@@ -246,16 +246,16 @@ API: Dict[str, Tuple[str, ...]] = {
         "isBehaviorRunning(behavior: str) -> bool",
         "isBehaviorLoaded(behavior: str) -> bool",
     ),
-    "ALBodyTemperature": (  # module
+    "ALBodyTemperature": (
         "getTemperatureDiagnosis() -> list",
         "setEnableNotifications(enable: bool) -> none",
         "areNotificationsEnabled() -> bool = True",
     ),
-    "ALChestButton": (  # module
+    "ALChestButton": (
     ),
-    "ALCloseObjectDetection": (  # extractor
+    "ALCloseObjectDetection": (
     ),
-    "ALColorBlobDetection": (  # vision
+    "ALColorBlobDetection": (
         "setColor(r: int, g: int, b: int, colorThres: int) -> none",
         "setObjectProperties(minSize: int, span: float, shape: str = '') -> none",
         "getCircle() -> any",
@@ -263,7 +263,7 @@ API: Dict[str, Tuple[str, ...]] = {
         "setAutoExposure(mode: bool) -> none",
         "setParameter(paramName: str, value: any) -> none",
     ),
-    "ALConnectionManager": (  # module
+    "ALConnectionManager": (
         "services() -> any",
         "service(param1: str) -> any",
         "scan(param1: str = '') -> none",
@@ -287,19 +287,19 @@ API: Dict[str, Tuple[str, ...]] = {
         "provisionedServices() -> list",
         "removeProvisionedService(param1: str) -> none",
     ),
-    "ALDarknessDetection": (  # vision
+    "ALDarknessDetection": (
         "setDarknessThreshold(threshold: int) -> none",
         "getDarknessThreshold() -> int = 60",
         "setParameter(paramName: str, value: any) -> none",
     ),
-    "ALDiagnosis": (  # module
+    "ALDiagnosis": (
         "getPassiveDiagnosis() -> list = []",
         "getActiveDiagnosis() -> list = []",
         "getDiagnosisStatus() -> list = []",
         "setEnableNotification(enable: bool) -> none",
         "isNotificationEnabled() -> bool = True",
     ),
-    "ALDialog": (  # extractor
+    "ALDialog": (
         "getStoppable() -> bool = False",
         "setStoppable(stoppable: bool) -> none",
         "runTopics(stoppable: list) -> list",
@@ -324,7 +324,7 @@ API: Dict[str, Tuple[str, ...]] = {
         "forceInput(input: str) -> none",
         "tell(input: str) -> none",
         "setASRConfidenceThreshold(threshold: float) -> none",
-        "getASRConfidenceThreshold() -> float = 0.0",
+        "getASRConfidenceThreshold() -> float",
         "setConfidenceThreshold(strategy: str, confidence: float, language: str = '') -> none",
         "getAllConfidenceThresholds() -> dict",
         "getConfidenceThreshold(param1: str, param2: str) -> float = 0.0",
@@ -337,7 +337,7 @@ API: Dict[str, Tuple[str, ...]] = {
         "setConcept(conceptName: str, language: str, content: list, store: bool = False) -> none",
         "setConceptKeepInCache(conceptName: str, language: str, content: list) -> none",
         "addToConcept(conceptName: str, language: str, content: list) -> none",
-        "getConcept(conceptName: str, language: str) -> list = []",
+        "getConcept(conceptName: str, language: str) -> list",
         "enableTriggerSentences(enableTriggerSentences: bool) -> none",
         "enableCategory(enableCategory: bool) -> none",
         "startPush() -> none",
@@ -350,10 +350,10 @@ API: Dict[str, Tuple[str, ...]] = {
         "stopDialog() -> none",
         "setVariablePath(topic: str, event: str, path: str) -> none",
         "setLanguage(Language: str) -> none",
-        "getLanguage() -> str = ''",
+        "getLanguage() -> str",
         "dialogAnswered(variableName: str, variableValue: any, message: str) -> none",
         "setFocus(topicName: str) -> none",
-        "getFocus() -> str = ''",
+        "getFocus() -> str",
         "gotoTopic(topicName: str) -> none",
         "addFallback(language: str, name: str) -> none",
         "removeFallback(language: str, name: str) -> none",
@@ -385,7 +385,7 @@ API: Dict[str, Tuple[str, ...]] = {
         "convertNUToISO(Language: str) -> str",
         "enableSimulatedApps(simulateApps: bool) -> none",
     ),
-    "ALEngagementZones": (  # extractor
+    "ALEngagementZones": (
         "setFirstLimitDistance(distance: float) -> none",
         "computeEngagementZone(xAngle: float, yAngle: float, distance: float, cameraPositionRobot: any = None) -> int",
         "setLimitAngle(angle: float) -> none",
@@ -394,22 +394,22 @@ API: Dict[str, Tuple[str, ...]] = {
         "setSecondLimitDistance(distance: float) -> none",
         "getSecondLimitDistance() -> float = 2.5",
     ),
-    "ALExpressionWatcher": (  # module
+    "ALExpressionWatcher": (
         "add(expression: str, report_mode: int) -> any",
     ),
-    "ALFaceCharacteristics": (  # extractor
-        "getSmilingThreshold() -> float = 0.0",
+    "ALFaceCharacteristics": (
+        "getSmilingThreshold() -> float",
         "analyzeFaceCharacteristics(id: int) -> bool",
         "setSmilingThreshold(threshold: float) -> none",
     ),
-    "ALFaceDetection": (  # vision
+    "ALFaceDetection": (
         "enableRecognition(enable: bool) -> none",
         "setRecognitionEnabled(enable: bool) -> none",
-        "getRecognitionConfidenceThreshold() -> float = 0.0",
+        "getRecognitionConfidenceThreshold() -> float",
         "setRecognitionConfidenceThreshold(confThreshold: float) -> none",
         "enableTracking(enable: bool) -> none",
         "setTrackingEnabled(enable: bool) -> none",
-        "isTrackingEnabled() -> bool = False",
+        "isTrackingEnabled() -> bool",
         "setParameter(paramName: str, value: any) -> none",
         "reLearnFace(pId: str) -> bool",
         "forgetPerson(pId: str) -> bool",
@@ -417,17 +417,17 @@ API: Dict[str, Tuple[str, ...]] = {
         "importOldDatabase(policy: str) -> bool",
         "getLearnedFacesList() -> any",
         "learnFace(pId: str) -> bool",
-        "isRecognitionEnabled() -> bool = False",
+        "isRecognitionEnabled() -> bool",
     ),
-    "ALFsr": (  # module
+    "ALFsr": (
     ),
-    "ALGazeAnalysis": (  # extractor
+    "ALGazeAnalysis": (
         "setTolerance(tolerance: float) -> none",
         "setFaceAnalysisEnabled(status: bool) -> none",
         "isFaceAnalysisEnabled() -> bool = True",
         "getTolerance() -> float = 0.2",
     ),
-    "ALKnowledge": (  # module
+    "ALKnowledge": (
         "add(param1: str, param2: str, param3: str, param4: str) -> none",
         "getSubject(param1: str, param2: str, param3: str) -> list",
         "getPredicate(param1: str, param2: str, param3: str) -> list",
@@ -446,13 +446,13 @@ API: Dict[str, Tuple[str, ...]] = {
         "createBackupModel(param1: any) -> none",
         "recoverBackupModel(param1: any) -> none",
     ),
-    "ALLaser": (  # module
+    "ALLaser": (
         "laserOFF() -> none",
         "laserON() -> none",
         "setOpeningAngle(angle_min_f: float, angle_max_f: float) -> none",
         "setDetectingLength(length_min_l: int, length_max_l: int) -> none",
     ),
-    "ALLauncher": (  # module
+    "ALLauncher": (
         "launchLocal(moduleName: str) -> list",
         "launchExecutable(moduleName: str) -> bool",
         "launchScript(moduleName: str) -> bool",
@@ -460,7 +460,7 @@ API: Dict[str, Tuple[str, ...]] = {
         "isModulePresent(strPartOfModuleName: str) -> bool",
         "getGlobalModuleList() -> list",
     ),
-    "ALLeds": (  # module
+    "ALLeds": (
         "randomEyes(duration: float) -> none",
         "off(name: str) -> none",
         "rasta(duration: float) -> none",
@@ -473,17 +473,17 @@ API: Dict[str, Tuple[str, ...]] = {
         "fadeListRGB(name: str, rgbList: any, timeList: any) -> none",
         "fadeRGB(name: str, red: any, green: float, blue: float = 0.0, duration: float = 0.0) -> none",
         "reset(name: str) -> none",
-        "getIntensity(name: str) -> any = None",
+        "getIntensity(name: str) -> any",
         "listLEDs() -> list",
         "listLED(name: str) -> list",
         "listGroup(groupName: str) -> list",
         "listGroups() -> list",
     ),
-    "ALListeningMovement": (  # module
+    "ALListeningMovement": (
         "setEnabled(enabled: bool) -> none",
         "isEnabled() -> bool",
     ),
-    "ALLocalization": (  # module
+    "ALLocalization": (
         "getRobotPosition(param1: bool = False) -> list",
         "getRobotOrientation(param1: bool = False) -> any",
         "isInGivenZone(param1: float, param2: float, param3: float, param4: float) -> any",
@@ -502,7 +502,7 @@ API: Dict[str, Tuple[str, ...]] = {
         "getDriftPercentages() -> list",
         "isDataAvailable() -> bool",
     ),
-    "ALLogger": (  # module
+    "ALLogger": (
         "fatal(moduleName: str, message: str) -> none",
         "error(moduleName: str, message: str) -> none",
         "warn(moduleName: str, message: str) -> none",
@@ -514,9 +514,9 @@ API: Dict[str, Tuple[str, ...]] = {
         "logInForwarder(param1: str) -> none",
         "removeHandler(param1: str) -> none",
     ),
-    "ALLandMarkDetection": (  # vision
+    "ALLandMarkDetection": (
     ),
-    "ALMemory": (  # module
+    "ALMemory": (
         "insertData(key: str, data: any) -> none",
         "raiseMicroEvent(name: str, value: any) -> none",
         "getMicroEventList() -> list",
@@ -547,7 +547,7 @@ API: Dict[str, Tuple[str, ...]] = {
         "getExtractorEvent(extractorName: str) -> list",
         "getListData(keyList: any) -> any",
     ),
-    "ALMood": (  # extractor
+    "ALMood": (
         "currentPersonState() -> any",
         "personStateFromPeoplePerception(param1: int) -> any",
         "personStateFromUserSession(param1: int) -> any",
@@ -555,7 +555,7 @@ API: Dict[str, Tuple[str, ...]] = {
         "ambianceState() -> any",
         "getEmotionalReaction() -> str",
     ),
-    "ALMotion": (  # module
+    "ALMotion": (
         "wakeUp() -> none",
         "rest(param1: str = '') -> none",
         "robotIsWakeUp() -> bool",
@@ -592,9 +592,9 @@ API: Dict[str, Tuple[str, ...]] = {
         "getRobotPosition(useSensors: bool) -> list",
         "getNextRobotPosition() -> list",
         "getRobotVelocity() -> list",
-        "getWalkArmsEnabled() -> any = None",
+        "getWalkArmsEnabled() -> any",
         "setWalkArmsEnabled(leftArmEnabled: bool, rightArmEnabled: bool) -> none",
-        "getMoveArmsEnabled(chainName: str) -> bool = False",
+        "getMoveArmsEnabled(chainName: str) -> bool",
         "setMoveArmsEnabled(leftArmEnabled: bool, rightArmEnabled: bool) -> none",
         "positionInterpolation(chainName: str, space: int, path: any, axisMask: int, durations: any, isAbsolute: bool) -> none",
         "positionInterpolations(effectorNames: any, taskSpaceForAllPaths: any, paths: any, axisMasks: any, relativeTimes: any, isAbsolute: bool = False) -> none",
@@ -617,23 +617,23 @@ API: Dict[str, Tuple[str, ...]] = {
         "wbSetEffectorControl(effectorName: str, targetCoordinate: any) -> none",
         "wbEnableEffectorOptimization(effectorName: str, isActive: bool) -> none",
         "setCollisionProtectionEnabled(pChainName: str, pEnable: bool) -> bool",
-        "getCollisionProtectionEnabled(pChainName: str) -> bool = False",
+        "getCollisionProtectionEnabled(pChainName: str) -> bool",
         "setExternalCollisionProtectionEnabled(pName: str, pEnable: bool) -> none",
         "getChainClosestObstaclePosition(pName: str, space: int) -> list",
-        "getExternalCollisionProtectionEnabled(pName: str) -> bool = False",
+        "getExternalCollisionProtectionEnabled(pName: str) -> bool",
         "setOrthogonalSecurityDistance(securityDistance: float) -> none",
-        "getOrthogonalSecurityDistance() -> float = 0.0",
+        "getOrthogonalSecurityDistance() -> float",
         "setTangentialSecurityDistance(securityDistance: float) -> none",
-        "getTangentialSecurityDistance() -> float = 0.0",
+        "getTangentialSecurityDistance() -> float",
         "isCollision(pChainName: str) -> str",
         "setFallManagerEnabled(pEnable: bool) -> none",
-        "getFallManagerEnabled() -> bool = False",
+        "getFallManagerEnabled() -> bool",
         "setPushRecoveryEnabled(pEnable: bool) -> none",
-        "getPushRecoveryEnabled() -> bool = False",
+        "getPushRecoveryEnabled() -> bool",
         "setSmartStiffnessEnabled(pEnable: bool) -> none",
-        "getSmartStiffnessEnabled() -> bool = False",
+        "getSmartStiffnessEnabled() -> bool",
         "setDiagnosisEffectEnabled(pEnable: bool) -> none",
-        "getDiagnosisEffectEnabled() -> bool = False",
+        "getDiagnosisEffectEnabled() -> bool",
         "getJointNames(name: str) -> list",
         "getBodyNames(name: str) -> list",
         "getSensorNames() -> list",
@@ -646,11 +646,11 @@ API: Dict[str, Tuple[str, ...]] = {
         "getSupportPolygon(pSpace: int, pUseSensorValues: bool) -> list",
         "setMotionConfig(config: any) -> none",
         "setBreathEnabled(pChain: str, pIsEnabled: bool) -> none",
-        "getBreathEnabled(pChain: str) -> bool = False",
+        "getBreathEnabled(pChain: str) -> bool",
         "setBreathConfig(pConfig: any) -> none",
-        "getBreathConfig() -> any = None",
+        "getBreathConfig() -> any",
         "setIdlePostureEnabled(pChain: str, pIsEnabled: bool) -> none",
-        "getIdlePostureEnabled(pChain: str) -> bool = False",
+        "getIdlePostureEnabled(pChain: str) -> bool",
         "getTaskList() -> any",
         "areResourcesAvailable(resourceNames: list) -> bool",
         "killTask(motionTaskID: int) -> bool",
@@ -661,44 +661,44 @@ API: Dict[str, Tuple[str, ...]] = {
         "setEnableNotifications(enable: bool) -> none",
         "areNotificationsEnabled() -> bool = True",
     ),
-    "ALMotionRecorder": (  # module
+    "ALMotionRecorder": (
         "startInteractiveRecording(jointsToRecord: list, nbPoses: int, extensionAllowed: bool, mode: int) -> none",
         "startPeriodicRecording(jointsToRecord: list, nbPoses: int, extensionAllowed: bool, timeStep: float, jointsToReplay: list, replayData: any) -> none",
         "stopAndGetRecording() -> any",
         "dataChanged(dataName: str, data: any, message: str) -> none",
     ),
-    "ALMovementDetection": (  # vision
+    "ALMovementDetection": (
         "setColorSensitivity(sensitivity: float) -> none",
         "setDepthSensitivity(sensitivity: float) -> none",
         "getDepthSensitivity() -> float = 0.1",
         "resetDetection() -> none",
         "getColorSensitivity() -> float = 0.03",
     ),
-    "ALNavigation": (  # module
+    "ALNavigation": (
         "navigateTo(x: float, y: float, theta: any = None, config: any = None) -> bool",
         "moveTo(x: float, y: float, theta: float, moveConfig: any = None) -> none",
         "move(x: float, y: float, theta: float, moveConfig: any = None) -> none",
         "moveToward(x: float, y: float, theta: float, moveConfig: any = None) -> none",
         "setSecurityDistance(param1: float) -> none",
-        "getSecurityDistance() -> float = 0.0",
+        "getSecurityDistance() -> float",
         "stopNavigateTo() -> none",
         "moveAlong(trajectory: any) -> bool",
         "startFreeZoneUpdate() -> none",
         "stopAndComputeFreeZone(desiredRadius: float, maximumDisplacement: float) -> any",
         "findFreeZone(desiredRadius: float, maximumDisplacement: float) -> any",
     ),
-    "ALNotificationManager": (  # module
+    "ALNotificationManager": (
         "add(notification: dict) -> int",
         "remove(notificationId: int) -> bool",
         "notifications() -> list",
         "notification(notificationId: int) -> dict",
     ),
-    "ALPeoplePerception": (  # extractor
+    "ALPeoplePerception": (
         "getMaximumBodyHeight() -> float = 2.2",
         "isGraphicalDisplayEnabled() -> bool = False",
         "resetPopulation() -> none",
         "setFastModeEnabled(enable: bool) -> none",
-        "getMaximumDetectionRange() -> float = 0.0",
+        "getMaximumDetectionRange() -> float",
         "setMaximumDetectionRange(range: float) -> none",
         "setMinimumBodyHeight(height: float) -> none",
         "setMaximumBodyHeight(height: float) -> none",
@@ -708,17 +708,17 @@ API: Dict[str, Tuple[str, ...]] = {
         "setFaceDetectionEnabled(enable: bool) -> none",
         "getTimeBeforePersonDisappears() -> float = 2.0",
         "getTimeBeforeVisiblePersonDisappears() -> float = 0.5",
-        "isFaceDetectionEnabled() -> bool = False",
-        "isFastModeEnabled() -> bool = False",
+        "isFaceDetectionEnabled() -> bool",
+        "isFastModeEnabled() -> bool",
         "isMovementDetectionEnabled() -> bool = True",
         "setTimeBeforeVisiblePersonDisappears(seconds: float) -> none",
         "setGraphicalDisplayEnabled(enable: bool) -> none",
     ),
-    "ALPhotoCapture": (  # module
-        "getCaptureInterval() -> int = 0",
+    "ALPhotoCapture": (
+        "getCaptureInterval() -> int",
         "isHalfPressEnabled() -> bool = False",
         "isHalfPressed() -> bool",
-        "getPictureFormat() -> str = ''",
+        "getPictureFormat() -> str",
         "setHalfPressEnabled(enable: bool) -> none",
         "halfPress() -> bool",
         "takePicture(folderPath: str, fileName: str, overwrite: bool = False) -> any",
@@ -728,12 +728,12 @@ API: Dict[str, Tuple[str, ...]] = {
         "setColorSpace(colorSpace: int) -> none",
         "setCaptureInterval(captureInterval: int) -> none",
         "setPictureFormat(pictureFormat: str) -> none",
-        "getCameraID() -> int = 0",
-        "getResolution() -> int = 0",
+        "getCameraID() -> int",
+        "getResolution() -> int",
         "getColorSpace() -> int = 0",
     ),
-    "ALPreferenceManager": (  # module
-        "getValue(domain: str, setting: str) -> any = None",
+    "ALPreferenceManager": (
+        "getValue(domain: str, setting: str) -> any",
         "setValue(domain: str, setting: str, value: any) -> none",
         "getValueList(domain: str) -> list",
         "getDomainList() -> list",
@@ -743,13 +743,13 @@ API: Dict[str, Tuple[str, ...]] = {
         "importPrefFile(path: str, override: bool) -> none",
         "update() -> none",
     ),
-    "ALPreferences": (  # module
+    "ALPreferences": (
         "readPrefFile(fileName: str, autoGenerateMemoryNames: bool) -> any",
         "writePrefFile(fileName: str, prefs: any, ignoreMemoryNames: bool) -> none",
         "removePrefFile(fileName: str) -> none",
         "saveToMemory(prefs: any) -> bool",
     ),
-    "ALRecharge": (  # extractor
+    "ALRecharge": (
         "adjustDockingPosition(param1: list) -> int",
         "goToStation() -> none",
         "leaveStation() -> int",
@@ -764,9 +764,9 @@ API: Dict[str, Tuple[str, ...]] = {
         "setMaxNumberOfTries(param1: int) -> none",
         "getMaxNumberOfTries() -> int = 3",
     ),
-    "ALRedBallDetection": (  # extractor
+    "ALRedBallDetection": (
     ),
-    "ALResourceManager": (  # module
+    "ALResourceManager": (
         "isInGroup(resourceGroupName: str, resourceName: str) -> bool",
         "getResources() -> any",
         "ownersGet() -> any",
@@ -786,7 +786,7 @@ API: Dict[str, Tuple[str, ...]] = {
         "createResource(resourceName: str, parentResourceName: str) -> none",
         "deleteResource(resourceName: str, deleteChildResources: bool) -> none",
     ),
-    "ALRobotPosture": (  # module
+    "ALRobotPosture": (
         "getPostureFamily() -> str",
         "goToPosture(postureName: str, maxSpeedFraction: float) -> bool",
         "applyPosture(postureName: str, maxSpeedFraction: float) -> bool",
@@ -796,7 +796,7 @@ API: Dict[str, Tuple[str, ...]] = {
         "setMaxTryNumber(pMaxTryNumber: int) -> none",
         "getPosture() -> str",
     ),
-    "ALSegmentation3D": (  # vision
+    "ALSegmentation3D": (
         "setBlobTrackingEnabled(status: bool) -> none",
         "setBlobTrackingDistance(distance: float) -> none",
         "getBlobTrackingDistance() -> float = 0.0",
@@ -807,37 +807,37 @@ API: Dict[str, Tuple[str, ...]] = {
         "isBlobTrackingEnabled() -> bool = False",
         "setVerticalOffset(value: float) -> none",
     ),
-    "ALSittingPeopleDetection": (  # extractor
+    "ALSittingPeopleDetection": (
         "setSittingThreshold(threshold: float) -> none",
         "getSittingThreshold() -> float = 1.3",
     ),
-    "ALSonar": (  # extractor
+    "ALSonar": (
         "getFilteredValues() -> list",
     ),
-    "ALSoundDetection": (  # extractor
+    "ALSoundDetection": (
         "setParameter(parameter: str, value: any) -> none",
     ),
-    "ALSoundLocalization": (  # extractor
+    "ALSoundLocalization": (
         "setParameter(parameter: str, value: any) -> none",
     ),
-    "ALSpeakingMovement": (  # module
+    "ALSpeakingMovement": (
         "setEnabled(enabled: bool) -> none",
         "isEnabled() -> bool",
         "setMode(mode: str) -> none",
-        "getMode() -> str = 'contextual'",
+        "getMode() -> str",
         "addTagsToWords(tagsToWords: dict) -> none = None",
         "resetTagsToWords() -> none = None",
     ),
-    "ALSpeechRecognition": (  # extractor
+    "ALSpeechRecognition": (
         "setVisualExpression(setOrNot: bool) -> none",
         "setVisualExpressionMode(mode: int) -> none",
         "setAudioExpression(setOrNot: bool) -> none",
-        "getAudioExpression() -> bool = False",
+        "getAudioExpression() -> bool",
         "setLanguage(languageName: str) -> none",
-        "getLanguage() -> str = ''",
+        "getLanguage() -> str",
         "getAvailableLanguages() -> list",
         "setParameter(paramName: str, paramValue: float) -> none",
-        "getParameter(paramName: str) -> float = 0.0",
+        "getParameter(paramName: str) -> float",
         "setWordListAsVocabulary(vocabulary: list) -> none",
         "setVocabulary(vocabulary: list, enabledWordSpotting: bool) -> none",
         "compile(param1: str, param2: str, param3: str) -> none",
@@ -860,7 +860,7 @@ API: Dict[str, Tuple[str, ...]] = {
         "getRules(contextName: str, typeName: str) -> list",
         "loadVocabulary(vocabularyFile: str) -> none",
     ),
-    "ALStore": (  # module
+    "ALStore": (
         "updatePackages() -> none",
         "status() -> list",
         "update() -> bool",
@@ -889,7 +889,7 @@ API: Dict[str, Tuple[str, ...]] = {
         "installCurrentSystemImage(param1: bool) -> bool",
         "installNextSystemImage(param1: bool) -> bool",
     ),
-    "ALSystem": (  # module
+    "ALSystem": (
         "factoryReset(image: str, checksum: str) -> none",
         "setRobotIcon(imageFile: any) -> int",
         "changePassword(oldPassword: str, newPassword: str) -> none",
@@ -909,7 +909,7 @@ API: Dict[str, Tuple[str, ...]] = {
         "timezone() -> str",
         "setTimezone(timezone: str) -> bool",
     ),
-    "ALTabletService": (  # module
+    "ALTabletService": (
         "showWebview(param1: str = '') -> bool",
         "loadUrl(param1: str) -> bool",
         "reloadPage(param1: bool) -> none",
@@ -934,7 +934,7 @@ API: Dict[str, Tuple[str, ...]] = {
         "setBackgroundColor(param1: str) -> bool",
         "hide() -> none",
         "setBrightness(param1: float) -> bool",
-        "getBrightness() -> float = 0.0",
+        "getBrightness() -> float",
         "turnScreenOn(param1: bool) -> none",
         "goToSleep() -> none",
         "wakeUp() -> none",
@@ -961,7 +961,7 @@ API: Dict[str, Tuple[str, ...]] = {
         "disableWebviewTouch() -> none",
         "resetToDefaultValue() -> none",
     ),
-    "ALTactileGesture": (  # module
+    "ALTactileGesture": (
         "setSettleTime(param1: any) -> bool",
         "getGesture(param1: any) -> any",
         "getSequence(param1: str) -> list",
@@ -970,7 +970,7 @@ API: Dict[str, Tuple[str, ...]] = {
         "setSequenceTime(param1: any) -> bool",
         "createGesture(param1: any) -> str",
     ),
-    "ALTextToSpeech": (  # module
+    "ALTextToSpeech": (
         "setVolume(volume: float) -> none",
         "locale() -> str",
         "showDictionary() -> none",
@@ -979,36 +979,36 @@ API: Dict[str, Tuple[str, ...]] = {
         "deleteFromDictionary(word: str, param1: str = '') -> bool",
         "addToDictionary(word: str, pronunciation: str, language: str = '') -> bool",
         "setLanguageDefaultVoice(Language: str, Voice: str) -> none",
-        "getVolume() -> float = 0.0",
+        "getVolume() -> float",
         "say(stringToSay: str, language: str = '') -> none",
         "sayToFile(pStringToSay: str, pFileName: str) -> none",
         "stopAll() -> none",
         "setLanguage(pLanguage: str) -> none",
-        "getLanguage() -> str = ''",
+        "getLanguage() -> str",
         "getAvailableLanguages() -> list",
         "getSupportedLanguages() -> list",
         "resetSpeed() -> none",
         "setParameter(pEffectName: str, pEffectValue: float) -> none",
-        "getParameter(pParameterName: str) -> float = 0.0",
+        "getParameter(pParameterName: str) -> float",
         "setVoice(pVoiceID: str) -> none",
-        "getVoice() -> str = ''",
+        "getVoice() -> str",
         "getAvailableVoices() -> list",
     ),
-    "ALTouch": (  # module
+    "ALTouch": (
         "getSensorList() -> list",
         "getStatus() -> any",
     ),
-    "ALTracker": (  # module
+    "ALTracker": (
         "getTargetPosition(pFrame: int = 0) -> list",
         "getRobotPosition() -> list",
         "isActive() -> bool",
         "isNewTargetDetected() -> bool",
         "setRelativePosition(target: any) -> none",
-        "getRelativePosition() -> any = None",
+        "getRelativePosition() -> any",
         "setTargetCoordinates(pCoord: any) -> none",
         "getTargetCoordinates() -> any = None",
         "setMode(pMode: str) -> none",
-        "getMode() -> str = ''",
+        "getMode() -> str",
         "getAvailableModes() -> list",
         "toggleSearch(pSearch: bool) -> none",
         "setSearchFractionMaxSpeed(pFractionMaxSpeed: float) -> none",
@@ -1033,9 +1033,9 @@ API: Dict[str, Tuple[str, ...]] = {
         "setMoveConfig(config: any) -> none",
         "getTimeOut() -> int = 0",
         "setTimeOut(pTimeMs: int) -> none",
-        "getMaximumDistanceDetection() -> float = 0.0",
+        "getMaximumDistanceDetection() -> float",
         "setMaximumDistanceDetection(pMaxDistance: float) -> none",
-        "getEffector() -> str = ''",
+        "getEffector() -> str",
         "setEffector(pEffector: str) -> none",
         "initialize() -> none",
         "setMaximumVelocity(pVelocity: float) -> none",
@@ -1051,7 +1051,7 @@ API: Dict[str, Tuple[str, ...]] = {
         "addEffector(pEffector: str) -> none",
         "removeEffector(pEffector: str) -> none",
     ),
-    "ALUserInfo": (  # module
+    "ALUserInfo": (
         "get(param1: any, param2: any = None, param3: str = '') -> any",
         "set(param1: str, param2: any, param3: any, param4: any = None) -> bool",
         "has(param1: any, param2: any = None, param3: str = '') -> bool",
@@ -1059,7 +1059,7 @@ API: Dict[str, Tuple[str, ...]] = {
         "removeUser(param1: str, param2: int = 0) -> bool",
         "getType(param1: str, param2: str) -> str",
     ),
-    "ALUserSession": (  # module
+    "ALUserSession": (
         "getUsidFromPpid(param1: int) -> int",
         "getBindingSources() -> list",
         "doesBindingSourceExist(param1: str) -> bool",
@@ -1090,7 +1090,7 @@ API: Dict[str, Tuple[str, ...]] = {
         "getUserBindings(param1: int) -> dict",
         "findUsersWithBinding(param1: str, param2: str) -> list",
     ),
-    "ALVideoDevice": (  # vision
+    "ALVideoDevice": (
         "subscribeCamera(name: str, cameraIndex: int, resolution: int, colorSpace: int, fps: int) -> str",
         "subscribeCameras(name: str, cameraIndexes: any, resolutions: any, colorSpaces: any, fps: int) -> str",
         "getSubscribers() -> any",
@@ -1179,7 +1179,7 @@ API: Dict[str, Tuple[str, ...]] = {
         "getHorizontalAperture(cameraIndex: int) -> float",
         "getVerticalAperture(cameraIndex: int) -> float",
     ),
-    "ALVideoRecorder": (  # module
+    "ALVideoRecorder": (
         "getVideoFormat() -> str = 'MJPG'",
         "startRecording(folderPath: str, fileName: str, overwrite: bool = False) -> none",
         "stopRecording() -> any",
@@ -1194,7 +1194,7 @@ API: Dict[str, Tuple[str, ...]] = {
         "getColorSpace() -> int = 13",
         "getFrameRate() -> float = 15.0",
     ),
-    "ALVisionRecognition": (  # vision
+    "ALVisionRecognition": (
         "changeDatabase(databasePath: str, databaseName: str) -> bool",
         "clearCurrentDatabase() -> none",
         "getParam(paramName: str) -> any = None",
@@ -1206,7 +1206,7 @@ API: Dict[str, Tuple[str, ...]] = {
         "detectFromFile(image: str) -> none",
         "setParam(paramName: str, paramValue: any) -> none",
     ),
-    "ALVisualCompass": (  # vision
+    "ALVisualCompass": (
         "getReferenceImage() -> any",
         "enableReferenceRefresh(refresh: bool) -> none",
         "setCurrentImageAsReference() -> bool",
@@ -1216,21 +1216,21 @@ API: Dict[str, Tuple[str, ...]] = {
         "waitUntilTargetReached() -> none",
         "getMatchingQuality() -> any",
     ),
-    "ALVisualSpaceHistory": (  # extractor
+    "ALVisualSpaceHistory": (
         "getGridPrecision() -> float = 0.1",
         "resetGrid() -> none",
         "setGridPrecision(precision: float) -> none",
     ),
-    "ALVoiceEmotionAnalysis": (  # extractor
+    "ALVoiceEmotionAnalysis": (
         "setParameter(parameter: str, value: any) -> none",
     ),
-    "ALWavingDetection": (  # extractor
+    "ALWavingDetection": (
         "setMinSize(sensitivity: float) -> none",
         "setMaxDistance(maxDistance: float) -> none",
         "getMaxDistance() -> float = 2.0",
         "getMinSize() -> float = 0.1",
     ),
-    "ALWorldRepresentation": (  # module
+    "ALWorldRepresentation": (
         "getPosition(param1: str, param2: str) -> any",
         "select(param1: str, param2: str, param3: str, param4: str) -> any",
         "getObjectLatestAttributes(param1: str, param2: int) -> any",
@@ -1263,7 +1263,7 @@ API: Dict[str, Tuple[str, ...]] = {
         "getObjectAttributes(param1: str) -> any",
         "getObjectAttributeValues(param1: str, param2: str, param3: int) -> any",
     ),
-    "DCM": (  # module
+    "DCM": (
         "set(commands: any) -> none",
         "setAlias(commands: list) -> none",
         "getTime(offset: int) -> int",
@@ -1273,7 +1273,7 @@ API: Dict[str, Tuple[str, ...]] = {
         "calibration(calibrationInput: any) -> none",
         "preferences(action: str, target: str, keyName: str, keyValue: any) -> int",
     ),
-    "PackageManager": (  # module
+    "PackageManager": (
         "install(param1: any, param2: str = '', param3: str = '') -> any",
         "installCheckMd5(param1: str, param2: str) -> bool",
         "hasPackage(param1: str) -> bool",
