@@ -139,6 +139,13 @@ def test_naoqi_sim_interactive_reads_what_a_person_says_and_does():
         assert type_line("/tablet 10 20") == \
             "-> error: NaoqiSimPerception::tabletTouch: NAO has no tablet"
         assert type_line("/dance").startswith("-> unknown command /dance")
+        assert type_line("/landmark 64") == "-> marks [64] in view (ALLandMarkDetection is " \
+            "not started: reported once it is)"
+        assert type_line("/sound 0.5") == \
+            "-> a sound from 0.5 rad: ALSoundLocalization"  # basic awareness listens
+        assert type_line("/battery 15") == \
+            "-> battery at 15%: BatteryChargeChanged, BatteryLowDetected"
+        assert memory.getData("ALBasicAwareness/StimulusDetected") == "Sound"
         asr.unsubscribe("Test")
         assert "nobody listens" in type_line("hello?")
         process.stdin.close()

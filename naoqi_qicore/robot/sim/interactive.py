@@ -9,6 +9,9 @@ Each line read is one perception (see :mod:`naoqi_qicore.robot.sim.senses`)::
     /tablet X Y           a tap on Pepper's tablet at (X, Y) pixels
     /tablet {"k": 1}      ALMemory events raised by a tablet page (a JSON object)
     /sonar LEFT RIGHT     obstacles at LEFT / RIGHT m (5: nothing)
+    /landmark [ID ...]    NAO marks come into view (no id: they leave)
+    /sound AZIMUTH        a noise from AZIMUTH rad (0: in front)
+    /battery PERCENT [plugged]   the battery's charge
     /raise KEY VALUE      any ALMemory event (VALUE read as YAML: 1, [1, 2], text...)
     /help                 this list
 
@@ -111,6 +114,8 @@ class Console:
         handlers: dict = {"touch": self._touch, "face": self._face, "noface": self._noface,
                           "people": self._people, "tablet": self._tablet,
                           "sonar": self._sonar, "raise": self._raise, "parts": self._parts,
+                          "landmark": self._landmark, "sound": self._sound,
+                          "battery": self._battery,
                           "help": lambda _: HELP}
         handler: Optional[Callable[[str], str]] = handlers.get(command)
         if handler is None:
@@ -146,6 +151,23 @@ class Console:
     def _sonar(self, rest: str) -> str:
         left, right = _two_numbers(rest, "/sonar LEFT RIGHT")
         return self._senses.sonar(left, right)
+
+    def _landmark(self, rest: str) -> str:
+        if not all(part.isdigit() for part in rest.split()):
+            raise ValueError("usage: /landmark [ID ...]")
+        return self._senses.landmark([int(part) for part in rest.split()])
+
+    def _sound(self, rest: str) -> str:
+        try:
+            return self._senses.sound(float(rest or 0.0))
+        except ValueError:
+            raise ValueError("usage: /sound AZIMUTH") from None
+
+    def _battery(self, rest: str) -> str:
+        charge, _, plugged = rest.partition(" ")
+        if not charge.isdigit() or plugged.strip() not in ("", "plugged"):
+            raise ValueError("usage: /battery PERCENT [plugged]")
+        return self._senses.battery(int(charge), plugged.strip() == "plugged")
 
     def _raise(self, rest: str) -> str:
         key, _, value = rest.partition(" ")
