@@ -33,7 +33,7 @@ import copy
 import inspect
 import re
 from dataclasses import dataclass
-from typing import Any, Callable, Dict, List, Optional, Tuple
+from typing import Any, Callable, Dict, List, Tuple
 
 #: names of the types the table uses -> Python annotations
 TYPES: Dict[str, Any] = {"int": int, "float": float, "str": str, "bool": bool, "list": list,
@@ -170,10 +170,8 @@ def _signature(method: Method) -> inspect.Signature:
 
 
 def _settings(service: Any) -> Dict[Any, Any]:
-    store = service.__dict__.get("_documented_settings")
-    if store is None:
-        store = service.__dict__.setdefault("_documented_settings", {})
-    return store
+    """The settings the table keeps for one service object (call with its lock held)."""
+    return service.__dict__.setdefault("_documented_settings", {})
 
 
 def _setter(setter: Method, getter: Method) -> Callable[..., Any]:
@@ -208,11 +206,11 @@ def _not_simulated(method: Method) -> Callable[..., Any]:
     return refuse
 
 
-def build_method(service_name: str, method: Method, methods: Dict[str, Method]
-                 ) -> Callable[..., Any]:
+def build_method(service_name: str, method: Method, methods: Dict[str, Method],
+                 pairs: Dict[str, str]) -> Callable[..., Any]:
     """The function standing for a documented ``method`` the class does not define (see
-    the module), with ``method``'s signature and annotations (not yet argument-checked)."""
-    pairs = setting_pairs(methods)
+    the module), with ``method``'s signature and annotations (not yet argument-checked);
+    ``methods`` are the service's documented methods, ``pairs`` their settings."""
     getters = {getter: setter for setter, getter in pairs.items()}
     body: Callable[..., Any]
     if method.name in pairs:
@@ -240,13 +238,14 @@ def build_method(service_name: str, method: Method, methods: Dict[str, Method]
     return documented
 
 
-def missing_methods(cls: type, service_name: Optional[str] = None) -> Dict[str, Callable]:
-    """Functions for the documented methods ``cls`` lacks (by name)."""
-    name = service_name or cls.__dict__.get("NAME")
+def missing_methods(cls: type) -> Dict[str, Callable]:
+    """Functions for the documented methods ``cls`` (named by its own ``NAME``) lacks."""
+    name = cls.__dict__.get("NAME")
     if not name:
         return {}
     methods = documented_methods(name)
-    return {method_name: build_method(name, method, methods)
+    pairs = setting_pairs(methods)
+    return {method_name: build_method(name, method, methods, pairs)
             for method_name, method in methods.items()
             if not callable(getattr(cls, method_name, None))}
 
