@@ -19,6 +19,7 @@ sys.path.insert(0, str(REPO / "bench"))
 from test_sim_services_context import pepper, sim, wait_until  # noqa: E402,F401 (fixtures)
 
 from naoqi_qicore.robot.sim import SimulatedRobot  # noqa: E402
+from naoqi_qicore.robot.sim.robot import core_service_classes  # noqa: E402
 from naoqi_qicore.robot.sim.scenario import parse_scenario  # noqa: E402
 from naoqi_qicore.robot.sim.services import SERVICE_CLASSES, api, body  # noqa: E402
 from naoqi_qicore.robot.sim.services.api_table import API, GROUPS  # noqa: E402
@@ -112,7 +113,7 @@ def test_hand_written_methods_accept_the_documented_argument_counts():
     documented ones (or more when it has optional ones of its own)."""
     import inspect
     wrong = []
-    for name, cls in SERVICE_CLASSES.items():
+    for name, cls in {**SERVICE_CLASSES, **core_service_classes()}.items():
         for method in api.documented_methods(name).values():
             function = getattr(cls, method.name)
             own = getattr(function, "__checked__", function)
@@ -138,7 +139,7 @@ def test_a_setting_is_either_kept_by_the_table_or_written_out_on_both_sides():
         function = getattr(cls, name, None)
         return hasattr(getattr(function, "__checked__", function), "__documented__")
     mixed = []
-    for name, cls in SERVICE_CLASSES.items():
+    for name, cls in {**SERVICE_CLASSES, **core_service_classes()}.items():
         methods = api.documented_methods(name)
         for setter in methods:
             for getter in api.getter_names(setter):

@@ -431,8 +431,14 @@ class ALMotion(MotionSettings):
             self._awake = True
         self._raise_event("robotIsWakeUp", True)
 
-    def rest(self) -> None:
-        """Go to the rest posture and release the stiffness."""
+    def rest(self, chainName: str = "") -> None:
+        """Go to the rest posture and release the stiffness (of one chain only, e.g. "LArm",
+        when ``chainName`` is given: the robot stays awake)."""
+        if chainName:
+            joints = set(self._expand("rest", chainName))
+            self._go_to("rest", {j: a for j, a in self._rest_pose.items() if j in joints})
+            self.setStiffnesses(sorted(joints), 0.0)
+            return
         self._go_to("rest", self._rest_pose)
         self.setStiffnesses("Body", 0.0)
         with self._lock:

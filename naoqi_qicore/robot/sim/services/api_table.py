@@ -523,7 +523,7 @@ API: Dict[str, Tuple[str, ...]] = {
         "removeEvent(name: str) -> none",
         "removeMicroEvent(name: str) -> none",
         "getType(key: str) -> str",
-        "subscribeToEvent(name: str, callbackModule: str, callbackMessage: str, callbacMethod: str = '') -> none",
+        "subscribeToEvent(name: str, callbackModule: str, callbackMethod: str) -> none",
         "subscribeToMicroEvent(name: str, callbackModule: str, callbackMessage: str, callbackMethod: str) -> none",
         "unregisterModuleReference(moduleName: str) -> none",
         "unsubscribeToEvent(name: str, callbackModule: str) -> none",
