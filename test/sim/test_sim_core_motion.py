@@ -135,6 +135,8 @@ def test_kill_task_kill_resources_and_kill_all(motion):
     motion.killTasksUsingResources(["Head"])
     assert motion.wait(task, 2000) is False
     motion.pCall("angleInterpolation", "LShoulderPitch", 1.0, 2.0, True)
+    # a posted call starts in a thread of its own: kill it once it runs
+    assert wait_until(lambda: [t[0] for t in motion.getTaskList()] == ["angleInterpolation"])
     motion.move(0.05, 0.0, 0.0)
     motion.killAll()
     assert motion.getTaskList() == [] and not motion.moveIsActive()

@@ -18,24 +18,11 @@ from typing import Any, Callable, Dict, Iterator, List, Optional, Set, Tuple
 _current = threading.local()
 
 
-#: how long ``pCall`` waits at most for the posted call to get under way (s)
-POST_START_S = 0.5
-
-
 class Activity:
     """One running call that another call may interrupt."""
 
     def __init__(self) -> None:
         self._interrupted = threading.Event()
-        self._under_way = threading.Event()  # waiting in sleep(), or ended
-
-    def settle(self) -> None:
-        """The call is under way (it waits for its end) or has ended."""
-        self._under_way.set()
-
-    def wait_under_way(self, timeout: float) -> bool:
-        """Wait until the call is under way or ended; False after ``timeout`` s."""
-        return self._under_way.wait(timeout)
 
     def interrupt(self) -> None:
         """Ask the call to end as soon as possible."""
@@ -47,7 +34,6 @@ class Activity:
 
     def sleep(self, seconds: float) -> bool:
         """Wait ``seconds`` (may be infinite); False when interrupted before the end."""
-        self.settle()
         return not self._interrupted.wait(None if math.isinf(seconds) else max(0.0, seconds))
 
 
@@ -221,9 +207,7 @@ class SimModule:
 
     # -- generic ALModule methods ------------------------------------------------------------
     def pCall(self, *args: Any) -> int:
-        """Start ``args[0]`` with the remaining arguments in the background; returns its task
-        id once the call is under way (a motion started, a sentence begun: a ``killAll`` or
-        ``stopAll`` right after ends it) or ended, waiting :data:`POST_START_S` at most."""
+        """Start ``args[0]`` with the remaining arguments in the background; returns its task id."""
         if not args or not isinstance(args[0], str):
             raise TypeError("%s::pCall: first argument must be a method name" % self.NAME)
         method = self._method(args[0])
@@ -234,7 +218,6 @@ class SimModule:
                 with self._activity(activity):
                     return method(*args[1:])
             finally:
-                activity.settle()
                 with self._lock:
                     for task_id in [t for t, a in self._posted.items() if a is activity]:
                         del self._posted[task_id]
@@ -243,7 +226,6 @@ class SimModule:
             task_id = self._sim.tasks.start(run)
             self._posted[task_id] = activity
             self._task_ids.add(task_id)
-        activity.wait_under_way(POST_START_S)
         return task_id
 
     def _posted_here(self, id: int) -> bool:
