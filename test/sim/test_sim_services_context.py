@@ -1,5 +1,4 @@
 """A small in-process context for the simulated services, and tests of their shared base."""
-import itertools
 import logging
 import math
 import threading
@@ -8,6 +7,7 @@ from typing import Any, Callable, Dict, List, Tuple
 
 import pytest
 
+from naoqi_qicore.robot.sim.context import TaskManager
 from naoqi_qicore.robot.sim.services import SERVICE_CLASSES, services_for
 from naoqi_qicore.robot.sim.services.module import SimModule
 
@@ -79,40 +79,12 @@ class FakeMotion:
         return list(self.position)
 
 
-class FakeTasks:
-    """The TaskManager contract: functions run in threads, known by int ids."""
-
-    def __init__(self) -> None:
-        self._threads: Dict[int, threading.Thread] = {}
-        self._ids = itertools.count(1)
-
-    def start(self, fn: Callable, *args: Any) -> int:
-        task_id = next(self._ids)
-        thread = threading.Thread(target=fn, args=args, daemon=True)
-        self._threads[task_id] = thread
-        thread.start()
-        return task_id
-
-    def wait(self, task_id: int, timeout_ms: int = 0) -> bool:
-        thread = self._threads.get(task_id)
-        if thread is not None:
-            thread.join(timeout_ms / 1000.0 if timeout_ms else None)
-        return thread is None or not thread.is_alive()
-
-    def stop(self, task_id: int) -> None:
-        pass
-
-    def is_running(self, task_id: int) -> bool:
-        thread = self._threads.get(task_id)
-        return thread is not None and thread.is_alive()
-
-
 class FakeSim:
     """What ``cls(sim)`` receives: robot, service(), tasks, clock(), log."""
 
     def __init__(self, robot: str = "nao") -> None:
         self.robot = robot
-        self.tasks = FakeTasks()
+        self.tasks = TaskManager(logging.getLogger("sim"))
         self.log = logging.getLogger("sim")
         self.memory = FakeMemory()
         self.motion = FakeMotion()

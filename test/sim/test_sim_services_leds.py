@@ -1,6 +1,7 @@
 """ALLeds of the simulated robot."""
 import os
 import sys
+import threading
 import time
 
 import pytest
@@ -132,3 +133,19 @@ def test_create_group_and_animations(sim):
     assert leds.getIntensity("Ears/Led/Left/216Deg/Actuator/Value") == 0.0
     leds.fadeListRGB("FaceLeds", [0xFF0000, 0x0000FF], [0.02, 0.04])
     assert leds.getIntensity("FaceLedsBottom") == pytest.approx(1 / 3)
+
+
+def test_reset_ends_the_animations_of_its_leds(sim):
+    leds = sim.service("ALLeds")
+    ended = {"feet": threading.Event(), "eyes": threading.Event()}
+    threading.Thread(target=lambda: (leds.fadeRGB("FeetLeds", 0xFF0000, 30.0),
+                                     ended["feet"].set()), daemon=True).start()
+    threading.Thread(target=lambda: (leds.rotateEyes(0x00FF00, 1.0, 30.0),
+                                     ended["eyes"].set()), daemon=True).start()
+    time.sleep(0.2)
+    leds.reset("FaceLeds")
+    assert ended["eyes"].wait(1.0)
+    assert not ended["feet"].is_set()
+    assert leds.getIntensity("FaceLeds") == 1.0  # back to the default
+    leds.reset("AllLeds")
+    assert ended["feet"].wait(1.0)

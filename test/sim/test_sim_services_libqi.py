@@ -1,7 +1,9 @@
-"""The services as libqi sees them: registered in a real qi.Session on loopback, called from
-another session (optional arguments, errors, post-style tasks and signals cross the wire)."""
+"""The services as libqi sees them: registered in a real qi.Session on loopback through the
+robot's recording facade, called from another session (optional arguments, errors,
+post-style tasks, deferred results and signals cross the wire)."""
 import os
 import sys
+import time
 
 import pytest
 
@@ -10,6 +12,8 @@ qi = pytest.importorskip("qi")
 sys.path.insert(0, os.path.dirname(__file__))
 from test_sim_services_context import FakeSim, wait_until  # noqa: E402
 
+from naoqi_qicore.robot.sim.facade import recording_facade  # noqa: E402
+from naoqi_qicore.robot.sim.recorder import CallRecord  # noqa: E402
 from naoqi_qicore.robot.sim.services import services_for, speech  # noqa: E402
 
 
@@ -18,8 +22,9 @@ def robot():
     context = FakeSim("pepper")
     server = qi.Session()
     server.listenStandalone("tcp://127.0.0.1:0")
+    record = CallRecord()
     for name in services_for("pepper"):
-        server.registerService(name, context.service(name))
+        server.registerService(name, recording_facade(name, context.service(name), record))
     client = qi.Session()
     client.connect(server.endpoints()[0])
     yield context, client
@@ -94,3 +99,48 @@ def test_the_choice_box_private_topic_loader_crosses_the_wire(robot, tmp_path):
     with pytest.raises(RuntimeError, match="ALDialog::_addDialogFromTopicBox: file"):
         dialog._addDialogFromTopicBox("missing.top", str(tmp_path))
     dialog.unloadTopic(name)
+
+
+def test_queued_sentences_hold_no_thread_and_stop_all_throws_them(robot, monkeypatch):
+    """A client's say returns when its sentence is spoken, but sentences waiting their turn
+    hold no thread of the robot (posted or called), and stopAll ends them all at once."""
+    psutil = pytest.importorskip("psutil")
+    context, client = robot
+    monkeypatch.setattr(speech, "SECONDS_PER_CHARACTER", 0.05)
+    tts = client.service("ALTextToSpeech")
+    process = psutil.Process()
+    before = process.num_threads()
+    called = [tts.say("sentence number %d" % index, _async=True) for index in range(30)]
+    posted = [tts.pCall("say", "posted sentence %d" % index) for index in range(30)]
+    assert wait_until(lambda: context.memory.data.get("ALTextToSpeech/TextStarted") == 1)
+    time.sleep(0.3)
+    assert process.num_threads() < before + 5
+    assert all(tts.isRunning(task) for task in posted)
+    tts.stopAll()
+    for future in called:
+        future.wait(2000)
+        assert future.isFinished() and not future.hasError()
+    assert not any(tts.isRunning(task) for task in posted)
+    statuses = [status for _, status in context.memory.values("ALTextToSpeech/Status")]
+    assert statuses.count("thrown") == 59 and statuses.count("stopped") == 1
+    began = time.monotonic()
+    tts.say("next")
+    assert time.monotonic() - began < 1.0
+
+
+def test_a_cancelled_say_leaves_the_queue(robot, monkeypatch):
+    context, client = robot
+    monkeypatch.setattr(speech, "SECONDS_PER_CHARACTER", 0.05)
+    tts = client.service("ALTextToSpeech")
+    speaking = tts.say("a long sentence " * 10, _async=True)
+    assert wait_until(lambda: context.memory.data.get("ALTextToSpeech/TextStarted") == 1)
+    waiting = tts.say("never said", _async=True)
+    waiting.cancel()
+    speaking.cancel()
+    for future in (speaking, waiting):
+        future.wait(2000)
+        assert future.isFinished()
+    assert "never said" not in context.memory.values("ALTextToSpeech/CurrentSentence")
+    began = time.monotonic()
+    tts.say("next")
+    assert time.monotonic() - began < 1.0

@@ -20,10 +20,10 @@ def fast_speech(monkeypatch):
 def test_say_takes_time_proportional_to_length_and_raises_events(sim):
     tts = sim.service("ALTextToSpeech")
     started = time.monotonic()
-    tts.say("hi")
+    tts.say("hi").result()
     short = time.monotonic() - started
     started = time.monotonic()
-    tts.say("hello there, how are you")
+    tts.say("hello there, how are you").result()
     long = time.monotonic() - started
     assert long > 3 * short
     assert sim.memory.values("ALTextToSpeech/CurrentWord")[-5:] == [
@@ -55,7 +55,7 @@ def test_sentences_are_spoken_one_after_the_other(sim):
 def test_stop_all_interrupts_speech(sim):
     tts = sim.service("ALTextToSpeech")
     done = threading.Event()
-    threading.Thread(target=lambda: (tts.say("a long sentence " * 10), done.set())).start()
+    threading.Thread(target=lambda: (tts.say("a long sentence " * 10).result(), done.set())).start()
     assert wait_until(lambda: sim.memory.data.get("ALTextToSpeech/TextStarted") == 1)
     tts.stopAll()
     assert done.wait(1.0)
@@ -86,7 +86,7 @@ def test_language_volume_and_parameters(sim):
 def test_disabled_notifications_raise_nothing(sim):
     tts = sim.service("ALTextToSpeech")
     tts.disableNotifications()
-    tts.say("x")
+    tts.say("x").result()
     assert sim.memory.values("ALTextToSpeech/TextDone") == []
 
 
@@ -100,7 +100,7 @@ def test_say_to_file_writes_a_wav_as_long_as_the_speech(sim, tmp_path):
 
 def test_animated_speech_strips_annotations_and_stops(sim):
     animated = sim.service("ALAnimatedSpeech")
-    animated.say("^start(animations/Stand/Gestures/Hey_1) Hi ^wait(animations/Stand/Gestures/Hey_1)")
+    animated.say("^start(animations/Stand/Gestures/Hey_1) Hi ^wait(animations/Stand/Gestures/Hey_1)").result()
     assert sim.memory.getData("ALTextToSpeech/CurrentSentence") == "Hi"
     assert sim.memory.values("ALAnimatedSpeech/EndOfAnimatedSpeech")
     task = animated.pCall("say", "a very long sentence " * 5)

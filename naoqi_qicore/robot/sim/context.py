@@ -10,29 +10,48 @@ import itertools
 import logging
 import threading
 import time
+from concurrent import futures
+from concurrent.futures import Future
 from typing import Any, Callable, Dict, Iterable, List, Optional
 
 ROBOTS = ("nao", "pepper")
 
 
 class _Task:
-    """One running background call."""
+    """One background call: a function run in a thread of its own, or work a service
+    completes without one (a future)."""
 
-    def __init__(self, task_id: int, fn: Callable[..., Any], args: tuple) -> None:
+    def __init__(self, task_id: int, owner: Any, fn: Optional[Callable[..., Any]] = None,
+                 args: tuple = (), future: "Optional[Future[Any]]" = None) -> None:
         self.task_id = task_id
+        self.owner = owner
         self.fn = fn
         self.args = args
+        self.future = future
         self.stop_requested = threading.Event()
         self.thread: Optional[threading.Thread] = None
+
+    def in_this_thread(self) -> bool:
+        return self.thread is threading.current_thread()
+
+    def join(self, timeout: Optional[float]) -> bool:
+        """Wait for the end (``timeout`` s, None: forever); True once it has ended."""
+        if self.future is not None:
+            futures.wait([self.future], timeout)
+            return self.future.done()
+        assert self.thread is not None
+        self.thread.join(timeout)
+        return not self.thread.is_alive()
 
 
 class TaskManager:
     """Background calls known by int ids, as NAOqi's ``post`` / ``wait`` / ``stop`` / ``isRunning``.
 
-    A task is a function run in its own thread.  ``stop`` is cooperative: it sets the task's
-    stop flag, which the function reads through :meth:`stop_requested` or :meth:`sleep`
-    (services may also interrupt their own waits).  Finished tasks are forgotten, so
-    ``wait`` on an unknown id returns at once and ``is_running`` is False.
+    A task is a function run in its own thread (:meth:`start`), or a future a service
+    completes without a thread (:meth:`follow`).  ``stop`` is cooperative: it sets the
+    task's stop flag, which the function reads through :meth:`stop_requested` or
+    :meth:`sleep` (services may also interrupt their own waits).  Finished tasks are
+    forgotten, so ``wait`` on an unknown id returns at once and ``is_running`` is False.
     """
 
     STOP_GRACE_S = 2.0
@@ -45,20 +64,38 @@ class TaskManager:
         self._closed = False
         self._log = log or logging.getLogger(__name__)
 
-    def start(self, fn: Callable[..., Any], *args: Any) -> int:
-        """Run ``fn(*args)`` in the background; returns its task id (> 0)."""
+    def _add(self, task_id: int, **task: Any) -> _Task:
+        """Register a new task (lock held)."""
+        if self._closed:
+            raise RuntimeError("the simulated robot is shutting down")
+        self._running[task_id] = _Task(task_id, **task)
+        return self._running[task_id]
+
+    def start(self, fn: Callable[..., Any], *args: Any, owner: Any = None) -> int:
+        """Run ``fn(*args)`` in the background; returns its task id (> 0).  ``owner``: the
+        service that posted it (:meth:`owned_by`)."""
         with self._lock:
-            if self._closed:
-                raise RuntimeError("the simulated robot is shutting down")
-            task = _Task(next(self._ids), fn, args)
+            task = self._add(next(self._ids), owner=owner, fn=fn, args=args)
             task.thread = threading.Thread(target=self._run, args=(task,), daemon=True,
                                            name="sim-task-%d" % task.task_id)
-            self._running[task.task_id] = task
         task.thread.start()
+        return task.task_id
+
+    def follow(self, future: "Future[Any]", owner: Any = None) -> int:
+        """A task id for ``future`` (work a service does without a thread of its own): it
+        runs until the future is done."""
+        with self._lock:
+            task = self._add(next(self._ids), owner=owner, future=future)
+
+        def forget(_: "Future[Any]") -> None:
+            with self._lock:
+                self._running.pop(task.task_id, None)
+        future.add_done_callback(forget)
         return task.task_id
 
     def _run(self, task: _Task) -> None:
         self._current.task = task
+        assert task.fn is not None
         try:
             task.fn(*task.args)
         except Exception as error:  # a posted call has no caller left to receive its error
@@ -68,32 +105,37 @@ class TaskManager:
             with self._lock:
                 self._running.pop(task.task_id, None)
 
+    def _task(self, task_id: int) -> Optional[_Task]:
+        with self._lock:
+            return self._running.get(task_id)
+
+    def owned_by(self, task_id: int, owner: Any) -> bool:
+        """True while ``task_id`` runs and was posted by ``owner``."""
+        task = self._task(task_id)
+        return task is not None and task.owner is owner
+
     def wait(self, task_id: int, timeout_ms: int = 0) -> bool:
         """Wait for ``task_id`` to end (``timeout_ms`` 0 = forever); True when it has ended."""
-        with self._lock:
-            task = self._running.get(task_id)
-        if task is None or task.thread is None:
+        task = self._task(task_id)
+        if task is None:
             return True
-        if task.thread is threading.current_thread():
+        if task.in_this_thread():
             return False
-        task.thread.join(timeout_ms / 1000.0 if timeout_ms > 0 else None)
-        return not task.thread.is_alive()
+        return task.join(timeout_ms / 1000.0 if timeout_ms > 0 else None)
 
     def stop(self, task_id: int, join: bool = True) -> None:
         """Ask ``task_id`` to stop and (if ``join``) wait a little for it to end; unknown
         ids are ignored."""
-        with self._lock:
-            task = self._running.get(task_id)
+        task = self._task(task_id)
         if task is None:
             return
         task.stop_requested.set()
-        if join and task.thread is not None and task.thread is not threading.current_thread():
-            task.thread.join(self.STOP_GRACE_S)
+        if join and not task.in_this_thread():
+            task.join(self.STOP_GRACE_S)
 
     def is_running(self, task_id: int) -> bool:
         """True while ``task_id`` runs."""
-        with self._lock:
-            return task_id in self._running
+        return self._task(task_id) is not None
 
     def running(self) -> List[int]:
         """Ids of the tasks running now."""
@@ -121,10 +163,12 @@ class TaskManager:
         for task in tasks:
             task.stop_requested.set()
         deadline = time.monotonic() + timeout_s
+        alive = []
         for task in tasks:
-            if task.thread is not None and task.thread is not threading.current_thread():
-                task.thread.join(max(0.0, deadline - time.monotonic()))
-        return [t.task_id for t in tasks if t.thread is not None and t.thread.is_alive()]
+            if not task.in_this_thread() and not task.join(
+                    max(0.0, deadline - time.monotonic())):
+                alive.append(task.task_id)
+        return alive
 
 
 class SimContext:

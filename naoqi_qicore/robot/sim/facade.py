@@ -7,12 +7,17 @@
   result or its error (the error still reaches the client);
 * each ``qi.Signal`` / ``qi.Property`` attribute of the service is exposed as itself;
 * calls may run concurrently (``qi.multiThreaded``): a blocking call (a motion, a speech)
-  does not hold back the service's other methods, as on the real robot.
+  does not hold back the service's other methods, as on the real robot;
+* a method that returns a ``concurrent.futures.Future`` (a deferred one, see
+  ``services.module.deferred``) answers the client when that future is done, holding no
+  thread meanwhile; the client cancelling its call cancels the future.  The call is
+  recorded when it ends.
 """
 from __future__ import annotations
 
 import inspect
 import time
+from concurrent.futures import Future
 from typing import Any, Callable, Dict
 
 import qi
@@ -39,6 +44,22 @@ def public_methods(service: Any) -> Dict[str, Callable]:
     return methods
 
 
+def qi_future(future: "Future[Any]") -> Any:
+    """A qi future completed as ``future`` is; cancelling it cancels ``future``."""
+    promise = qi.Promise(lambda _: future.cancel())
+
+    def settle(done: "Future[Any]") -> None:
+        if done.cancelled():
+            promise.setCanceled()
+        elif done.exception() is not None:
+            error = done.exception()
+            promise.setError("%s: %s" % (type(error).__name__, error))
+        else:
+            promise.setValue(done.result())
+    future.add_done_callback(settle)
+    return promise.future()
+
+
 def _recording_method(service_name: str, method_name: str, target: Callable,
                       record: CallRecord, template: Callable) -> Callable:
     def call(self: Any, *args: Any) -> Any:
@@ -47,15 +68,27 @@ def _recording_method(service_name: str, method_name: str, target: Callable,
             method, arguments, post = args[0], list(args[1:]), True
         started = time.time()
         begin = time.monotonic()
+
+        def add(result: Any = None, error: Any = None) -> None:
+            record.add(service_name, method, arguments, started, time.monotonic() - begin,
+                       post=post, result=result,
+                       error=None if error is None else "%s: %s" % (type(error).__name__, error))
         try:
             result = target(*args)
         except Exception as error:
-            record.add(service_name, method, arguments, started, time.monotonic() - begin,
-                       post=post, error="%s: %s" % (type(error).__name__, error))
+            add(error=error)
             raise
-        record.add(service_name, method, arguments, started, time.monotonic() - begin,
-                   post=post, result=result)
-        return result
+        if not isinstance(result, Future):
+            add(result)
+            return result
+
+        def ended(done: "Future[Any]") -> None:
+            if done.cancelled():
+                add(error=RuntimeError("cancelled"))
+            else:
+                add(done.result() if done.exception() is None else None, done.exception())
+        result.add_done_callback(ended)
+        return qi_future(result)
 
     call.__name__ = method_name
     call.__doc__ = template.__doc__

@@ -362,7 +362,7 @@ class ALDialog(Extractor):
         return self._threshold
 
     def _say(self, text: str) -> None:
-        self._sim.service("ALTextToSpeech").say(text)
+        self._sim.service("ALTextToSpeech").say(text).result()
 
     # -- matching ---------------------------------------------------------------------------
     def _listening_to(self) -> Tuple[List[Topic], List[Tuple[Topic, Rule]]]:

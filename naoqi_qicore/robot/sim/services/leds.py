@@ -1,7 +1,10 @@
 """Simulated ALLeds: every LED of NAO or Pepper, NAOqi's groups, and fades that take time.
 
 An LED's intensity is computed from its current fade (start value, target, start and end
-times), so it evolves with the clock without a thread per fade.
+times), so it evolves with the clock without a thread per fade.  A call that animates LEDs
+over time (a fade with a duration, ``rasta``, ``rotateEyes``...) ends early when ``reset``
+puts any of its LEDs back to their default, or when it is stopped (``stop(id)`` of a
+posted call).
 
 Group and short names follow the NAOqi LED pages ("Groups, Short Names and Names" and the
 NAO V5 eye LED locations).  Each eye's ring is numbered by its groups FaceLedLeft0..7 and
@@ -12,10 +15,11 @@ Ear groups (0 degrees is up, 90 forwards): Front is 0 to 144 degrees, Back 180 t
 Odd and Even follow the short names' numbers (RightEarLed1 is 0 degrees).
 """
 import random
+from contextlib import contextmanager
 from dataclasses import dataclass
-from typing import Any, Dict, List, Tuple
+from typing import Any, Dict, Iterable, Iterator, List, Set, Tuple
 
-from naoqi_qicore.robot.sim.services.module import SimModule, check_range
+from naoqi_qicore.robot.sim.services.module import Activity, SimModule, check_range
 
 COLORS = ("Red", "Green", "Blue")
 SIDES = ("Left", "Right")
@@ -164,6 +168,8 @@ class ALLeds(SimModule):
         self._groups, self._short_names = led_names(sim.robot)
         self._leds = {led: Fade(default_intensity(led), default_intensity(led), 0.0, 0.0)
                       for led in self._groups["AllLeds"]}
+        #: running animations -> the LEDs they animate
+        self._animations: Dict[Activity, Set[str]] = {}
 
     # -- internals --------------------------------------------------------------------------
     def _resolve(self, method: str, name: str) -> List[str]:
@@ -174,6 +180,23 @@ class ALLeds(SimModule):
             raise self._error(method, "'%s' is neither an LED nor a group of LEDs" % name)
         return leds
 
+    @contextmanager
+    def _animating(self, leds: Iterable[str]) -> Iterator[Activity]:
+        """Run a call that animates ``leds`` as an activity ``reset`` of any of them ends
+        (nested calls share it)."""
+        with self._activity() as activity:
+            with self._lock:
+                outer = self._animations.get(activity)
+                self._animations[activity] = (outer or set()) | set(leds)
+            try:
+                yield activity
+            finally:
+                with self._lock:
+                    if outer is None:
+                        self._animations.pop(activity, None)
+                    else:
+                        self._animations[activity] = outer
+
     def _fade_to(self, targets: Dict[str, float], duration: float) -> None:
         """Start fading each LED to its target, wait ``duration``, freeze if interrupted."""
         now = self._sim.clock()
@@ -183,7 +206,7 @@ class ALLeds(SimModule):
             self._leds.update(fades)
         if duration <= 0:
             return
-        with self._activity() as activity:
+        with self._animating(targets) as activity:
             if activity.sleep(duration):
                 return
         now = self._sim.clock()
@@ -228,7 +251,7 @@ class ALLeds(SimModule):
         if len(rgbList) != len(timeList):
             raise self._error("fadeListRGB", "rgbList and timeList must have the same length")
         elapsed = 0.0
-        with self._activity() as activity:
+        with self._animating(self._resolve("fadeListRGB", name)) as activity:
             for rgb, at in zip(rgbList, timeList):
                 self._fade_to(self._rgb_targets("fadeListRGB", name, rgb), at - elapsed)
                 elapsed = at
@@ -261,8 +284,15 @@ class ALLeds(SimModule):
             return sum(self._leds[led].value(now) for led in leds) / len(leds)
 
     def reset(self, name: str) -> None:
-        """Back to the default state (eyes, ears, chest on)."""
-        self._fade_to({led: default_intensity(led) for led in self._resolve("reset", name)}, 0.0)
+        """Back to the default state (eyes, ears, chest on), ending the animations running
+        on those LEDs."""
+        leds = set(self._resolve("reset", name))
+        with self._lock:
+            animations = [activity for activity, animated in self._animations.items()
+                          if animated & leds]
+        for activity in animations:
+            activity.interrupt()
+        self._fade_to({led: default_intensity(led) for led in leds}, 0.0)
 
     def rasta(self, duration: float) -> None:
         """Green, yellow and red in turn on every LED for ``duration`` seconds."""
@@ -276,7 +306,7 @@ class ALLeds(SimModule):
     def _cycle(self, method: str, group: str, colors: List[int], duration: float,
                step: float) -> None:
         end = self._sim.clock() + duration
-        with self._activity() as activity:
+        with self._animating(self._groups[group]) as activity:
             for index in range(max(1, int(duration / step))):
                 remaining = end - self._sim.clock()
                 if activity.interrupted or remaining <= 0:
@@ -289,7 +319,7 @@ class ALLeds(SimModule):
         step = timeForRotation / 8
         end = self._sim.clock() + totalDuration
         components = rgb_components(rgb)
-        with self._activity() as activity:
+        with self._animating(self._groups["FaceLeds"]) as activity:
             index = 0
             while not activity.interrupted and self._sim.clock() < end:
                 lit = "FaceLed%d" % (index % 8)

@@ -7,11 +7,16 @@
   task id, ``wait``, ``stop``, ``isRunning``, ``ping``, ``version``, ``getMethodList``.
 * Interruptible waits: a blocking call runs inside an :class:`Activity` that ``stop(id)`` or
   a service's own stop method can interrupt.
+* Work without a thread: a method marked :func:`deferred` returns a
+  ``concurrent.futures.Future`` that the service completes when the work is done (a
+  sentence spoken by the one speech thread); clients get a qi future (see ``facade``),
+  and ``pCall`` of such a method holds no thread while the work waits its turn.
 """
 import inspect
 import math
 import threading
 import typing
+from concurrent.futures import Future, InvalidStateError
 from contextlib import contextmanager
 from typing import Any, Callable, Dict, Iterator, List, Optional, Set, Tuple
 
@@ -23,10 +28,30 @@ class Activity:
 
     def __init__(self) -> None:
         self._interrupted = threading.Event()
+        self._lock = threading.Lock()
+        self._callbacks: List[Callable[[], None]] = []
 
     def interrupt(self) -> None:
         """Ask the call to end as soon as possible."""
-        self._interrupted.set()
+        with self._lock:
+            self._interrupted.set()
+            callbacks, self._callbacks = self._callbacks, []
+        for callback in callbacks:
+            callback()
+
+    def when_interrupted(self, callback: Callable[[], None]) -> None:
+        """Call ``callback()`` once the activity is interrupted (now if it is already)."""
+        with self._lock:
+            if not self._interrupted.is_set():
+                self._callbacks.append(callback)
+                return
+        callback()
+
+    def forget(self, callback: Callable[[], None]) -> None:
+        """Do not call ``callback`` (given to :meth:`when_interrupted`) any more."""
+        with self._lock:
+            if callback in self._callbacks:
+                self._callbacks.remove(callback)
 
     @property
     def interrupted(self) -> bool:
@@ -35,6 +60,32 @@ class Activity:
     def sleep(self, seconds: float) -> bool:
         """Wait ``seconds`` (may be infinite); False when interrupted before the end."""
         return not self._interrupted.wait(None if math.isinf(seconds) else max(0.0, seconds))
+
+
+def current_activity() -> Optional[Activity]:
+    """The activity of the call this thread runs, if any (see :func:`running_as`)."""
+    return getattr(_current, "activity", None)
+
+
+def deferred(method: Callable) -> Callable:
+    """Mark a service method that returns a ``concurrent.futures.Future`` of its result
+    instead of waiting for it."""
+    method.__deferred__ = True  # type: ignore[attr-defined]
+    return method
+
+
+def is_deferred(method: Callable) -> bool:
+    """Whether ``method`` (a service method, checked or not) is :func:`deferred`."""
+    function = getattr(method, "__func__", method)
+    return getattr(getattr(function, "__checked__", function), "__deferred__", False)
+
+
+def settle(future: "Future[Any]", result: Any = None) -> None:
+    """Complete ``future`` with ``result`` unless it is done already (cancelled)."""
+    try:
+        future.set_result(result)
+    except InvalidStateError:
+        pass
 
 
 @contextmanager
@@ -129,6 +180,7 @@ def checked_method(func: Callable) -> Callable:
     call.__qualname__ = func.__qualname__
     call.__doc__ = func.__doc__
     call.__checked__ = func
+    call.__deferred__ = getattr(func, "__deferred__", False)
     for attr in ("__qi_name__", "__qi_signature__", "__qi_return_signature__"):
         if hasattr(func, attr):  # a return type given with qi.bind (e.g. raw buffers)
             setattr(call, attr, getattr(func, attr))
@@ -161,7 +213,6 @@ class SimModule:
         self._lock = threading.RLock()
         self._activities: Set[Activity] = set()
         self._posted: Dict[int, Activity] = {}  # running posted tasks
-        self._task_ids: Set[int] = set()  # every task id this module gave out
 
     # -- shared by the subclasses ---------------------------------------------------------
     def _error(self, method: str, message: str) -> RuntimeError:
@@ -212,6 +263,8 @@ class SimModule:
             raise TypeError("%s::pCall: first argument must be a method name" % self.NAME)
         method = self._method(args[0])
         activity = Activity()
+        if is_deferred(method):
+            return self._post_deferred(method, args[1:], activity)
 
         def run() -> Any:
             try:
@@ -223,14 +276,28 @@ class SimModule:
                         del self._posted[task_id]
 
         with self._lock:
-            task_id = self._sim.tasks.start(run)
+            task_id = self._sim.tasks.start(run, owner=self)
             self._posted[task_id] = activity
-            self._task_ids.add(task_id)
+        return task_id
+
+    def _post_deferred(self, method: Callable, args: Tuple[Any, ...], activity: Activity) -> int:
+        """``pCall`` of a :func:`deferred` method: started here, followed without a thread."""
+        with running_as(activity):
+            future = method(*args)
+        with self._lock:
+            task_id = self._sim.tasks.follow(future, owner=self)
+            if not future.done():
+                self._posted[task_id] = activity
+
+        def forget(_: Future) -> None:
+            with self._lock:
+                self._posted.pop(task_id, None)
+        future.add_done_callback(forget)
         return task_id
 
     def _posted_here(self, id: int) -> bool:
-        with self._lock:
-            return id in self._task_ids
+        """Whether ``id`` is a task this module posted that still runs."""
+        return self._sim.tasks.owned_by(id, self)
 
     def wait(self, id: int, timeoutPeriod: int = 0) -> bool:
         """Wait for a posted task (timeout in ms, 0 = forever); True if the timeout expired."""

@@ -3,13 +3,24 @@
 Speaking takes time proportional to the text (``SECONDS_PER_CHARACTER`` at speed 100, plus
 ``\\pau=ms\\`` pauses), one sentence at a time in call order, and raises the ALMemory events
 of the real engine (TextStarted, CurrentSentence, CurrentWord, Status, TextDone).
+
+Sentences wait in a queue that one thread speaks: ``say`` returns a future completed once
+its sentence is spoken, stopped or thrown (:func:`~.module.deferred`), so that sentences
+waiting their turn hold no thread of the robot.  ``stopAll`` stops the sentence being
+spoken and throws the queued ones; ``stop(id)`` of a posted ``say`` and the cancellation
+of a client's call end their own sentence.
 """
 import itertools
 import re
 import threading
-from typing import Any, Dict, List, Optional, Tuple
+from collections import deque
+from concurrent.futures import Future
+from dataclasses import dataclass, field
+from typing import Any, Deque, Dict, List, Optional, Tuple
 
-from naoqi_qicore.robot.sim.services.module import SimModule, check_range
+from naoqi_qicore.robot.sim.services.module import (Activity, SimModule, check_range,
+                                                    current_activity, deferred, running_as,
+                                                    settle)
 from naoqi_qicore.robot.sim.services.sound import describe, write_silence
 
 SECONDS_PER_CHARACTER = 0.06
@@ -66,6 +77,17 @@ def strip_animation_tags(text: str) -> str:
     return " ".join(_ANIMATION_TAG.sub(" ", text).split())
 
 
+@dataclass(eq=False)
+class Sentence:
+    """A sentence to say: its task id, its text, the activity that may interrupt it, and
+    the future its ``say`` returned."""
+
+    task: int
+    text: str
+    activity: Activity
+    done: "Future[None]" = field(default_factory=Future)
+
+
 class ALTextToSpeech(SimModule):
     """Text to speech: timed, queued, interruptible speech with ALMemory notifications."""
 
@@ -79,7 +101,10 @@ class ALTextToSpeech(SimModule):
         self._notifications = True
         self._voice = self._default_voice("English")
         self._turn = threading.Condition()
-        self._queue: List[int] = []  # sentences in call order; the first one is spoken
+        self._queue: Deque[Sentence] = deque()  # waiting their turn, in call order
+        self._speaking: Optional[Sentence] = None
+        self._speaker: Optional[threading.Thread] = None
+        self._closed = False
         self._ids = itertools.count(1)
         self._dictionary: Dict[str, Dict[str, str]] = {}
 
@@ -97,32 +122,68 @@ class ALTextToSpeech(SimModule):
                               % (language, ", ".join(INSTALLED_LANGUAGES)))
         return language
 
-    def say(self, stringToSay: str, language: Optional[str] = None) -> None:
-        """Say ``stringToSay`` (in ``language`` for this sentence only); returns when done."""
+    @deferred
+    def say(self, stringToSay: str, language: Optional[str] = None) -> "Future[None]":
+        """Say ``stringToSay`` (in ``language`` for this sentence only); done when spoken."""
         if language is not None:
             self._check_language("say", language)
         text = stringToSay
         for word, replacement in self._dictionary.get(language or self._language, {}).items():
             text = text.replace(word, replacement)
+        sentence = Sentence(next(self._ids), text, current_activity() or Activity())
+        self._notify("Status", [sentence.task, "enqueued"])
         with self._turn:
-            task = next(self._ids)
-            self._queue.append(task)
-        try:
-            with self._activity() as activity:
-                self._notify("Status", [task, "enqueued"])
-                with self._turn:
-                    while self._queue[0] != task and not activity.interrupted:
-                        self._turn.wait(0.01)
-                if activity.interrupted:
-                    self._notify("Status", [task, "thrown"])
-                    return
-                self._speak(task, text, activity)
-        finally:
-            with self._turn:
-                self._queue.remove(task)
-                self._turn.notify_all()
+            if self._closed:
+                raise self._error("say", "the robot is shutting down")
+            self._queue.append(sentence)
+            if self._speaker is None:
+                self._speaker = threading.Thread(target=self._speak_queue, daemon=True,
+                                                 name="sim-speech")
+                self._speaker.start()
+            self._turn.notify_all()
 
-    def _speak(self, task: int, text: str, activity: Any) -> None:
+        def throw() -> None:
+            self._throw(sentence)
+
+        def ended(done: "Future[None]") -> None:
+            if done.cancelled():  # the client cancelled its call
+                sentence.activity.interrupt()
+            sentence.activity.forget(throw)
+        sentence.activity.when_interrupted(throw)
+        sentence.done.add_done_callback(ended)
+        return sentence.done
+
+    def _throw(self, sentence: Sentence) -> None:
+        """``sentence``'s activity was interrupted: drop it if it still waits its turn."""
+        with self._turn:
+            if sentence not in self._queue:
+                return  # being spoken (the speaker stops it) or over
+            self._queue.remove(sentence)
+        self._notify("Status", [sentence.task, "thrown"])
+        settle(sentence.done)
+
+    def _speak_queue(self) -> None:
+        """The speaker thread: say the queued sentences one after the other."""
+        while True:
+            with self._turn:
+                while not self._queue and not self._closed:
+                    self._turn.wait()
+                if not self._queue:
+                    return
+                sentence = self._speaking = self._queue.popleft()
+            try:
+                if not sentence.activity.interrupted:
+                    self._speak(sentence.task, sentence.text, sentence.activity)
+                else:
+                    self._notify("Status", [sentence.task, "thrown"])
+            except Exception as error:  # a notification failed: the sentence ends anyway
+                self._sim.log.warning("ALTextToSpeech: %s", error)
+            finally:
+                with self._turn:
+                    self._speaking = None
+                settle(sentence.done)
+
+    def _speak(self, task: int, text: str, activity: Activity) -> None:
         self._notify("TextDone", 0)
         self._notify("TextStarted", 1)
         self._notify("CurrentSentence", text)
@@ -149,13 +210,29 @@ class ALTextToSpeech(SimModule):
         except OSError as error:
             raise self._error("sayToFile", "cannot write '%s': %s" % (fileName, describe(error)))
 
-    def sayToFileAndPlay(self, stringToSay: str) -> None:
+    @deferred
+    def sayToFileAndPlay(self, stringToSay: str) -> "Future[None]":
         """Say ``stringToSay`` (the file is not kept)."""
-        self.say(stringToSay)
+        return self.say(stringToSay)
 
     def stopAll(self) -> None:
         """Stop the current sentence and drop the queued ones."""
+        with self._turn:
+            sentences = list(self._queue) + [s for s in [self._speaking] if s is not None]
+        for sentence in sentences:
+            sentence.activity.interrupt()
         self._interrupt_all()
+
+    def close(self) -> None:
+        """Throw every sentence and end the speaker thread (the robot shuts down)."""
+        with self._turn:
+            self._closed = True
+            self._turn.notify_all()
+            speaker = self._speaker
+        self.stopAll()
+        super().close()
+        if speaker is not None:
+            speaker.join(5.0)
 
     def setLanguage(self, language: str) -> None:
         """Set the current language (must be installed)."""
@@ -257,14 +334,24 @@ class ALAnimatedSpeech(SimModule):
         super().__init__(sim)
         self._mode = 1
 
-    def say(self, text: str, configuration: Optional[Dict[str, Any]] = None) -> None:
-        """Say ``text``; ``configuration`` may set "bodyLanguageMode"."""
+    @deferred
+    def say(self, text: str, configuration: Optional[Dict[str, Any]] = None
+            ) -> "Future[None]":
+        """Say ``text``; ``configuration`` may set "bodyLanguageMode"; done when spoken."""
         mode = (configuration or {}).get("bodyLanguageMode", BODY_LANGUAGE_MODES[self._mode])
         if mode not in BODY_LANGUAGE_MODES:
             raise self._error("say", "unknown bodyLanguageMode '%s'" % mode)
-        with self._activity():
-            self._sim.service("ALTextToSpeech").say(strip_animation_tags(text))
-        self._raise_event("ALAnimatedSpeech/EndOfAnimatedSpeech", text)
+        activity = current_activity() or Activity()
+        with running_as(activity):  # stopping a posted call stops its sentence
+            spoken = self._sim.service("ALTextToSpeech").say(strip_animation_tags(text))
+        done: "Future[None]" = Future()
+
+        def end(_: "Future[None]") -> None:
+            self._raise_event("ALAnimatedSpeech/EndOfAnimatedSpeech", text)
+            settle(done)
+        spoken.add_done_callback(end)
+        done.add_done_callback(lambda _: activity.interrupt() if done.cancelled() else None)
+        return done
 
     def setBodyLanguageMode(self, bodyLanguageMode: int) -> None:
         """0 disabled, 1 random, 2 contextual."""
