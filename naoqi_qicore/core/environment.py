@@ -48,6 +48,9 @@ class ScriptEnvironment:
     session: Optional[Any] = None
     #: called once the behavior is unloaded (ends what the environment started for it)
     close: Optional[Callable[[], None]] = None
+    #: called each time a run ends, once box code can no longer call the robot: stops the
+    #: work box code started there and left running (speech, sounds, LED animations...)
+    stop: Optional[Callable[[], None]] = None
 
 
 BoxEnvironmentFactory = Callable[[BehaviorContext], ScriptEnvironment]

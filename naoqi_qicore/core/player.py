@@ -102,6 +102,7 @@ class BehaviorPlayer:
         self._await_services = await_services
         self._robot_services: Optional[Dict[str, List[str]]] = None
         self._close_environment: Optional[Callable[[], None]] = None
+        self._stop_robot_work: Optional[Callable[[], None]] = None
         self.behavior_id = "behavior-%d" % next(_behavior_ids)
         own_folder = _behavior_folder(loaded)
         self.behavior_path = own_folder or os.getcwd()
@@ -240,6 +241,7 @@ class BehaviorPlayer:
                                   self.record_error)
         environment = self._environment(context)
         self._close_environment = environment.close
+        self._stop_robot_work = environment.stop
         self.box_session = environment.session if environment.session is not None \
             else self.session
         stdlib = box_stdlib_modules(self.guard)
@@ -352,10 +354,21 @@ class BehaviorPlayer:
             thread.join(max(0.0, grace - time.monotonic()))
 
     def _end_box_code(self, deadline: float) -> None:
-        """Close the guard: end every thread running the behavior's box code; those still
-        running at ``deadline`` are errors of the run."""
+        """Close the guard: end every thread running the behavior's box code and the work
+        it left running on the robot (the box environment's ``stop``); threads still
+        running box code at ``deadline`` are errors of the run."""
+        self._shut_box_code()
         for straggler in self.guard.close(deadline):
             self._report_straggler(straggler)
+
+    def _shut_box_code(self) -> None:
+        """Shut the guard, then stop the work box code left running on the robot."""
+        self.guard.shut()
+        if self._stop_robot_work is not None:
+            try:
+                self._stop_robot_work()
+            except Exception as error:  # the robot may be gone: the stop goes on
+                self.warn("stopping what box code left running on the robot: %s" % error)
 
     def _report_straggler(self, straggler: Straggler) -> None:
         self.record_error(BoxError(
@@ -366,6 +379,7 @@ class BehaviorPlayer:
 
     def _report_wedged(self) -> None:
         """The engine's lock stays held by box code that cannot be stopped."""
+        self._shut_box_code()
         for straggler in self.guard.close(time.monotonic()):
             self._report_straggler(straggler)
         self.record_error(BoxError("root", WHERE_STOP, "the behavior cannot be stopped: box "
@@ -457,6 +471,7 @@ class BehaviorPlayer:
         if self._close_environment is not None:
             close, self._close_environment = self._close_environment, None
             close()
+        self._stop_robot_work = None
         self._set_status("IDLE")
 
     def _close_project_modules(self) -> None:

@@ -7,6 +7,7 @@ import pytest
 from naoqi_qicore.core.environment import BehaviorContext
 from naoqi_qicore.robot.naoqi_compat.box_session import (BoxSession, LocalSubscriptions,
                                                          is_robot_itself)
+from naoqi_qicore.robot.naoqi_compat.robot_work import RobotWork
 
 from core_builders import flow_box, link, script_box
 
@@ -38,7 +39,8 @@ def test_connect_to_the_robot_itself_reaches_the_behaviors_robot():
             return "tcp://10.0.0.5:40000"
 
     context = BehaviorContext(Robot(), None, "behavior-1", "/tmp")
-    session = BoxSession(Inner(), context, LocalSubscriptions(context))
+    session = BoxSession(Inner(), context, LocalSubscriptions(context),
+                         RobotWork(Robot(), context.guard))
     session.connect("tcp://127.0.0.1:9559")
     session.connect("tcp://192.168.1.10:9559")
     assert connected == ["tcp://10.0.0.5:40000", "tcp://192.168.1.10:9559"]

@@ -255,3 +255,106 @@ def onInput_onStart(self):
     assert (error.box_path, error.where, error.exception_type) == (
         "root/Looping", "onStart", "RuntimeError")
     assert "ALTabletService" in error.message and "Traceback" in error.traceback
+
+
+#: a sentence the simulated robot takes about 15 s to say
+LONG_SENTENCE = "This is a very long sentence that the robot will take many seconds to say. " * 3
+
+
+def ended_call(simulated, service: str, method: str, timeout: float = 1.5):
+    """The robot's record of ``service.method`` once the call has returned (calls are
+    recorded as they end), waiting ``timeout`` s at most; None if it still runs."""
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        calls = [call for call in simulated.calls()
+                 if call["service"] == service and call["method"] == method]
+        if calls:
+            return calls[-1]
+        time.sleep(0.02)
+    return None
+
+
+@pytest.mark.parametrize("service, call", [
+    ("ALTextToSpeech", 'ALProxy("ALTextToSpeech").say(%r)' % LONG_SENTENCE),
+    ("ALAnimatedSpeech", 'self.session().service("ALAnimatedSpeech").say(%r)' % LONG_SENTENCE),
+    ("ALTextToSpeech", 'ALProxy("ALTextToSpeech").say(%r, _async=True); time.sleep(60)'
+     % LONG_SENTENCE),
+])
+def test_the_stop_ends_the_speech_box_code_started(make_harness, robot, service, call):
+    """Box code ended while the robot speaks for it: the speech stops with the behavior
+    (the robot's next sentence is not kept waiting)."""
+    simulated, session = robot
+    harness = make_harness(one_box("""
+def onInput_onStart(self):
+    record(self.getName(), "running")
+    %s
+""" % call), session=session, naoqi=True)
+    started(harness)
+    memory = simulated.service("ALMemory")
+    deadline = time.monotonic() + 5
+    while memory.getListData(["ALTextToSpeech/TextStarted"]) != [1]:
+        assert time.monotonic() < deadline, "the robot never started speaking"
+        time.sleep(0.02)
+    assert timed_stop(harness) < STOP_DEADLINE + SLACK
+    said = ended_call(simulated, service, "say")
+    assert said is not None and said["duration"] < 5, "the robot still speaks"
+    assert memory.getData("ALTextToSpeech/TextDone") == 1
+    began = time.monotonic()
+    session.service("ALTextToSpeech").say("ok")
+    assert time.monotonic() - began < 1.0
+
+
+def test_the_stop_ends_a_posted_say_the_box_left_running(make_harness, robot):
+    """A box that posts speech and never stops it (no onUnload): stopping the behavior
+    stops the task, as the robot's ALTextToSpeech.stop(id) would."""
+    simulated, session = robot
+    harness = make_harness(one_box("""
+def onInput_onStart(self):
+    ALProxy("ALTextToSpeech").post.say(%r)
+    record(self.getName(), "running")
+    time.sleep(60)
+""" % LONG_SENTENCE), session=session, naoqi=True)
+    started(harness)
+    assert timed_stop(harness) < STOP_DEADLINE + SLACK
+    said = ended_call(simulated, "ALTextToSpeech", "stop")
+    assert said is not None, "the posted say was not stopped"
+    deadline = time.monotonic() + 1.5
+    while simulated.service("ALMemory").getData("ALTextToSpeech/TextDone") != 1:
+        assert time.monotonic() < deadline, "the robot still speaks"
+        time.sleep(0.02)
+
+
+@pytest.mark.parametrize("service, call", [
+    ("ALLeds", 'ALProxy("ALLeds").rasta(60)'),
+    ("ALLeds", 'ALProxy("ALLeds").fadeRGB("FaceLeds", 0xFF0000, 60.0)'),
+    ("ALAudioPlayer", 'ALProxy("ALAudioPlayer").playSine(440, 50, 0, 60.0)'),
+])
+def test_the_stop_ends_the_animations_and_sounds_box_code_started(make_harness, robot,
+                                                                   service, call):
+    simulated, session = robot
+    method = call.split(").")[1].split("(")[0]
+    harness = make_harness(one_box("""
+def onInput_onStart(self):
+    record(self.getName(), "running")
+    %s
+""" % call), session=session, naoqi=True)
+    started(harness)
+    time.sleep(0.2)  # the call reached the robot
+    assert timed_stop(harness) < STOP_DEADLINE + SLACK
+    ended = ended_call(simulated, service, method)
+    assert ended is not None and ended["duration"] < 5, "%s.%s still runs" % (service, method)
+
+
+def test_the_stop_stops_a_walk_box_code_started(make_harness, robot):
+    simulated, session = robot
+    harness = make_harness(one_box("""
+def onInput_onStart(self):
+    ALProxy("ALMotion").move(0.1, 0.0, 0.0)
+    record(self.getName(), "running")
+    time.sleep(60)
+"""), session=session, naoqi=True)
+    started(harness)
+    motion = session.service("ALMotion")
+    assert motion.moveIsActive()
+    assert timed_stop(harness) < STOP_DEADLINE + SLACK
+    assert not motion.moveIsActive()

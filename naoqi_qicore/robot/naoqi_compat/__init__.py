@@ -6,7 +6,9 @@ work without a NAOqi SDK, and ``ALProxy``, ``ALModule``, ``ALBroker``, ``ALBehav
 global proxies of old scripts (``ALMemory``, ``ALMotion``, ``ALLeds``, ``ALLogger``,
 ``ALSensors``) are already defined.  A real ``naoqi`` or ``almath`` module installed on the
 machine wins over ours.  ``self.session()`` and ``qi.Session()`` give box code sessions
-that behave as on the robot (:mod:`~naoqi_qicore.robot.naoqi_compat.box_session`).
+that behave as on the robot (:mod:`~naoqi_qicore.robot.naoqi_compat.box_session`).  When a
+run ends, what box code left running on the robot is stopped
+(:mod:`~naoqi_qicore.robot.naoqi_compat.robot_work`).
 """
 from __future__ import annotations
 
@@ -19,6 +21,7 @@ from naoqi_qicore.robot.naoqi_compat import almath
 from naoqi_qicore.robot.naoqi_compat.box_session import (BoxSession, LocalSubscriptions,
                                                          PeriodicTasks, box_qi_module)
 from naoqi_qicore.robot.naoqi_compat.naoqi import global_proxies, naoqi_module
+from naoqi_qicore.robot.naoqi_compat.robot_work import RobotWork
 
 
 def _installed(name: str) -> bool:
@@ -35,8 +38,9 @@ def box_environment(context: BehaviorContext) -> ScriptEnvironment:
 
     local = LocalSubscriptions(context)
     periodic = PeriodicTasks(qi, context)
-    session = BoxSession(context.session, context, local)
-    box_qi = box_qi_module(qi, context, local, periodic)
+    work = RobotWork(context.session, context.guard)
+    session = BoxSession(context.session, context, local, work)
+    box_qi = box_qi_module(qi, context, local, periodic, work)
     modules: Dict[str, ModuleType] = {"qi": box_qi}
     if _installed("naoqi"):
         naoqi = importlib.import_module("naoqi")
@@ -54,4 +58,5 @@ def box_environment(context: BehaviorContext) -> ScriptEnvironment:
     def close() -> None:
         periodic.stop_all()
         local.close()
-    return ScriptEnvironment(modules=modules, names=names, session=session, close=close)
+    return ScriptEnvironment(modules=modules, names=names, session=session, close=close,
+                             stop=work.stop)

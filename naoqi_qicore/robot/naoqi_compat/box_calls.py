@@ -16,7 +16,10 @@ What box code gets from ``self.session().service(name)`` (or ``ALProxy``) is a
   ``memory.subscriber(key).signal.connect(f)``) and to futures run as code of the box,
   never once the behavior is stopped (``BoxCodeGuard.bind``);
 * objects and futures the robot returns are wrapped the same way
-  (:class:`BoxService`, :class:`BoxFuture`).
+  (:class:`BoxService`, :class:`BoxFuture`);
+* every call is told to the behavior's
+  :class:`~naoqi_qicore.robot.naoqi_compat.robot_work.RobotWork`, which stops the work it
+  leaves running on the robot when the run ends.
 """
 from __future__ import annotations
 
@@ -28,6 +31,7 @@ from naoqi_qicore.core.environment import BehaviorContext
 from naoqi_qicore.core.events import WHERE_ROBOT_CALL, WHERE_STOP, BoxError
 from naoqi_qicore.core.guard import BehaviorStopped
 from naoqi_qicore.core.py2_text import Py2Bytes
+from naoqi_qicore.robot.naoqi_compat.robot_work import RobotWork
 
 #: ``qi.FutureTimeout.Infinite`` (waits with no limit), as box code passes it
 _INFINITE = -1
@@ -81,13 +85,13 @@ def check_running(context: BehaviorContext, what: str) -> None:
     raise BehaviorStopped("the behavior is stopped: %s refused" % what)
 
 
-def box_value(value: Any, what: str, context: BehaviorContext) -> Any:
+def box_value(value: Any, what: str, context: BehaviorContext, work: RobotWork) -> Any:
     """What the robot returned, as box code gets it (qi objects and futures wrapped)."""
     kind = type(value).__name__
     if kind == "Object":
-        return BoxService(value, what, context)
+        return BoxService(value, what, context, work)
     if kind == "Future":
-        return BoxFuture(value, context)
+        return BoxFuture(value, context, work)
     return value
 
 
@@ -100,9 +104,10 @@ class BoxFuture:
     """A qi future held by box code: waiting for it ends when the behavior stops, and its
     callbacks run as code of the box."""
 
-    def __init__(self, future: Any, context: BehaviorContext) -> None:
+    def __init__(self, future: Any, context: BehaviorContext, work: RobotWork) -> None:
         self._future = future
         self._context = context
+        self._work = work
 
     def _await(self) -> None:
         done = threading.Event()
@@ -123,7 +128,8 @@ class BoxFuture:
 
     def _chain(self, method: str, callback: Any) -> Any:
         bound = self._context.guard.bind(callback)
-        return box_value(getattr(self._future, method)(bound), "future", self._context)
+        return box_value(getattr(self._future, method)(bound), "future", self._context,
+                         self._work)
 
     def addCallback(self, callback: Any) -> Any:  # noqa: N802 (libqi's name)
         return self._chain("addCallback", callback)
@@ -142,28 +148,38 @@ class BoxFuture:
 
 
 class _BoxCall:
-    """A method, signal or property of a service: called with :func:`qi_value` arguments,
-    refused once the behavior is stopped; a method's answer is awaited on the behavior's
-    guard.  ``connect`` binds its callback to the box; other attributes are the real ones."""
+    """A method, signal or property ``name`` of ``service``: called with :func:`qi_value`
+    arguments, refused once the behavior is stopped, told to the behavior's robot work; a
+    method's answer is awaited on the behavior's guard.  ``connect`` binds its callback to
+    the box; other attributes are the real ones."""
 
-    def __init__(self, target: Any, what: str, context: BehaviorContext) -> None:
+    def __init__(self, target: Any, service: str, name: str, context: BehaviorContext,
+                 work: RobotWork) -> None:
         self._target = target
-        self._what = what
+        self._service = service
+        self._name = name
+        self._what = "%s.%s" % (service, name)
         self._context = context
+        self._work = work
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
         check_running(self._context, self._what)
         args = tuple(qi_value(arg) for arg in args)
         kwargs = {key: qi_value(item) for key, item in kwargs.items()}
-        if "_async" in kwargs or not _is_remote_method(self._target):
-            return box_value(self._target(*args, **kwargs), self._what, self._context)
+        if not _is_remote_method(self._target):
+            return box_value(self._target(*args, **kwargs), self._what, self._context,
+                             self._work)
+        asked_async = kwargs.pop("_async", False)
         future = self._target(*args, _async=True, **kwargs)
+        self._work.started(self._service, self._name, args, future)
+        if asked_async:
+            return box_value(future, self._what, self._context, self._work)
         answered = threading.Event()
         future.addCallback(lambda _: answered.set())
         self._context.guard.wait(answered)
         if future.hasError():
             raise RuntimeError(future.error())
-        return box_value(future.value(), self._what, self._context)
+        return box_value(future.value(), self._what, self._context, self._work)
 
     def connect(self, callback: Any, *args: Any, **kwargs: Any) -> Any:
         """Connect ``callback`` (run as the connecting box's code) to the signal."""
@@ -178,10 +194,12 @@ class BoxService:
     """A service (or any qi object of the robot) as box code holds it (calls:
     :class:`_BoxCall`); a method it does not have is an error of the run."""
 
-    def __init__(self, service: Any, name: str, context: BehaviorContext) -> None:
+    def __init__(self, service: Any, name: str, context: BehaviorContext,
+                 work: RobotWork) -> None:
         self._service = service
         self._name = name
         self._context = context
+        self._work = work
 
     def __getattr__(self, name: str) -> Any:
         try:
@@ -193,7 +211,7 @@ class BoxService:
             raise
         if not callable(attribute) and not hasattr(attribute, "connect"):
             return attribute
-        return _BoxCall(attribute, "%s.%s" % (self._name, name), self._context)
+        return _BoxCall(attribute, self._name, name, self._context, self._work)
 
     def __repr__(self) -> str:
         return repr(self._service)

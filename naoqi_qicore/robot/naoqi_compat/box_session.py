@@ -31,6 +31,7 @@ from naoqi_qicore.core.environment import BehaviorContext
 from naoqi_qicore.core.script import positional_arity
 from naoqi_qicore.robot.naoqi_compat.box_calls import (BoxService, box_value, check_running,
                                                        report_robot_call)
+from naoqi_qicore.robot.naoqi_compat.robot_work import RobotWork
 
 _LOG = logging.getLogger(__name__)
 
@@ -186,10 +187,11 @@ class BoxSession:
     """A qi session of box code (see the module doc); anything else goes to ``session``."""
 
     def __init__(self, session: Any, context: BehaviorContext,
-                 local: LocalSubscriptions) -> None:
+                 local: LocalSubscriptions, work: RobotWork) -> None:
         self._session = session
         self._context = context
         self._local = local
+        self._work = work
 
     def service(self, name: str) -> Any:
         if name in LOCAL_SERVICES:
@@ -201,7 +203,7 @@ class BoxSession:
             if "find service" in str(error):
                 report_robot_call(self._context, str(error), error)
             raise
-        service = BoxService(remote, name, self._context)
+        service = BoxService(remote, name, self._context, self._work)
         return LocalMemory(service, self._local) if name == "ALMemory" else service
 
     def connect(self, url: str) -> Any:
@@ -265,19 +267,20 @@ class PeriodicTasks:
 
 
 def box_qi_module(real_qi: types.ModuleType, context: BehaviorContext,
-                  local: LocalSubscriptions, periodic: PeriodicTasks) -> types.ModuleType:
+                  local: LocalSubscriptions, periodic: PeriodicTasks,
+                  work: RobotWork) -> types.ModuleType:
     """The ``qi`` module box code of one behavior imports."""
     module = type("qi", (_BoxQi,), {"_real": real_qi})("qi", real_qi.__doc__)
 
     def session() -> BoxSession:
         """A new qi session (``connect`` to the robot's own address reaches the robot)."""
-        return BoxSession(real_qi.Session(), context, local)
+        return BoxSession(real_qi.Session(), context, local, work)
 
     def run_async(callback: Any, *args: Any, **kwargs: Any) -> Any:
         """``qi.runAsync`` (Python 2's ``qi.async``) running ``callback`` as box code."""
         check_running(context, "qi.runAsync")
         future = real_qi.runAsync(context.guard.bind(callback), *args, **kwargs)
-        return box_value(future, "qi.runAsync", context)
+        return box_value(future, "qi.runAsync", context, work)
     module.Session = session  # type: ignore[attr-defined]
     module.runAsync = run_async  # type: ignore[attr-defined]
     module.PeriodicTask = periodic.new()  # type: ignore[attr-defined]
