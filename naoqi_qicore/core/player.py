@@ -22,6 +22,7 @@ robot still does not offer is an error of every run of that load.
 """
 from __future__ import annotations
 
+import gc
 import itertools
 import logging
 import os
@@ -473,6 +474,11 @@ class BehaviorPlayer:
             close()
         self._stop_robot_work = None
         self._set_status("IDLE")
+        # The boxes, their classes and scripts' code are cycles that the loads' collector
+        # pause (xar.parser.collector_paused) moved to the oldest generation, which Python
+        # collects only now and then: without a collection here, every load of a process
+        # that loads behavior after behavior would keep the one before.
+        gc.collect()
 
     def _close_project_modules(self) -> None:
         """Forget the project modules imported for the behavior; remove the import hook."""

@@ -6,9 +6,10 @@ bench/bench_scale.py)."""
 import gc
 import logging
 import types
+import weakref
 
 import pytest
-from core_builders import RECORD, behavior, flow_box, link, script_box
+from core_builders import RECORD, Harness, behavior, flow_box, link, script_box
 
 from naoqi_qicore.converter import loader
 from naoqi_qicore.converter.loader import load_converted
@@ -122,6 +123,20 @@ def test_building_the_boxes_pauses_the_collector_and_restores_it(make_harness, e
     finally:
         gc.enable()
     assert seen == [False, False, False]
+
+
+def test_a_behavior_loaded_after_another_frees_the_one_before():
+    """The collector pause moves what a load allocated to the oldest generation, which
+    Python collects only now and then: unloading collects, so that a process loading
+    behavior after behavior (behavior/load) keeps none of those it unloaded."""
+    boxes = []
+    for _ in range(4):
+        harness = Harness(_chain(3, NESTED))
+        harness.player.load()
+        boxes.append(weakref.ref(harness.player.root))
+        harness.player.unload()
+        del harness
+    assert [box() is None for box in boxes] == [True, True, True, False]
 
 
 def _with_names(environment, **names):

@@ -5,6 +5,7 @@ import os
 import socket
 import sys
 import time
+import tracemalloc
 
 import psutil
 import pytest
@@ -111,6 +112,26 @@ def test_the_record_keeps_the_last_calls_and_the_file_all(tmp_path):
         ["k%d" % index] for index in range(6)]
     with pytest.raises(ValueError):
         CallRecord(limit=0)
+
+
+def test_the_record_keeps_motion_calls_compressed():
+    """A ring full of motion calls (lists of numbers) holds their compressed JSON, a small
+    part of what the same values take as Python objects."""
+    names = ["Joint%d" % joint for joint in range(10)]
+    times = [[0.04 * (key + 1) for key in range(5)] for _ in names]
+    keys = [[[(joint * 7 + key) / 13.0, [3, -0.0133, 0.0], [3, 0.0133, 0.0]]
+             for key in range(5)] for joint in range(10)]
+    tracemalloc.start()
+    try:
+        before = tracemalloc.get_traced_memory()[0]
+        record = CallRecord(limit=1000)
+        for _ in range(1500):
+            record.add("ALMotion", "angleInterpolationBezier", [names, times, keys], 0.0, 1.0)
+        kept = tracemalloc.get_traced_memory()[0] - before
+    finally:
+        tracemalloc.stop()
+    assert kept < 3 << 20, "1000 motion calls kept in %d kB" % (kept >> 10)
+    assert record.since(1499)[0]["args"] == [names, times, keys]
 
 
 def _cycles(memory, motion, count, start=0):

@@ -314,3 +314,17 @@ def test_focus_calls_wait_for_the_announcements_of_earlier_changes():
         life.stopFocus()
         assert life.getState() == "solitary"
         assert sent == ["app-a/behavior_1", ""]
+
+
+def test_histories_keep_the_last_changes(monkeypatch):
+    """A robot serving for hours keeps a bounded history."""
+    from naoqi_qicore.robot.sim import SimulatedRobot, autonomous_life
+    monkeypatch.setattr(autonomous_life, "HISTORY_LENGTH", 5)
+    with SimulatedRobot(listen="tcp://127.0.0.1:0") as robot:
+        life = robot.service("ALAutonomousLife")
+        for index in range(8):
+            life.switchFocus("history/%d" % index)
+            life.stopFocus()
+        assert [name for name, _ in life.getFocusHistory()] == [
+            "history/%d" % index for index in range(3, 8)]
+        assert len(life.getStateHistory()) == 5

@@ -31,8 +31,9 @@ from __future__ import annotations
 import queue
 import threading
 import time
+from collections import deque
 from dataclasses import dataclass, field
-from typing import Any, Callable, Dict, List, Optional, Tuple
+from typing import Any, Callable, Deque, Dict, List, Optional, Tuple
 
 import qi
 
@@ -43,6 +44,8 @@ NATURES = ("solitary", "interactive")
 STOP_CURRENT = 0
 STOP_AND_STACK_CURRENT = 1
 API_CALLER = "unknown-api-caller"
+#: focus and state changes kept for getFocusHistory and getStateHistory
+HISTORY_LENGTH = 1000
 START_REASONS = ("default-activity", "condition", "applauncher-voice", "applauncher-tablet",
                  "unstacked", API_CALLER)
 STOP_REASONS = ("self-stop", "user-stop", "users-lost", "disabled-state", "safeguard-state",
@@ -100,8 +103,9 @@ class ALAutonomousLife(SimModule):
         self._state = "solitary"
         self._focus: Optional[_Focus] = None
         self._stack: List[str] = []
-        self._focus_history: List[List[Any]] = []
-        self._state_history: List[List[Any]] = [[self._state, time.time()]]
+        self._focus_history: Deque[List[Any]] = deque(maxlen=HISTORY_LENGTH)
+        self._state_history: Deque[List[Any]] = deque([[self._state, time.time()]],
+                                                      maxlen=HISTORY_LENGTH)
         self._statistics: Dict[str, _Statistics] = {}
         self._autonomous_statistics: Dict[str, _Statistics] = {}
         self._born = sim.clock()
@@ -415,16 +419,19 @@ class ALAutonomousLife(SimModule):
 
     # -- NAOqi API: history and statistics -----------------------------------------------------
     @staticmethod
-    def _last(entries: List[List[Any]], depth: int) -> List[List[Any]]:
-        return [list(e) for e in (entries[-depth:] if depth > 0 else entries)]
+    def _last(entries: Deque[List[Any]], depth: int) -> List[List[Any]]:
+        kept = list(entries)
+        return [list(e) for e in (kept[-depth:] if depth > 0 else kept)]
 
     def getFocusHistory(self, depth: int = 0) -> List[List[Any]]:
-        """``[[activity, time (s since the epoch)], ...]`` oldest first; the last ``depth``."""
+        """``[[activity, time (s since the epoch)], ...]`` oldest first; the last ``depth``
+        (of the last :data:`HISTORY_LENGTH` focus changes)."""
         with self._lock:
             return self._last(self._focus_history, depth)
 
     def getStateHistory(self, depth: int = 0) -> List[List[Any]]:
-        """``[[state, time (s since the epoch)], ...]`` oldest first; the last ``depth``."""
+        """``[[state, time (s since the epoch)], ...]`` oldest first; the last ``depth``
+        (of the last :data:`HISTORY_LENGTH` state changes)."""
         with self._lock:
             return self._last(self._state_history, depth)
 
