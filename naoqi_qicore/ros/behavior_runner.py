@@ -550,14 +550,19 @@ class BehaviorRunner(Node):
         statuses = [diagnostics.connection_status(self, self._robot), behavior]
         motion = getattr(self, "_motion", None)
         if motion is not None:
+            level = diagnostics.OK
             if motion.bridge_ready:
                 output, text = "naoqi_bridge", "motion goes through naoqi_bridge"
+            elif motion.mode == "bridge":
+                output, level = "none", diagnostics.WARN
+                text = "no naoqi_bridge connected to the robot is up: motion fails " \
+                       "(motion_output bridge)"
             else:
                 why = ("no naoqi_bridge connected to the robot" if motion.mode == "auto"
                        else "motion_output direct")
                 output = "direct"
                 text = "motion goes to ALMotion on the runner's own session (%s)" % why
-            statuses.append(diagnostics.status(self, "motion", diagnostics.OK, text,
+            statuses.append(diagnostics.status(self, "motion", level, text,
                                                self._robot.url,
                                                {"output": output, "motion_output": motion.mode}))
         return statuses

@@ -2,7 +2,8 @@
 
 Topics (relative names, so ``__ns`` namespaces them):
 
-* ``robot/connection`` (RobotConnection, latched): state of the libqi connection.
+* ``robot/connection`` (RobotConnection, latched): state of the libqi connection; its
+  DDS liveliness (lease ``qos.BRIDGE_LEASE_S``) tells behavior_runner the bridge is up.
 * ``motion/keyframes`` (MotionKeyframes, subscribed) and ``motion/stop`` (MotionStop,
   subscribed): segments started and stopped by the engine's
   :class:`~naoqi_qicore.core.motion.ALMotionSink` on the robot session.
@@ -51,7 +52,7 @@ from naoqi_qicore.ros.focus import (STOP_AND_STACK_CURRENT, STOP_CURRENT, FocusT
                                     LifeObserver)
 from naoqi_qicore.ros.joint_states import DEFAULT_RATE, JointStateStream
 from naoqi_qicore.ros.motion_messages import bezier_arguments
-from naoqi_qicore.ros.qos import COMMANDS, LATCHED
+from naoqi_qicore.ros.qos import BRIDGE_CONNECTION, COMMANDS, LATCHED
 from naoqi_qicore.ros.node_parameters import NodeParameter, NodeProgram, declare_parameters
 from naoqi_qicore.ros.robot_parameters import (CONNECTION_PARAMETERS, ROBOT_SERVICES,
                                                declare_robot_parameters, robot_address)
@@ -102,7 +103,8 @@ class NaoqiBridge(Node):
         self._last_motion_failure = ""
         self._motion_failing = False
 
-        self._connection_pub = self.create_publisher(RobotConnection, "robot/connection", LATCHED)
+        self._connection_pub = self.create_publisher(RobotConnection, "robot/connection",
+                                                     BRIDGE_CONNECTION)
         self._status_pub = self.create_publisher(MotionStatus, "motion/status", COMMANDS)
         self._life_state_pub = self.create_publisher(String, "life/state", LATCHED)
         self._focus_pub = self.create_publisher(ActivityFocus, "life/focus", LATCHED)

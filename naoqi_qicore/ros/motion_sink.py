@@ -1,25 +1,40 @@
 """The engine's motion sink of behavior_runner: through naoqi_bridge, or ALMotion directly.
 
-A segment goes to the bridge (``motion/keyframes``) when a bridge subscribes to that
-topic and reports its robot connected on ``robot/connection``; otherwise it is executed
-by the engine's own ALMotion sink on the runner's session.  A stop goes where its segment
-went, so a bridge appearing or disappearing mid-behavior never loses a stop.  A segment
-that the bridge reports FAILED on ``motion/status`` gets its ``on_failed`` called, as the
-direct sink does for its own.
+A segment goes to the bridge (``motion/keyframes``) when a bridge is up (heard on
+``robot/connection``, whose DDS liveliness it asserts), subscribes to that topic and
+reports its robot connected; otherwise (``motion_output`` auto) it is executed by the
+engine's own ALMotion sink on the runner's session.  A stop goes where its segment went,
+so a bridge appearing or disappearing mid-behavior never loses a stop.  A segment that the
+bridge reports FAILED on ``motion/status`` gets its ``on_failed`` called, as the direct
+sink does for its own.
+
+A bridge that goes away (killed, its host gone: unheard for its DDS lease,
+``qos.BRIDGE_LEASE_S``, then :data:`LOST_AFTER_S` more) fails the segments it was
+executing (``on_failed``: an error of the run naming the lost bridge); later segments go
+to ALMotion directly, or fail at once with ``motion_output`` bridge.  A bridge heard again
+within :data:`LOST_AFTER_S` (its process stalled on a busy machine) is not lost.
 """
 import threading
 import time
-from typing import Any, Dict
+from typing import Any, Dict, List, Optional
 
 from rclpy.node import Node
 
 from naoqi_qicore.core.motion import MotionSegment
 from naoqi_qicore.msg import MotionKeyframes, MotionStatus, MotionStop, RobotConnection
 from naoqi_qicore.ros.motion_messages import keyframes_message
-from naoqi_qicore.ros.qos import COMMANDS, LATCHED
+from naoqi_qicore.ros.qos import BRIDGE_CONNECTION, BRIDGE_LEASE_S, COMMANDS
+
+try:  # rclpy of Iron and later
+    from rclpy.event_handler import SubscriptionEventCallbacks
+except ImportError:  # Humble
+    from rclpy.qos_event import SubscriptionEventCallbacks
 
 #: values of the runner's ``motion_output`` parameter
 MOTION_OUTPUTS = ("auto", "bridge", "direct")
+#: how long a bridge past its lease may take to be heard again before it is lost (s): a
+#: process stalled for about half a second on a busy machine is not a lost bridge
+LOST_AFTER_S = 0.4
 
 
 class BridgeMotionSink:
@@ -36,15 +51,53 @@ class BridgeMotionSink:
         #: segments sent to the bridge that it has not reported ended yet
         self._at_bridge: Dict[int, MotionSegment] = {}
         self._bridge_connected = False
+        #: a bridge asserts its liveliness on robot/connection (False once it is lost)
+        self._bridge_alive = False
+        self._losing: Optional[threading.Timer] = None
         self._keyframes = node.create_publisher(MotionKeyframes, "motion/keyframes", COMMANDS)
         self._stop = node.create_publisher(MotionStop, "motion/stop", COMMANDS)
         self._clock = node.get_clock()
-        node.create_subscription(RobotConnection, "robot/connection", self._on_connection,
-                                 LATCHED)
+        node.create_subscription(
+            RobotConnection, "robot/connection", self._on_connection, BRIDGE_CONNECTION,
+            event_callbacks=SubscriptionEventCallbacks(liveliness=self._on_liveliness))
         node.create_subscription(MotionStatus, "motion/status", self._on_status, COMMANDS)
 
     def _on_connection(self, message: RobotConnection) -> None:
         self._bridge_connected = message.state == RobotConnection.CONNECTED
+
+    def _on_liveliness(self, info: Any) -> None:
+        """A bridge became alive, or went unheard for its lease: lost unless it is heard
+        again within :data:`LOST_AFTER_S`."""
+        with self._lock:
+            losing, self._losing = self._losing, None
+            if info.alive_count == 0:
+                timer = threading.Timer(LOST_AFTER_S, lambda: self._lost(timer))
+                timer.daemon = True
+                self._losing = timer
+                timer.start()
+        if losing is not None:
+            losing.cancel()
+        if info.alive_count > 0:
+            self._bridge_alive = True
+
+    def _lost(self, timer: threading.Timer) -> None:
+        """The bridge is gone (``timer`` ran out): the segments it was executing fail (no
+        bridge reports their end any more)."""
+        with self._lock:
+            if self._losing is not timer:
+                return  # heard again meanwhile
+            self._losing = None
+            self._bridge_alive = False
+            lost, self._at_bridge = list(self._at_bridge.values()), {}
+            self._bridge_idle.notify_all()
+        self._fail(lost, "naoqi_bridge lost: not heard for %.1f s (killed, or its machine "
+                   "gone) while it executed this motion" % (BRIDGE_LEASE_S + LOST_AFTER_S))
+
+    @staticmethod
+    def _fail(segments: List[MotionSegment], message: str) -> None:
+        for segment in segments:
+            if segment.on_failed is not None:
+                segment.on_failed(message)
 
     @property
     def mode(self) -> str:
@@ -54,11 +107,8 @@ class BridgeMotionSink:
     @property
     def bridge_ready(self) -> bool:
         """True when segments go to a bridge right now."""
-        if self._mode == "direct":
-            return False
-        if self._mode == "bridge":
-            return True
-        return self._bridge_connected and self._keyframes.get_subscription_count() > 0
+        return (self._mode != "direct" and self._bridge_alive and self._bridge_connected
+                and self._keyframes.get_subscription_count() > 0)
 
     def _on_status(self, message: MotionStatus) -> None:
         """The bridge's report on a segment: a failure reaches the segment's sender."""
@@ -74,7 +124,11 @@ class BridgeMotionSink:
     def send(self, segment: MotionSegment) -> None:
         """Execute ``segment``."""
         if not self.bridge_ready:
-            self._direct.send(segment)
+            if self._mode == "bridge":
+                self._fail([segment], "motion_output is bridge and no naoqi_bridge connected "
+                           "to the robot is up")
+            else:
+                self._direct.send(segment)
             return
         message = keyframes_message(segment.segment_id, segment.names, segment.times,
                                     segment.keys)

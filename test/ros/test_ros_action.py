@@ -18,7 +18,9 @@ from rclpy.action import ActionClient  # noqa: E402
 from std_srvs.srv import Trigger  # noqa: E402
 
 from naoqi_qicore.action import RunBehavior  # noqa: E402
-from naoqi_qicore.msg import BehaviorState, MotionStatus, RobotConnection  # noqa: E402
+from naoqi_qicore.msg import (BehaviorState, MotionKeyframes, MotionStatus,  # noqa: E402
+                              RobotConnection)
+from naoqi_qicore.ros.launcher import free_tcp_port  # noqa: E402
 from naoqi_qicore.srv import GoTo, ListBehaviors  # noqa: E402
 
 from script_behaviors import motion_behavior, script_behavior  # noqa: E402
@@ -66,6 +68,10 @@ class Goal:
 
     def cancel(self) -> None:
         wait_future(self.handle.cancel_goal_async(), 10, "the cancel answer")
+
+    def when_done(self, callback: Callable[[], None]) -> None:
+        """Call ``callback()`` in the probe's thread once the result arrives."""
+        self._result.add_done_callback(lambda _: callback())
 
     def result(self, timeout: float = 30.0) -> Any:
         """``(goal status, RunBehavior.Result)``."""
@@ -499,3 +505,43 @@ def onInput_onStart(self):
         ("root/Script", "robot service"), ("root/Script", "robot call")], result.errors
     assert "ALNeverThere" in result.errors[0].message
     assert all("ALLateService" not in e.message for e in result.errors)
+
+
+def test_a_killed_bridge_fails_its_motion_within_a_second(stack_for, tmp_path) -> None:
+    """kill -9 of naoqi_bridge while it moves the robot for a run: the run's state (and
+    feedback, and result) has a motion error naming the lost bridge within 1 s, and later
+    motion of the run goes to ALMotion directly."""
+    behavior = motion_behavior(tmp_path, "long_nod", {"HeadPitch": [(1, 0), (250, 20)]})
+    stack = stack_for()
+    status_messages = stack.probe.listen(MotionStatus, "motion/status", latched=False)
+    segments = stack.probe.listen(MotionKeyframes, "motion/keyframes", latched=False)
+    diagnostics = stack.probe.listen(DiagnosticArray, "/diagnostics", latched=False)
+    stack.probe.wait_until(lambda: stack.probe.node.count_publishers("/motion/status") > 0,
+                           10, "the bridge's motion/status publisher")
+    stack.probe.wait_until(lambda: motion_output(diagnostics) == "naoqi_bridge", 20,
+                           "the runner's motion going through naoqi_bridge")
+    goal = stack.run(behavior=str(behavior))
+    stack.probe.wait_until(lambda: any(m.status == MotionStatus.STARTED
+                                       for m in status_messages), 10, "the bridge moving")
+    sent_to_bridge = len(segments)
+    killed = time.monotonic()
+    stack.bridge.kill()
+
+    def lost(state: BehaviorState) -> bool:
+        return any(error.where == "motion" and "naoqi_bridge lost" in error.message
+                   for error in state.errors)
+    stack.probe.wait_until(lambda: stack.states and lost(stack.states[-1]), 5,
+                           "a motion error naming the lost bridge")
+    assert time.monotonic() - killed < 1.0
+    assert stack.states[-1].status == BehaviorState.PLAYING  # the timeline goes on
+    goal.wait_feedback(lost, 2, "the motion error in the feedback")
+    moved = len(stack.robot.calls("ALMotion", "angleInterpolationBezier"))
+    stack.probe.call(GoTo, "behavior/goto", GoTo.Request(frame=200))  # a new segment
+    stack.probe.wait_until(lambda: len(stack.robot.calls(
+        "ALMotion", "angleInterpolationBezier")) > moved, 10, "motion sent to ALMotion")
+    assert len(segments) == sent_to_bridge  # none went to the dead bridge
+    goal.cancel()
+    _, result = goal.result(10)
+    assert [error.box_path for error in result.errors if error.where == "motion"
+            and "naoqi_bridge lost" in error.message] == ["root"]
+
