@@ -329,13 +329,16 @@ class BehaviorRunner(Node):
             loaded = self._loaded
             if state == ConnectionState.DISCONNECTED:
                 self._motion.forget(message)
+            lost: Optional[BehaviorRun] = None
             if loaded is not None and loaded.player is not None:
                 self.get_logger().error("%s: stopping %s" % (message, loaded.name))
                 self._unload_player(loaded)
                 run = self._run
                 if run is not None and not run.ended:
                     run.runner_errors.append(BoxError("root", WHERE_ROBOT_CONNECTION, message))
-                    self._end_run(run, BehaviorState.ERROR, "robot connection lost: " + message)
+                    lost = run
+        if lost is not None:
+            self._end_run(lost, BehaviorState.ERROR, "robot connection lost: " + message)
         self._publish_state(force=True)
 
     # -- engine ----------------------------------------------------------------------------
@@ -407,7 +410,11 @@ class BehaviorRunner(Node):
 
     # -- runs ------------------------------------------------------------------------------
     def _end_run(self, run: BehaviorRun, status: int, message: str) -> None:
-        """End ``run`` (once) and have its end published."""
+        """End ``run`` (once), its state published first: the run's result goes out once it
+        has ended, and behavior/state must never say PLAYING after that."""
+        if run.ended:
+            return
+        self._publish_state(force=True)
         player = run.player
         if run.end(status, message, int(player.last_frame) if player is not None else 0):
             self.get_logger().info(message)
@@ -517,22 +524,26 @@ class BehaviorRunner(Node):
 
     def _publish_state(self, force: bool = False) -> None:
         """Publish behavior/state if anything but the frame changed (or ``force``), and send
-        it as feedback of the goal being run."""
+        it as feedback of the goal being run.
+
+        Built and published under the runner's lock, by whichever thread (events thread,
+        connection thread, services): states go out in the order they were built, so an
+        older state never follows the one saying how a run ended.
+        """
         if self._closed:
             return
-        message = self._state_message()
-        key = (message.behavior, message.status, tuple(message.states),
-               tuple(message.active_boxes), message.last_error, message.error_count)
         with self._lock:
+            message = self._state_message()
+            key = (message.behavior, message.status, tuple(message.states),
+                   tuple(message.active_boxes), message.last_error, message.error_count)
             if not force and key == self._last_state:
                 return
             self._last_state = key
-        self._state_pub.publish(message)
+            self._state_pub.publish(message)
+            RunActionServer.feedback(self._run, message)
+            player = self._loaded.player if self._loaded is not None else None
         if self._view is not None:
-            with self._lock:
-                player = self._loaded.player if self._loaded is not None else None
             self._view.show_state(message, player)
-        RunActionServer.feedback(self._run, message)
         self._diagnostics.update()
 
     def _diagnostic_statuses(self) -> list:

@@ -545,3 +545,31 @@ def test_a_killed_bridge_fails_its_motion_within_a_second(stack_for, tmp_path) -
     assert [error.box_path for error in result.errors if error.where == "motion"
             and "naoqi_bridge lost" in error.message] == ["root"]
 
+
+def test_the_state_never_contradicts_a_result_already_sent(programs, probe, example_behavior,
+                                                           tmp_path) -> None:
+    """The robot disappears mid-run again and again: each time, when the run's ERROR result
+    arrives, the latched behavior/state already says how the run ended."""
+    from naoqi_qicore.robot.sim import SimulatedRobot
+    url = "tcp://127.0.0.1:%d" % free_tcp_port()
+    robot = SimulatedRobot(listen=url).start()
+    programs("runner", "-p", "robot_url:=" + url, "-p", "behavior:=" + str(example_behavior),
+             "-p", "cache_dir:=" + str(tmp_path / "cache"), "-p", "take_focus:=false")
+    states: List[BehaviorState] = probe.listen(BehaviorState, "behavior/state")
+    client = ActionClient(probe.node, RunBehavior, "behavior/run")
+    assert client.wait_for_server(timeout_sec=20), "no behavior/run server"
+    seen_at_result = []
+    try:
+        for _ in range(10):
+            probe.wait_until(lambda: states and states[-1].status == BehaviorState.LOADED, 30,
+                             "the behavior loaded")
+            goal = Goal(client, RunBehavior.Goal())
+            goal.wait_feedback(lambda s: s.status == BehaviorState.PLAYING, 10, "PLAYING")
+            goal.when_done(lambda: seen_at_result.append(states[-1].status))
+            robot.stop()  # the robot is gone
+            _, result = goal.result(10)
+            assert result.status == BehaviorState.ERROR, result.message
+            robot = SimulatedRobot(listen=url).start()
+    finally:
+        robot.stop()
+    assert BehaviorState.PLAYING not in seen_at_result, seen_at_result
