@@ -328,8 +328,9 @@ def onInput_onStart(self):
     ("ALLeds", 'ALProxy("ALLeds").rasta(60)'),
     ("ALLeds", 'ALProxy("ALLeds").fadeRGB("FaceLeds", 0xFF0000, 60.0)'),
     ("ALAudioPlayer", 'ALProxy("ALAudioPlayer").playSine(440, 50, 0, 60.0)'),
+    ("ALMotion", 'ALProxy("ALMotion").angleInterpolation("HeadYaw", 1.0, 60.0, True)'),
 ])
-def test_the_stop_ends_the_animations_and_sounds_box_code_started(make_harness, robot,
+def test_the_stop_ends_the_animations_sounds_and_moves_box_code_started(make_harness, robot,
                                                                    service, call):
     simulated, session = robot
     method = call.split(").")[1].split("(")[0]

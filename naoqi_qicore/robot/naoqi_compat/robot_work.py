@@ -156,7 +156,11 @@ class RobotWork:
         self._run(stops)
 
     def _run(self, stops: List[StopCall]) -> None:
-        """Make the ``stops`` calls at once and wait for their answers."""
+        """Make the ``stops`` calls at once and wait for their answers (none on a session
+        that is not connected: the robot is gone, and with it what box code started)."""
+        connected = getattr(self._session, "isConnected", None)
+        if not stops or (connected is not None and not connected()):
+            return
         answers = []
         for service, method, args in stops:
             try:
