@@ -100,7 +100,8 @@ def test_say_to_file_writes_a_wav_as_long_as_the_speech(sim, tmp_path):
 
 def test_animated_speech_strips_annotations_and_stops(sim):
     animated = sim.service("ALAnimatedSpeech")
-    animated.say("^start(animations/Stand/Gestures/Hey_1) Hi ^wait(animations/Stand/Gestures/Hey_1)").result()
+    animated.say("^start(animations/Stand/Gestures/Hey_1) Hi "
+                 "^wait(animations/Stand/Gestures/Hey_1)").result()
     assert sim.memory.getData("ALTextToSpeech/CurrentSentence") == "Hi"
     assert sim.memory.values("ALAnimatedSpeech/EndOfAnimatedSpeech")
     task = animated.pCall("say", "a very long sentence " * 5)
