@@ -304,10 +304,11 @@ def test_focus_calls_wait_for_the_announcements_of_earlier_changes():
         life = robot.service("ALAutonomousLife")
         sent = []
 
-        def slow_client(info):
-            time.sleep(0.05)
-            sent.append(info["FocusedActivityName"])
-        life.activityTransition = slow_client  # the module emits what this attribute holds
+        class SlowClient:
+            def setValue(self, info):  # noqa: N802 (qi.Property's name)
+                time.sleep(0.05)
+                sent.append(info["FocusedActivityName"])
+        life.activityTransition = SlowClient()  # the module emits through this attribute
         life.switchFocus("app-a/behavior_1")
         assert life.focusedActivity() == "app-a/behavior_1"
         assert sent == ["app-a/behavior_1"]
@@ -328,3 +329,37 @@ def test_histories_keep_the_last_changes(monkeypatch):
         assert [name for name, _ in life.getFocusHistory()] == [
             "history/%d" % index for index in range(3, 8)]
         assert len(life.getStateHistory()) == 5
+
+
+def test_focus_changes_keep_nothing(monkeypatch):
+    """A robot changing focus for hours does not grow (qi's Signal keeps the argument of
+    every emission: the transitions go out through a property, a signal to clients)."""
+    import gc
+    import tracemalloc
+    from naoqi_qicore.robot.sim import SimulatedRobot, autonomous_life
+    monkeypatch.setattr(autonomous_life, "HISTORY_LENGTH", 5)
+    with SimulatedRobot(listen="tcp://127.0.0.1:0") as robot:
+        client = qi.Session()
+        client.connect(robot.url)
+        received = []
+        client.service("ALAutonomousLife").activityTransition.connect(
+            lambda info: received.append(info["TransitionTime"]))
+        life = robot.service("ALAutonomousLife")
+
+        def changes(count):
+            for index in range(count):
+                life.switchFocus("soak/%d" % (index % 3))
+                life.stopFocus()
+        changes(20)
+        gc.collect()
+        tracemalloc.start()
+        try:
+            before = tracemalloc.get_traced_memory()[0]
+            changes(300)
+            gc.collect()
+            grown = tracemalloc.get_traced_memory()[0] - before
+        finally:
+            tracemalloc.stop()
+        assert wait_until(lambda: len(received) == 640)
+        client.close()
+    assert grown < 40_000, "600 focus changes kept %d bytes" % grown

@@ -98,7 +98,10 @@ class ALAutonomousLife(SimModule):
 
     def __init__(self, sim: Any) -> None:
         super().__init__(sim)
-        self.activityTransition = qi.Signal("({sm})")
+        # a property: clients see the signal activityTransition "({sm})" and connect to it
+        # as on the robot; emitted through a property, since qi 3.1.5's Signal keeps a
+        # reference to the arguments of every emission (a dict per focus change)
+        self.activityTransition = qi.Property("{sm}")
         self._installed: Dict[str, ActivityInfo] = {}
         self._state = "solitary"
         self._focus: Optional[_Focus] = None
@@ -160,7 +163,7 @@ class ALAutonomousLife(SimModule):
             for key, value in events:
                 memory.raiseEvent(key, value)
             if transition is not None:
-                self.activityTransition(transition)
+                self.activityTransition.setValue(transition)
         if not self._closed:
             self._announcements.put(send)
 
