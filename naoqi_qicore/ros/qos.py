@@ -14,11 +14,9 @@ COMMANDS = QoSProfile(depth=50, history=HistoryPolicy.KEEP_LAST,
                       durability=DurabilityPolicy.VOLATILE,
                       reliability=ReliabilityPolicy.RELIABLE)
 
-#: how long naoqi_bridge may go unheard before behavior_runner takes it for gone (s): the
-#: DDS lease of its ``robot/connection`` publisher, asserted by DDS itself (a killed bridge
-#: is noticed within it; a bridge process stalled for about a third of it is taken for
-#: gone too, until it is heard again)
-BRIDGE_LEASE_S = 0.6
+#: DDS lease of naoqi_bridge's ``robot/connection`` publisher (s), asserted by DDS itself:
+#: a killed bridge (or a stalled one) goes unheard within it
+BRIDGE_LEASE_S = 0.4
 
 #: ``robot/connection``: latched, and naoqi_bridge's liveliness (:data:`BRIDGE_LEASE_S`);
 #: a subscriber with the plain :data:`LATCHED` profile gets it too

@@ -3,6 +3,7 @@ simulated robot as separate processes over real DDS: runs to the end, how a goal
 (SUCCEEDED only without error), cancel, errors of the run (each once in the feedback), a
 stop that stops, preemption, fresh runs, the services during a goal, a robot still
 registering its services, boxes unsubscribing in onUnload."""
+import signal
 import threading
 import time
 from pathlib import Path
@@ -510,7 +511,7 @@ def onInput_onStart(self):
 def test_a_killed_bridge_fails_its_motion_within_a_second(stack_for, tmp_path) -> None:
     """kill -9 of naoqi_bridge while it moves the robot for a run: the run's state (and
     feedback, and result) has a motion error naming the lost bridge within 1 s, and later
-    motion of the run goes to ALMotion directly."""
+    motion of the run goes to ALMotion directly; a bridge stalled a moment is not lost."""
     behavior = motion_behavior(tmp_path, "long_nod", {"HeadPitch": [(1, 0), (250, 20)]})
     stack = stack_for()
     status_messages = stack.probe.listen(MotionStatus, "motion/status", latched=False)
@@ -523,16 +524,22 @@ def test_a_killed_bridge_fails_its_motion_within_a_second(stack_for, tmp_path) -
     goal = stack.run(behavior=str(behavior))
     stack.probe.wait_until(lambda: any(m.status == MotionStatus.STARTED
                                        for m in status_messages), 10, "the bridge moving")
-    sent_to_bridge = len(segments)
-    killed = time.monotonic()
-    stack.bridge.kill()
 
     def lost(state: BehaviorState) -> bool:
         return any(error.where == "motion" and "naoqi_bridge lost" in error.message
                    for error in state.errors)
+    stack.bridge.process.send_signal(signal.SIGSTOP)  # a bridge stalled on a busy machine
+    time.sleep(0.45)
+    stack.bridge.process.send_signal(signal.SIGCONT)
+    time.sleep(1.0)
+    assert not lost(stack.states[-1]), "a stalled bridge was taken for lost"
+    sent_to_bridge = len(segments)
+    killed = time.monotonic()
+    stack.bridge.kill()
     stack.probe.wait_until(lambda: stack.states and lost(stack.states[-1]), 5,
                            "a motion error naming the lost bridge")
-    assert time.monotonic() - killed < 1.0
+    told = time.monotonic() - killed
+    assert told < 1.0, "told %.2f s after the kill" % told
     assert stack.states[-1].status == BehaviorState.PLAYING  # the timeline goes on
     goal.wait_feedback(lost, 2, "the motion error in the feedback")
     moved = len(stack.robot.calls("ALMotion", "angleInterpolationBezier"))

@@ -35,11 +35,18 @@ _LOG = logging.getLogger(__name__)
 #: longest wait for the robot to answer the stop calls of one run end (s)
 STOP_TIMEOUT = 1.0
 POST_METHOD = "pCall"
+#: ALTextToSpeech and ALAnimatedSpeech methods that speak (``ALTextToSpeech.stopAll``)
+SPEAKS = ("say", "sayToFileAndPlay")
+#: ALLeds methods that animate the LEDs they name first (``reset`` of those LEDs)
+LED_FADES = ("fade", "fadeRGB", "fadeListRGB")
 #: LED animations that do not name the LEDs they animate -> the group they animate
 LED_ANIMATIONS = {"rasta": "AllLeds", "randomEyes": "FaceLeds", "rotateEyes": "FaceLeds",
                   "earLedsSetAngle": "EarLeds"}
-#: ALMotion methods that walk the robot (``stopMove`` stops them)
+#: ALMotion methods that walk the robot (``stopMove``)
 WALKS = ("moveTo", "walkTo", "move", "moveToward", "setWalkTargetVelocity", "setWalkVelocity")
+#: ALMotion methods that move the joints they name first (``killTasksUsingResources``)
+JOINT_MOVES = ("angleInterpolation", "angleInterpolationWithSpeed",
+               "angleInterpolationBezier", "setAngles", "changeAngles")
 #: (service, method) calls that answer at once but leave the robot doing something
 LASTING = {("ALMotion", "move"), ("ALMotion", "moveToward"),
            ("ALMotion", "setWalkTargetVelocity"), ("ALMotion", "setWalkVelocity")}
@@ -67,20 +74,21 @@ def _names(value: Any) -> List[str]:
 
 
 def stop_calls(call: RobotCall) -> List[StopCall]:
-    """The robot calls that stop the work of ``call`` while it has not answered."""
+    """The robot calls that stop the work of ``call`` while it has not answered (none for
+    a call that leaves nothing running: a getter, an instant change)."""
     first = call.args[0] if call.args else None
-    if call.service in ("ALTextToSpeech", "ALAnimatedSpeech"):
+    if call.service in ("ALTextToSpeech", "ALAnimatedSpeech") and call.method in SPEAKS:
         return [("ALTextToSpeech", "stopAll", ())]
-    if call.service == "ALAudioPlayer":
+    if call.service == "ALAudioPlayer" and call.method.startswith("play"):
         return [("ALAudioPlayer", "stopAll", ())]
     if call.service == "ALLeds":
-        groups = [LED_ANIMATIONS[call.method]] if call.method in LED_ANIMATIONS else _names(first)
+        groups = ([LED_ANIMATIONS[call.method]] if call.method in LED_ANIMATIONS
+                  else _names(first) if call.method in LED_FADES else [])
         return [("ALLeds", "reset", (group,)) for group in groups]
-    if call.service == "ALMotion":
-        if call.method in WALKS:
-            return [("ALMotion", "stopMove", ())]
-        joints = _names(first)
-        return [("ALMotion", "killTasksUsingResources", (joints,))] if joints else []
+    if call.service == "ALMotion" and call.method in WALKS:
+        return [("ALMotion", "stopMove", ())]
+    if call.service == "ALMotion" and call.method in JOINT_MOVES and _names(first):
+        return [("ALMotion", "killTasksUsingResources", (_names(first),))]
     return []
 
 

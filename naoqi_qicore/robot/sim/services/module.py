@@ -180,7 +180,6 @@ def checked_method(func: Callable) -> Callable:
     call.__qualname__ = func.__qualname__
     call.__doc__ = func.__doc__
     call.__checked__ = func
-    call.__deferred__ = getattr(func, "__deferred__", False)
     for attr in ("__qi_name__", "__qi_signature__", "__qi_return_signature__"):
         if hasattr(func, attr):  # a return type given with qi.bind (e.g. raw buffers)
             setattr(call, attr, getattr(func, attr))
