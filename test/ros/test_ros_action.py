@@ -107,6 +107,19 @@ class Stack:
     def focused_activity(self) -> str:
         return self.probe.call(Trigger, "life/focused_activity").message
 
+    def motion_through_bridge(self) -> List[MotionStatus]:
+        """Wait until the runner's motion goes through the bridge; returns the (growing)
+        list of the bridge's motion/status messages."""
+        status_messages = self.probe.listen(MotionStatus, "motion/status", latched=False)
+        diagnostics = self.probe.listen(DiagnosticArray, "/diagnostics", latched=False)
+        # motion/status is not latched: subscribed before the first segment is sent
+        self.probe.wait_until(lambda: self.probe.node.count_publishers("/motion/status") > 0,
+                              10, "the bridge's motion/status publisher")
+        # the runner sends motion itself until it has heard of a bridge connected to the robot
+        self.probe.wait_until(lambda: motion_output(diagnostics) == "naoqi_bridge", 20,
+                              "the runner's motion going through naoqi_bridge")
+        return status_messages
+
 
 @pytest.fixture
 def wave(programs, probe, example_behavior, tmp_path) -> Stack:
@@ -293,14 +306,7 @@ def test_nao_leg_keys_are_left_out_on_pepper(stack_for, tmp_path) -> None:
         "LAnklePitch": [(5, 0), (25, 20)], "RAnklePitch": [(5, 0), (25, 20)],
         "HeadYaw": [(5, 0), (25, 10)]})
     stack = stack_for("pepper")
-    status_messages = stack.probe.listen(MotionStatus, "motion/status", latched=False)
-    diagnostics = stack.probe.listen(DiagnosticArray, "/diagnostics", latched=False)
-    # motion/status is not latched: subscribed before the first segment is sent
-    stack.probe.wait_until(lambda: stack.probe.node.count_publishers("/motion/status") > 0,
-                           10, "the bridge's motion/status publisher")
-    # the runner sends motion itself until it has heard of a bridge connected to the robot
-    stack.probe.wait_until(lambda: motion_output(diagnostics) == "naoqi_bridge", 20,
-                           "the runner's motion going through naoqi_bridge")
+    status_messages = stack.motion_through_bridge()
     status, result = stack.run(behavior=str(behavior)).result(20)
     assert result.status == BehaviorState.FINISHED  # its timeline played to its end
     assert [error for error in result.errors if error.where == "motion"] == []
@@ -514,13 +520,8 @@ def test_a_killed_bridge_fails_its_motion_within_a_second(stack_for, tmp_path) -
     motion of the run goes to ALMotion directly; a bridge stalled a moment is not lost."""
     behavior = motion_behavior(tmp_path, "long_nod", {"HeadPitch": [(1, 0), (250, 20)]})
     stack = stack_for()
-    status_messages = stack.probe.listen(MotionStatus, "motion/status", latched=False)
     segments = stack.probe.listen(MotionKeyframes, "motion/keyframes", latched=False)
-    diagnostics = stack.probe.listen(DiagnosticArray, "/diagnostics", latched=False)
-    stack.probe.wait_until(lambda: stack.probe.node.count_publishers("/motion/status") > 0,
-                           10, "the bridge's motion/status publisher")
-    stack.probe.wait_until(lambda: motion_output(diagnostics) == "naoqi_bridge", 20,
-                           "the runner's motion going through naoqi_bridge")
+    status_messages = stack.motion_through_bridge()
     goal = stack.run(behavior=str(behavior))
     stack.probe.wait_until(lambda: any(m.status == MotionStatus.STARTED
                                        for m in status_messages), 10, "the bridge moving")
