@@ -30,6 +30,7 @@ import yaml
 from mcap.writer import CompressionType, Writer
 from rclpy.node import Node
 from rclpy.qos import QoSProfile
+from rclpy.serialization import deserialize_message
 from sensor_msgs.msg import JointState
 from std_msgs.msg import String
 
@@ -51,7 +52,9 @@ RECORDED_TOPICS: List[Tuple[str, Any, QoSProfile]] = [
     ("motion/stop", MotionStop, COMMANDS),
     ("robot/connection", RobotConnection, LATCHED),
 ]
-#: the robot's streams (naoqi_bridge's): the first play waits until the recorder hears them
+#: the robot's streams (naoqi_bridge's): the first play waits until the recorder is connected
+#: to their publishers and naoqi_bridge says it is connected to the robot (its ALMemory
+#: subscriptions for what the robot says and hears are made by then)
 ROBOT_STREAMS = ("joint_states", "robot/speech", "robot/heard")
 #: how long that first play waits at most (s)
 STREAMS_TIMEOUT = 5.0
@@ -167,19 +170,23 @@ class BagRecorder:
                                             qos, raw=True)
             for topic, message_type, qos in RECORDED_TOPICS}
         self._streams_awaited = False
+        self._robot_connected = threading.Event()
 
     def wait_for_robot_streams(self, timeout: float = STREAMS_TIMEOUT) -> List[str]:
         """Once (the first play): wait until each of :data:`ROBOT_STREAMS` has a publisher
-        this recorder is connected to, so that the run is recorded from its first movement
-        and sentence (discovery takes a moment after the nodes start).  The topics still
-        without one after ``timeout`` s; later calls return [] at once."""
+        this recorder is connected to and naoqi_bridge reports on ``robot/connection`` that
+        it is connected to the robot, so that the run is recorded from its first movement
+        and sentence (discovery and the bridge's connection take a moment after the nodes
+        start).  The topics still not streamed after ``timeout`` s (all of them while the
+        bridge is not connected); later calls return [] at once."""
         if self._streams_awaited:
             return []
         self._streams_awaited = True
         deadline = time.monotonic() + timeout
         while True:
             missing = [self._subscriptions[topic].topic_name for topic in ROBOT_STREAMS
-                       if self._subscriptions[topic].get_publisher_count() == 0]
+                       if self._subscriptions[topic].get_publisher_count() == 0
+                       or not self._robot_connected.is_set()]
             if not missing or time.monotonic() >= deadline:
                 return missing
             time.sleep(0.02)
@@ -187,7 +194,17 @@ class BagRecorder:
     def _receiver(self, topic: str, message_type: Any, qos: QoSProfile) -> Any:
         name = type_name(message_type)
         resolved = self._node.resolve_topic_name(topic)
-        return lambda data: self._write(resolved, name, qos, data)
+        if message_type is not RobotConnection:
+            return lambda data: self._write(resolved, name, qos, data)
+
+        def receive_connection(data: bytes) -> None:
+            self._write(resolved, name, qos, data)
+            state = deserialize_message(bytes(data), RobotConnection).state
+            if state == RobotConnection.CONNECTED:
+                self._robot_connected.set()
+            else:
+                self._robot_connected.clear()
+        return receive_connection
 
     def _channel(self, topic: str, type_name_: str, qos: QoSProfile) -> int:
         channel = self._channels.get(topic)

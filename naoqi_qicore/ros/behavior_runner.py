@@ -693,8 +693,9 @@ class BehaviorRunner(Node):
         if self._recorder is not None:
             missing = self._recorder.wait_for_robot_streams()
             if missing:
-                self.get_logger().warning("bag_file: nothing publishes %s: the recording has "
-                                          "none of it" % ", ".join(missing))
+                self.get_logger().warning(
+                    "bag_file: no naoqi_bridge connected to the robot streams %s: the "
+                    "recording may miss the start of the run" % ", ".join(missing))
         with self._lock:
             try:
                 player = self._player()

@@ -109,3 +109,34 @@ def test_a_recording_never_replaces_a_file(tmp_path: Path, example_behavior) -> 
     assert runner.returncode == 2
     assert "bag_file: cannot create the bag file %s: File exists" % existing in runner.stderr
     assert existing.read_bytes() == b"precious"
+
+
+def test_the_first_play_waits_for_a_bridge_connected_to_the_robot(probe, tmp_path: Path) -> None:
+    """naoqi_bridge advertises robot/speech as it starts but hears the robot's sentences only
+    once connected: a recording must not start the run before the bridge says it is."""
+    from naoqi_qicore.msg import RobotConnection
+    from naoqi_qicore.ros.bag_recorder import BagRecorder
+    from naoqi_qicore.ros.joint_states import JOINT_STATES_QOS
+    from naoqi_qicore.ros.qos import COMMANDS, LATCHED
+    from sensor_msgs.msg import JointState
+    from std_msgs.msg import String
+
+    node = probe.node
+    for topic, message_type, qos in (("joint_states", JointState, JOINT_STATES_QOS),
+                                     ("robot/speech", String, COMMANDS),
+                                     ("robot/heard", String, COMMANDS)):
+        node.create_publisher(message_type, topic, qos)
+    connection = node.create_publisher(RobotConnection, "robot/connection", LATCHED)
+    connection.publish(RobotConnection(state=RobotConnection.CONNECTING))
+    recorder = BagRecorder(node, str(tmp_path / "early.mcap"))
+    try:
+        assert sorted(recorder.wait_for_robot_streams(timeout=1.5)) == [
+            "/joint_states", "/robot/heard", "/robot/speech"]
+    finally:
+        recorder.close()
+    connection.publish(RobotConnection(state=RobotConnection.CONNECTED))
+    recorder = BagRecorder(node, str(tmp_path / "connected.mcap"))
+    try:
+        assert recorder.wait_for_robot_streams(timeout=10) == []
+    finally:
+        recorder.close()
