@@ -371,3 +371,21 @@ def test_french_topics_answer_in_french_only(sim):
     dialog.forceInput("Bonjour robot")
     assert _last(memory) == "salut"
     dialog.unsubscribe("test")
+
+
+def test_an_event_rule_sees_the_value_its_event_carried(sim):
+    """ALMemory may hold a later value of the key by the time an event rule is answered
+    (events are delivered on libqi's threads): the rule's $key is the event's own value."""
+    dialog, memory = sim.service("ALDialog"), sim.service("ALMemory")
+    dialog.activateTopic(dialog.loadTopicContent(
+        "topic: ~bells()\nlanguage: enu\nu:(e:Bell $Bell==2) Ding dong\n"
+        "u:(e:Bell) bell $Bell\n"))
+    dialog.subscribe("test")
+    said = []
+    link = memory.subscriber("Dialog/Answered")
+    link.signal.connect(said.append)
+    for value in (1, 2, 3):
+        memory.raiseEvent("Bell", value)
+    assert _until(lambda: len(said) == 3)
+    assert sorted(said) == ["Ding dong", "bell 1", "bell 3"]
+    dialog.unsubscribe("test")

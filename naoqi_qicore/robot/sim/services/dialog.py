@@ -10,7 +10,7 @@ import ast
 import os
 import random
 import re
-from typing import Any, Dict, List, Optional, Sequence, Set, Tuple
+from typing import Any, Callable, Dict, List, Optional, Sequence, Set, Tuple
 
 from naoqi_qicore.core.dialog_box import QICHAT_LANGUAGES
 from naoqi_qicore.robot.sim.services.extractor import Extractor
@@ -24,6 +24,8 @@ from naoqi_qicore.robot.sim.services.speech import INSTALLED_LANGUAGES
 
 #: the name NAOqi gives the private topic loader of the Choice box
 PRIVATE_LOAD = "_addDialogFromTopicBox"
+#: ``_fire`` without an event value (``e:onStart``)
+_NO_VALUE = object()
 
 
 class ALSpeechRecognition(Extractor):
@@ -381,14 +383,9 @@ class ALDialog(Extractor):
     def _variable(self, name: str) -> Optional[str]:
         """A QiChat variable: the ALMemory value of ``name`` as text, None when unset."""
         try:
-            value = self._memory().getData(name)
+            return _variable_text(self._memory().getData(name))
         except RuntimeError:
             return None
-        if value is None:
-            return None
-        if isinstance(value, float) and value.is_integer():
-            value = int(value)
-        return str(value)
 
     def _match(self, input: str) -> Optional[Tuple[str, Rule]]:
         """(topic name, rule) that would answer ``input`` now, or None."""
@@ -421,13 +418,16 @@ class ALDialog(Extractor):
 
     # -- answering --------------------------------------------------------------------------
     def _render(self, topics: List[Topic], topic: Topic, rule: Rule, stored: List[str],
-                assignments: Sequence[Tuple[str, str]] = ()) -> Optional[Output]:
-        """The rule's output (seeing the values its input assigned), or None when it
-        needs a value nobody set."""
+                assignments: Sequence[Tuple[str, str]] = (),
+                seen: Optional[Callable[[str], Optional[str]]] = None) -> Optional[Output]:
+        """The rule's output (seeing the values its input assigned, and the variables as
+        ``seen`` gives them, else as ALMemory holds them), or None when it needs a value
+        nobody set."""
         assigned = dict(assignments)
+        outside = seen or self._variable
 
         def variable(name: str) -> Optional[str]:
-            return assigned[name] if name in assigned else self._variable(name)
+            return assigned[name] if name in assigned else outside(name)
         try:
             return render_output(rule.output, topic, stored,
                                  topic_concept(topics, self._dynamic_concept, topic),
@@ -610,7 +610,7 @@ class ALDialog(Extractor):
         """ALMemory callback of an event an event rule answers (from the memory thread:
         the answer is said from a task)."""
         if self._subscribers:
-            self._sim.tasks.start(self._fire, key)
+            self._sim.tasks.start(self._fire, key, None, value)
 
     def _start_rules(self, topics: Sequence[Topic]) -> None:
         """Answer the ``e:onStart`` rules of ``topics`` (from a task)."""
@@ -618,10 +618,19 @@ class ALDialog(Extractor):
                for event in rule.events):
             self._sim.tasks.start(self._fire, "onStart", [t.name for t in topics])
 
-    def _fire(self, event: str, only: Optional[List[str]] = None) -> None:
+    def _fire(self, event: str, only: Optional[List[str]] = None,
+              value: Any = _NO_VALUE) -> None:
         """Answer ``event`` with the first rule (expected sub-rules first) whose input it
         matches (conditions holding) and whose output can be said; ``only``: answer it in
-        each of these topics (``e:onStart``: every topic starting)."""
+        each of these topics (``e:onStart``: every topic starting).  ``value``: what the
+        ALMemory event carried, which its rules see as ``$event`` (the key may hold a later
+        value by the time they are answered)."""
+        seen = self._variable
+        if value is not _NO_VALUE:
+            carried = _variable_text(value)
+
+            def seen(name: str) -> Optional[str]:
+                return carried if name == event else self._variable(name)
         topics, expected = self._listening_to()
         if only is None:
             groups = [candidates(topics, expected)]
@@ -631,10 +640,11 @@ class ALDialog(Extractor):
             for topic, rule in group:
                 found = match_event(rule, event, topic_concept(topics or [topic],
                                                                self._dynamic_concept, topic),
-                                    self._variable)
+                                    seen)
                 if found is None:
                     continue
-                answer = self._render(topics, topic, rule, found.stored, found.assignments)
+                answer = self._render(topics, topic, rule, found.stored, found.assignments,
+                                      seen)
                 if answer is not None:
                     self._answer(topic, rule, answer, found.stored, found.assignments)
                     break
@@ -646,6 +656,15 @@ LOCAL_EVENTS = ("onStart",)
 JUMPS = ("goto", "gotoReactivate", "gotoRandom", "enableThenGoto", "nextProposal",
          "sameProposal", "previousProposal", "topicTag")
 _FAILED = object()
+
+
+def _variable_text(value: Any) -> Optional[str]:
+    """An ALMemory value as a QiChat variable's text (None: unset)."""
+    if value is None:
+        return None
+    if isinstance(value, float) and value.is_integer():
+        value = int(value)
+    return str(value)
 
 
 def _argument(text: str) -> Any:
