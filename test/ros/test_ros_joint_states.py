@@ -93,11 +93,12 @@ def test_joint_states_at_20_hz_with_the_angles_the_robot_executed(programs, prob
         while index < len(answers) and position != pytest.approx(answers[index], abs=1e-6):
             index += 1
         assert index < len(answers), "a joint state the robot never answered: %s" % position
-    # ... stamped between the call's arrival and its answer
+    # ... stamped in the middle of the bridge's call, whose arrival at the robot lies within
+    # that call's round trip (on a loaded machine the request may wait a while to be read)
     by_answer = {tuple(round(a, 6) for a in c["result"]): c for c in calls}
     for message in during:
         call = by_answer[tuple(round(a, 6) for a in message.position)]
-        assert call["time"] - 0.05 <= stamp(message) <= call["time"] + call["duration"] + 0.5
+        assert call["time"] - 0.5 <= stamp(message) <= call["time"] + call["duration"] + 0.5
 
     # ... and they are the motion the robot executed: the wave moves the right arm
     origin, samples = executed_trajectories(robot.record)

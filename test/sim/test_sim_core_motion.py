@@ -124,6 +124,7 @@ def test_post_wait_stop_and_is_running(motion):
 
 
 def test_kill_task_kill_resources_and_kill_all(motion):
+    # a posted call starts in a thread of its own: each kill below waits for its task to run
     task = motion.pCall("angleInterpolation", "HeadYaw", 1.0, 2.0, True)
     assert wait_until(lambda: head_yaw(motion) > 0.0)
     assert motion.killTask(task) is True
@@ -131,11 +132,11 @@ def test_kill_task_kill_resources_and_kill_all(motion):
     assert motion.killTask(task) is False
     task = motion.pCall("angleInterpolation", ["HeadYaw", "LShoulderPitch"], [0.5, 0.5], 2.0,
                         True)
-    assert wait_until(lambda: head_yaw(motion) > 0.0)
+    # HeadYaw is still where the killed task left it: wait for this one to run, not for it
+    assert wait_until(lambda: [t[0] for t in motion.getTaskList()] == ["angleInterpolation"])
     motion.killTasksUsingResources(["Head"])
     assert motion.wait(task, 2000) is False
     motion.pCall("angleInterpolation", "LShoulderPitch", 1.0, 2.0, True)
-    # a posted call starts in a thread of its own: kill it once it runs
     assert wait_until(lambda: [t[0] for t in motion.getTaskList()] == ["angleInterpolation"])
     motion.move(0.05, 0.0, 0.0)
     motion.killAll()
