@@ -39,7 +39,7 @@ def test_start_serve_and_stop_without_leaking_threads():
         assert robot.service("ALMotion") is robot.context.service("ALMotion")
         assert robot.context.tasks.running()
         session.close()
-    assert python_threads() == before
+    assert python_threads() <= before  # none left; a thread of an earlier test may have ended
     with pytest.raises(RuntimeError, match="not started"):
         robot.url
 
