@@ -12,6 +12,10 @@ PACKAGE_SOURCES := $(shell find naoqi_qicore msg srv action launch resource exam
 
 #: the quick loop: what `make check` runs
 CHECK_TESTS := test/converter test/core test/sim test/package
+#: test processes run side by side (pytest-xdist; a test file stays in one process, so the
+#: fixtures its tests share are made once); `make test TEST_WORKERS=0` runs them in one
+TEST_WORKERS ?= 3
+PARALLEL := -n $(TEST_WORKERS) --dist loadfile
 
 .PHONY: setup test check demo clean
 
@@ -34,10 +38,10 @@ $(VENV)/.package-installed: $(VENV)/.requirements-installed $(PACKAGE_SOURCES) \
 
 test: setup
 	.setup/test-tools.sh
-	$(PY) -m pytest -q
+	$(PY) -m pytest -q $(PARALLEL)
 
 check: setup
-	$(PY) -m pytest -q -m "not slow and not corpus" $(CHECK_TESTS)
+	$(PY) -m pytest -q $(PARALLEL) -m "not slow and not corpus" $(CHECK_TESTS)
 
 demo: setup
 	$(PY) -m naoqi_qicore.ros.demo --behavior examples/wave_hello/behavior.xar --out .demo

@@ -10,8 +10,13 @@ REPO_ROOT = Path(__file__).resolve().parents[1]
 CORPUS_DIR = REPO_ROOT.parent / "shared" / "corpus"
 
 # One DDS domain per test run, reachable only on this machine, so that parallel runs
-# (and other ROS 2 users of the machine) never see each other.
+# (and other ROS 2 users of the machine) never see each other; pytest-xdist's workers
+# (``-n N``) each take the next domain after the run's own.
 os.environ.setdefault("ROS_DOMAIN_ID", str(random.Random(os.getpid()).randint(1, 101)))
+_WORKER = os.environ.get("PYTEST_XDIST_WORKER", "")
+if _WORKER.startswith("gw"):
+    os.environ["ROS_DOMAIN_ID"] = str(
+        (int(os.environ["ROS_DOMAIN_ID"]) + int(_WORKER[2:])) % 101 + 1)
 os.environ.setdefault("ROS_AUTOMATIC_DISCOVERY_RANGE", "LOCALHOST")
 
 
