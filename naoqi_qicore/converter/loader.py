@@ -1,7 +1,8 @@
 """A behavior ready for the engine: its model, object names and Python 3 box code.
 
 :func:`load_converted` reads a folder written by :mod:`naoqi_qicore.converter.writer`
-back into the same model; :func:`prepare` does in memory what the converter does
+back into the same model (through its box index, :mod:`~naoqi_qicore.converter.box_index`,
+for the boxes whose files it matches); :func:`prepare` does in memory what the converter does
 (naming and porting) for a behavior read from a ``.xar``.  Scripts that the converter
 which wrote a folder could not port are ported again when the current one can.
 """
@@ -10,16 +11,17 @@ from __future__ import annotations
 import os
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Dict, List, Optional, Set
+from typing import Dict, List, Optional, Set, Tuple
 
 from lxml import etree
 
+from naoqi_qicore.converter.box_index import BoxIndex, holds_content
 from naoqi_qicore.converter.naming import assign_names
 from naoqi_qicore.converter.pyport import port_script, port_scripts
-from naoqi_qicore.converter.writer import (BOX_FILE_ATTRIBUTES, FORMAT, MANIFEST, has_python,
-                                           unported_code)
+from naoqi_qicore.converter.writer import (BOX_FILE_ATTRIBUTES, BOX_INDEX, FORMAT, MANIFEST,
+                                           READABLE_FORMATS, has_python, unported_code)
 from naoqi_qicore.xar.errors import XarError
-from naoqi_qicore.xar.model import Behavior, Box, Extras, Script
+from naoqi_qicore.xar.model import ActuatorList, Behavior, Box, Extras, Script
 from naoqi_qicore.xar.parser import (MAX_DOCUMENT_BYTES, ElementReader, collector_paused,
                                      safe_xml_parser)
 
@@ -58,15 +60,17 @@ def prepare(behavior: Behavior) -> LoadedBehavior:
 
 
 class _FolderReader(ElementReader):
-    """Reads the box files of a converted folder, following ``<Object Name>`` references."""
+    """Reads the box files of a converted folder, following ``<Object Name>`` references,
+    through the folder's box index (``index``) for the boxes whose files it matches."""
 
     diagram_box_tag = "Object"
 
-    def __init__(self, folder: Path) -> None:
+    def __init__(self, folder: Path, index: Optional[BoxIndex] = None) -> None:
         super().__init__(str(folder))
         self.folder = folder
         #: the folder's path ending with a separator: file paths are built as plain strings
         self.prefix = os.path.join(str(folder), "")
+        self.index = index
         self.names: Dict[int, str] = {}
         self.code: Dict[str, str] = {}
         self.loading: Set[str] = set()
@@ -75,13 +79,18 @@ class _FolderReader(ElementReader):
 
     def document(self, file_name: str):
         """The root element of a file of the folder (XarError when missing or broken)."""
-        self.source = path = self.prefix + file_name
+        path = self.prefix + file_name
+        return self.parse(path, _read_file(path))
+
+    def parse(self, path: str, data: bytes):
+        """The root element of the file ``path`` holding ``data``."""
+        self.source = path
         try:
-            root = etree.fromstring(_read_file(path), self.parser, base_url=path)
+            root = etree.fromstring(data, self.parser, base_url=path)
         except etree.XMLSyntaxError as error:
             line = error.position[0] if error.position else None
             raise XarError("not well-formed XML: %s" % error.msg, path, line) from None
-        if root.get("format") != FORMAT:
+        if root.get("format") not in READABLE_FORMATS:
             raise self.error(root, "not a %s file (format=%r)" % (FORMAT, root.get("format")))
         return root
 
@@ -94,7 +103,28 @@ class _FolderReader(ElementReader):
         if name in self.code:
             raise self.error(element, "object %r is referenced twice" % name)
         self.loading.add(name)
-        root = self.document(name + ".xml")
+        path = self.prefix + name + ".xml"
+        data = _read_file(path)
+        self.source = path
+        indexed = self.index.box(self, name, data) if self.index is not None else None
+        box, has_code, has_content = indexed or self.parse_box(name, path, data)
+        code = ""
+        if has_code:
+            code = self.shared(read_code_file(self.prefix + name + ".py"))
+            if box.script is not None and not has_content:
+                box.script.content = code
+        motion = self.prefix + name + "_timeline.xml"
+        if box.timeline is not None and os.path.isfile(motion):
+            box.timeline.actuator_list = self.motion(name, motion)
+        self.names[id(box)] = name
+        self.code[name] = code
+        self.loading.discard(name)
+        return box
+
+    def parse_box(self, name: str, path: str, data: bytes) -> Tuple[Box, bool, bool]:
+        """The box of the box file ``path`` holding ``data``, whether it has a code file
+        and whether its script element holds the script's text."""
+        root = self.parse(path, data)
         if root.tag != "Box" or root.get("object") != name:
             raise self.error(root, "expected <Box object=%r>" % name)
         code_file = root.get("code")
@@ -102,22 +132,22 @@ class _FolderReader(ElementReader):
         for attribute in BOX_FILE_ATTRIBUTES:
             attributes.pop(attribute, None)
         box = self.box(root)
-        code = ""
-        if code_file is not None:
-            if code_file != name + ".py":
-                raise self.error(root, "unexpected code file %r" % code_file)
-            code = self.shared(read_code_file(self.prefix + code_file))
-            if box.script is not None and id(box.script) not in self.scripts_with_content:
-                box.script.content = code
-        if box.timeline is not None and os.path.isfile(self.prefix + name + "_timeline.xml"):
-            motion = self.document(name + "_timeline.xml")
-            for attribute in ("format", "object"):
-                motion.attrib.pop(attribute, None)
-            box.timeline.actuator_list = self.timeline(motion).actuator_list
-        self.names[id(box)] = name
-        self.code[name] = code
-        self.loading.discard(name)
-        return box
+        if code_file is not None and code_file != name + ".py":
+            raise self.error(root, "unexpected code file %r" % code_file)
+        return (box, code_file is not None,
+                box.script is not None and id(box.script) in self.scripts_with_content)
+
+    def motion(self, name: str, path: str) -> Optional[ActuatorList]:
+        """The motion of the box ``name`` from its motion file ``path``."""
+        data = _read_file(path)
+        self.source = path
+        indexed = self.index.motion(self, name, data) if self.index is not None else None
+        if indexed is not None:
+            return indexed
+        motion = self.parse(path, data)
+        for attribute in ("format", "object"):
+            motion.attrib.pop(attribute, None)
+        return self.timeline(motion).actuator_list
 
     def diagram_box(self, element) -> Box:
         source = self.source
@@ -127,7 +157,7 @@ class _FolderReader(ElementReader):
 
     def script(self, element) -> Script:
         script = super().script(element)
-        if element.find("content") is not None:
+        if holds_content(element):
             self.scripts_with_content.add(id(script))
         return script
 
@@ -176,13 +206,41 @@ def _read_file(path: str, flags: int = 0) -> bytes:
 
 
 def load_converted(folder: Path) -> LoadedBehavior:
-    """Read the converted behavior in ``folder``; raises XarError when it is not one."""
+    """Read the converted behavior in ``folder``; raises XarError when it is not one.
+
+    The box index, when the folder has one, gives the boxes whose files it matches;
+    a read through it that fails or warns is done again from the files alone, whose
+    errors and warnings name the file and line concerned."""
+    folder = Path(folder)
     with collector_paused():
-        return _read_converted(Path(folder))
+        index, warning = _box_index(folder)
+        if index is not None:
+            try:
+                loaded = _read_converted(folder, index)
+                if not loaded.warnings:
+                    return loaded
+            except XarError:
+                pass
+        loaded = _read_converted(folder, None)
+        if warning is not None:
+            loaded.warnings.append(warning)
+        return loaded
 
 
-def _read_converted(folder: Path) -> LoadedBehavior:
-    reader = _FolderReader(folder)
+def _box_index(folder: Path) -> Tuple[Optional[BoxIndex], Optional[str]]:
+    """The box index of ``folder`` (None when it has none), or None and why it is not
+    used (a broken one)."""
+    prefix = os.path.join(str(folder), "")
+    if not os.path.isfile(prefix + BOX_INDEX):
+        return None, None
+    try:
+        return BoxIndex.read(prefix, _read_file(prefix + BOX_INDEX)), None
+    except XarError as error:
+        return None, "%s (not used: the box files are read instead)" % error
+
+
+def _read_converted(folder: Path, index: Optional[BoxIndex]) -> LoadedBehavior:
+    reader = _FolderReader(folder, index)
     manifest = reader.document(MANIFEST)
     root_name = reader.required(manifest, "root")
     behavior = Behavior(root=Box("root", -1), source=manifest.get("source", ""))

@@ -27,6 +27,7 @@ from typing import Dict, List, Optional, Sequence, Tuple
 from lxml import etree
 
 from naoqi_qicore.converter.ownership import WRITTEN_LIST
+from naoqi_qicore.converter.writer import FORMAT
 from naoqi_qicore.xar.errors import XarError
 from naoqi_qicore.xar.model import Record
 from naoqi_qicore.xar.parser import safe_xml_parser
@@ -121,7 +122,7 @@ def _is_link(found: ProjectFiles, relative: str, path: str) -> bool:
 
 def project_index(source: str, behaviors: List[Tuple[str, str]]) -> str:
     """The text of :data:`PROJECT_INDEX`: ``(name, converted folder)`` of each behavior."""
-    root = etree.Element("ConvertedProject", format="naoqi_qicore/1", source=source)
+    root = etree.Element("ConvertedProject", format=FORMAT, source=source)
     for name, folder in behaviors:
         etree.SubElement(root, "Behavior", name=name, path=folder)
     return etree.tostring(root, encoding="unicode", pretty_print=True)

@@ -41,9 +41,9 @@ from naoqi_qicore.converter.naming import format_name
 from naoqi_qicore.converter.project import PROJECT_INDEX, project_files
 from naoqi_qicore.converter.pyport import port_script
 from naoqi_qicore.converter.states import compute_states
-from naoqi_qicore.converter.writer import (ENTRY_POINT, FORMAT, MANIFEST, OutputError,
-                                           OutputExistsError, install_files, is_safe_relative,
-                                           unported_code)
+from naoqi_qicore.converter.writer import (BOX_INDEX, ENTRY_POINT, FORMAT, MANIFEST,
+                                           READABLE_FORMATS, OutputError, OutputExistsError,
+                                           install_files, is_safe_relative, unported_code)
 from naoqi_qicore.xar.errors import XarError
 from naoqi_qicore.xar.model import Box
 from naoqi_qicore.xar.parser import MAX_DOCUMENT_BYTES, safe_xml_parser
@@ -149,7 +149,7 @@ def _behavior_text(loaded: LoadedBehavior, exported: ExportedBehavior) -> str:
 def _converted_files(loaded: LoadedBehavior) -> Set[str]:
     """The names of the files the converter wrote for ``loaded`` in its folder (those of
     the boxes it names, whether they are there or not), plus ``--graph``'s pages."""
-    names = {MANIFEST, ENTRY_POINT}
+    names = {MANIFEST, BOX_INDEX, ENTRY_POINT}
     pages = [ROOT_PAGE]
     for _, box in loaded.behavior.root.walk():
         name = loaded.names[id(box)]
@@ -241,7 +241,7 @@ def _project_behaviors(root: Path) -> List[str]:
     except etree.XMLSyntaxError as error:
         raise XarError("not well-formed XML: %s" % error.msg, str(index),
                        error.position[0] if error.position else None) from None
-    if document.tag != "ConvertedProject" or document.get("format") != FORMAT:
+    if document.tag != "ConvertedProject" or document.get("format") not in READABLE_FORMATS:
         raise XarError("not a %s project index" % FORMAT, str(index), document.sourceline,
                        document.tag if isinstance(document.tag, str) else None)
     folders: List[str] = []

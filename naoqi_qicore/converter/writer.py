@@ -13,8 +13,10 @@ One folder per behavior.  For every box, named by :mod:`naming` (``l1_Say``):
 * ``<name>_state_machine.xml`` and ``<name>_state_<i>.xml`` — states of the behavior layers
   (the 2012 converter's files: objects, interval, labels, links by name).
 
-Plus ``behavior.xml`` (format marker, root object, project attributes, porting report)
-and ``main.py`` (runs the folder with ``naoqi_qicore.core.standalone``).  The folder is
+Plus ``behavior.xml`` (format marker, root object, project attributes, porting report),
+``box_index.xml`` (what the box and motion files hold, each distinct element once, for
+the loader; see :func:`_box_index`) and ``main.py`` (runs the folder with
+``naoqi_qicore.core.standalone``).  The folder is
 built next to the destination and renamed into place: on error nothing is left.  Every
 folder written lists its files in ``.written_by_xar_convert.json``: only such a folder,
 holding nothing else, is ever replaced (:mod:`naoqi_qicore.converter.ownership`).
@@ -41,13 +43,16 @@ from naoqi_qicore.converter.states import StateSpec, state_timeout_ms
 from naoqi_qicore.xar.errors import XarError
 from naoqi_qicore.xar.model import (Behavior, Box, Diagram, Record, Script, ScriptLanguage,
                                     Timeline)
-from naoqi_qicore.xar.writer import (INDENT, AttributeTuple, XarWriter, attributes,
-                                     escape_attribute)
+from naoqi_qicore.xar.writer import INDENT, XarWriter, attributes, cdata, escape_attribute
 
 #: version marker written on the root element of every file
-FORMAT = "naoqi_qicore/1"
+FORMAT = "naoqi_qicore/2"
+#: the version markers a reader accepts: /2 adds the box index to /1
+READABLE_FORMATS = ("naoqi_qicore/1", FORMAT)
 #: the behavior's own file (format, root object, project attributes, porting report)
 MANIFEST = "behavior.xml"
+#: the box index: the box and motion files' elements, each distinct one once
+BOX_INDEX = "box_index.xml"
 #: the entry point of a converted folder
 ENTRY_POINT = "main.py"
 #: attributes the format adds to the root ``<Box>`` of a box file
@@ -58,7 +63,7 @@ DEFAULT_FPS = 25
 #: file names written: one optional sub-folder (behaviors of a multi-behavior input)
 #: names of the files a conversion writes (inside a behavior's folder)
 _SAFE_FILE = re.compile(r"[A-Za-z0-9_]+\.(xml|py|svg|dot)")
-_XML_DECLARATION = '<?xml version="1.0" encoding="UTF-8" ?>'
+XML_DECLARATION = '<?xml version="1.0" encoding="UTF-8" ?>'
 #: line breaks as Python reads them
 _NEWLINE = re.compile(r"\r\n|\r|\n")
 _UNPORTED_FOOTER = """
@@ -142,23 +147,50 @@ def link_port_name(box: Box, port_id: int) -> str:
     return ""
 
 
+def box_identity(name: str, has_code: bool) -> str:
+    """The attributes that make a ``<Box>`` the root of the box file of ``name`` (format
+    marker, object name, code file), written before the box's own attributes."""
+    return ' format="%s" object="%s"%s' % (FORMAT, name, ' code="%s.py"' % name if has_code
+                                           else "")
+
+
+def box_file_text(name: str, has_code: bool, box_attributes: str, children: str) -> str:
+    """The box file of ``name``: the root ``<Box>`` with ``box_attributes`` (the text of
+    the box's own attributes), then ``children`` (the text of its child elements)."""
+    return "%s\n<Box%s%s>\n%s</Box>\n" % (XML_DECLARATION, box_identity(name, has_code),
+                                          box_attributes, children)
+
+
+def motion_file_text(name: str, motion: str) -> str:
+    """The motion file of ``name`` holding the ``<Timeline>`` element text ``motion``."""
+    return "%s\n<Timeline%s%s" % (XML_DECLARATION, box_identity(name, False),
+                                  motion[len("<Timeline"):])
+
+
 class _BoxFileWriter(XarWriter):
-    """Writes the ``<name>.xml`` of one box: diagrams by object name, no motion."""
+    """Writes the content of one box file: diagrams by object name, no motion."""
 
     def __init__(self, names: Dict[int, str], codes: Dict[str, str]) -> None:
         super().__init__()
         self.names = names
         self.codes = codes
 
-    def box_attributes(self, box: Box) -> AttributeTuple:
-        name = self.names[id(box)]
+    def box_parts(self, box: Box) -> Tuple[str, List[str]]:
+        """The text of ``box``'s attributes and of each child element of its ``<Box>``."""
         if box.extras.attributes:
             taken = [key for key in BOX_FILE_ATTRIBUTES if key in box.extras.attributes]
             if taken:
                 raise OutputError("box %r has an attribute %r that the converted format reserves"
                                   % (box.name, taken[0]))
-        code = name + ".py" if name in self.codes else None
-        return (("format", FORMAT), ("object", name), ("code", code)) + super().box_attributes(box)
+        self.lines = []
+        self.box_content(1, box)
+        self.raw(1, box.extras.elements)
+        # each item of lines is one line or one verbatim block: a child starts at level 1
+        starts = [index for index, item in enumerate(self.lines)
+                  if item.startswith(_CHILD_START) and not item.startswith(_CHILD_END)]
+        children = ["\n".join(self.lines[start:end])
+                    for start, end in zip(starts, starts[1:] + [len(self.lines)])]
+        return attributes(self.box_attributes(box), box.extras), children
 
     def script_content(self, box: Box, script: Script) -> Optional[str]:
         code = self.codes.get(self.names[id(box)])
@@ -175,18 +207,54 @@ class _BoxFileWriter(XarWriter):
         """Motion goes to ``<name>_timeline.xml``."""
 
 
-def _timeline_file(name: str, timeline: Timeline) -> str:
+#: how the lines of a box's child elements start (opening, closing)
+_CHILD_START, _CHILD_END = INDENT + "<", INDENT + "</"
+
+
+def _motion_element(timeline: Timeline) -> str:
+    """The ``<Timeline>`` element of a motion file, without the attributes naming its box."""
     writer = XarWriter()
-    writer.lines.append(_XML_DECLARATION)
-    pairs = (("format", FORMAT), ("object", name)) + tuple(XarWriter.timeline_attributes(timeline))
-    writer.element(0, "Timeline", pairs, None,
+    writer.element(0, "Timeline", tuple(XarWriter.timeline_attributes(timeline)), None,
                    lambda level: writer.actuator_list(level, timeline.actuator_list))
     return writer.text()
 
 
+class _BoxIndexWriter:
+    """Collects the box index of a folder (:data:`BOX_INDEX`): each distinct element of its
+    box and motion files once (a part), and per box the parts that make its files."""
+
+    def __init__(self) -> None:
+        #: part text -> its number
+        self.parts: Dict[str, int] = {}
+        self.entries: List[str] = []
+
+    def part(self, text: str) -> int:
+        number = self.parts.get(text)
+        if number is None:
+            number = self.parts[text] = len(self.parts)
+        return number
+
+    def add(self, name: str, has_code: bool, box_attributes: str, children: List[str],
+            motion: Optional[str]) -> None:
+        """The entry of the box ``name`` whose files :func:`box_file_text` and
+        :func:`motion_file_text` make of these texts."""
+        self.entries.append('%s<Box object="%s"%s root="%d" parts="%s"%s />' % (
+            INDENT, name, ' code="%s.py"' % name if has_code else "",
+            self.part("<Box%s />" % box_attributes),
+            " ".join([str(self.part(child)) for child in children]),
+            ' motion="%d"' % self.part(motion) if motion is not None else ""))
+
+    def text(self) -> str:
+        lines = [XML_DECLARATION, '<BoxIndex format="%s">' % FORMAT]
+        lines += ["%s<Part>%s</Part>" % (INDENT, cdata(part)) for part in self.parts]
+        lines += self.entries
+        lines.append("</BoxIndex>")
+        return "\n".join(lines) + "\n"
+
+
 def _state_machine_file(name: str, timeline: Timeline, states: List[StateSpec]) -> str:
     fps = timeline.fps if timeline.fps is not None else DEFAULT_FPS
-    lines = [_XML_DECLARATION, '<StateMachine%s>' % attributes(
+    lines = [XML_DECLARATION, '<StateMachine%s>' % attributes(
         (("format", FORMAT), ("object", name), ("fps", fps)))]
     lines.extend('%s<State Name="%s_state_%d" />' % (INDENT, name, state.index)
                  for state in states)
@@ -204,7 +272,7 @@ def _state_file(owner: Box, name: str, state: StateSpec, names: Dict[int, str]) 
     timeline = owner.timeline
     diagrams = [timeline.layers[layer].keyframes[index].diagram
                 for layer, index in state.keyframes]
-    lines = [_XML_DECLARATION, "<State%s>" % attributes((("format", FORMAT),
+    lines = [XML_DECLARATION, "<State%s>" % attributes((("format", FORMAT),
                                                          ("Name", "%s_state_%d" % (name, state.index))))]
     for diagram in diagrams:
         lines.extend('%s<Object Name="%s" />' % (INDENT, names[id(box)]) for box in diagram.boxes)
@@ -230,7 +298,7 @@ def _state_file(owner: Box, name: str, state: StateSpec, names: Dict[int, str]) 
 
 def _manifest(behavior: Behavior, root_name: str, report: ConversionReport) -> str:
     writer = XarWriter()
-    writer.lines.append(_XML_DECLARATION)
+    writer.lines.append(XML_DECLARATION)
     project = (("tag", behavior.root_tag), ("name", behavior.name),
                ("xar_version", behavior.xar_version),
                ("format_version", behavior.format_version),
@@ -266,24 +334,30 @@ def render(behavior: Behavior) -> Tuple[Dict[str, str], ConversionReport]:
             codes[name] = unported_code(result.code, result.error)
     files: Dict[str, str] = {}
     box_writer = _BoxFileWriter(names, codes)
+    index = _BoxIndexWriter()
     for box in boxes:
         name = names[id(box)]
-        box_writer.lines = [_XML_DECLARATION]
-        box_writer.box(0, box)
-        files[name + ".xml"] = box_writer.text()
-        if name in codes:
+        has_code = name in codes
+        box_attributes, children = box_writer.box_parts(box)
+        files[name + ".xml"] = box_file_text(name, has_code, box_attributes,
+                                             "".join([child + "\n" for child in children]))
+        if has_code:
             files[name + ".py"] = codes[name]
         timeline = box.timeline
+        motion = None
+        if timeline is not None and timeline.actuator_list is not None:
+            motion = _motion_element(timeline)
+            files[name + "_timeline.xml"] = motion_file_text(name, motion)
+        index.add(name, has_code, box_attributes, children, motion)
         if timeline is None:
             continue
-        if timeline.actuator_list is not None:
-            files[name + "_timeline.xml"] = _timeline_file(name, timeline)
         states = states_of[id(box)]
         if states:
             files[name + "_state_machine.xml"] = _state_machine_file(name, timeline, states)
             for state in states:
                 files["%s_state_%d.xml" % (name, state.index)] = _state_file(box, name, state,
                                                                               names)
+    files[BOX_INDEX] = index.text()
     root_name = names[id(behavior.root)]
     files[MANIFEST] = _manifest(behavior, root_name, report)
     files[ENTRY_POINT] = MAIN_PY

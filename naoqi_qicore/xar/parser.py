@@ -240,34 +240,37 @@ class ElementReader:
 
     def box_content(self, box: Box, element) -> None:
         """Read the children of ``element`` into ``box`` (unknown ones into its extras)."""
-        extras = box.extras
         for child in element:
-            tag = child.tag
-            if tag == "Input":
-                box.inputs.append(self.port(child))
-            elif tag == "Output":
-                box.outputs.append(self.port(child))
-            elif tag == "Parameter":
-                box.parameters.append(self.parameter(child))
-            elif tag == "Resource":
-                box.resources.append(Resource(self.required(child, "name"),
-                                              self.required(child, "type"), child.get("timeout"),
-                                              self.extras(child)))
-            elif tag == "bitmap":
-                box.bitmaps.append(child.text or "")
-            elif tag == "script":
-                box.script = self.script(child)
-            elif tag == "Timeline":
-                if box.timeline is not None:
-                    raise self.error(child, "box %r has a second <Timeline>" % box.name)
-                box.timeline = self.timeline(child)
-            elif tag == "pluginContent":
-                box.plugin_content = serialize(child)
-            elif tag == "dialogFile":
-                box.dialog_files.append(child.text or "")
-            else:
-                extras.elements.append(serialize(child))
+            self.box_child(box, child)
         self.check_links(box)
+
+    def box_child(self, box: Box, child) -> None:
+        """Read one child element of a ``<Box>`` into ``box``."""
+        tag = child.tag
+        if tag == "Input":
+            box.inputs.append(self.port(child))
+        elif tag == "Output":
+            box.outputs.append(self.port(child))
+        elif tag == "Parameter":
+            box.parameters.append(self.parameter(child))
+        elif tag == "Resource":
+            box.resources.append(Resource(self.required(child, "name"),
+                                          self.required(child, "type"), child.get("timeout"),
+                                          self.extras(child)))
+        elif tag == "bitmap":
+            box.bitmaps.append(child.text or "")
+        elif tag == "script":
+            box.script = self.script(child)
+        elif tag == "Timeline":
+            if box.timeline is not None:
+                raise self.error(child, "box %r has a second <Timeline>" % box.name)
+            box.timeline = self.timeline(child)
+        elif tag == "pluginContent":
+            box.plugin_content = serialize(child)
+        elif tag == "dialogFile":
+            box.dialog_files.append(child.text or "")
+        else:
+            box.extras.elements.append(serialize(child))
 
     def port(self, element) -> Port:
         if element.keys() == _PORT_LAYOUT:  # what Choregraphe writes: no check to do

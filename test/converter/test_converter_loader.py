@@ -52,7 +52,7 @@ def test_a_script_that_cannot_be_ported_is_commented_out_and_reported(project, b
 
 @pytest.mark.parametrize("damage, expected", [
     (lambda out: (out / "l1_Say.xml").unlink(), "l1_Say.xml: cannot read"),
-    (lambda out: (out / "behavior.xml").write_text("<Behavior/>"), "not a naoqi_qicore/1 file"),
+    (lambda out: (out / "behavior.xml").write_text("<Behavior/>"), "not a naoqi_qicore/2 file"),
     (lambda out: (out / "l0_root.xml").write_text("<Box"), "not well-formed"),
     (lambda out: (out / "l0_root.xml").write_text((out / "l0_root.xml").read_text().replace(
         'Name="l1_Say"', 'Name="../x"')), "invalid object name"),

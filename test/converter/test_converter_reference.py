@@ -37,14 +37,14 @@ def test_file_set_contains_the_reference_files(converted):
     extra = ours - {p.name for p in expected.iterdir()}
     # the motion of a timeline that has an <ActuatorList> (even an empty one) is kept
     assert extra == {p for p in extra if p.endswith((".py", "_timeline.xml"))} | {
-        "behavior.xml", "main.py", WRITTEN_LIST}
+        "behavior.xml", "box_index.xml", "main.py", WRITTEN_LIST}
 
 
 def test_state_machines_match(converted):
     expected, out = converted
     for reference in expected.glob("*_state_machine.xml"):
         theirs, ours = _xml(reference), _xml(out / reference.name)
-        assert ours.get("format") == "naoqi_qicore/1"
+        assert ours.get("format") == "naoqi_qicore/2"
         assert [(e.tag, dict(e.attrib)) for e in ours] == [(e.tag, dict(e.attrib)) for e in theirs]
 
 

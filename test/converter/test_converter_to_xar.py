@@ -244,8 +244,8 @@ def test_not_a_converted_folder(tmp_path):
 
 def test_a_wrong_format_marker_is_refused(converted, tmp_path):
     manifest = converted / "behavior.xml"
-    manifest.write_text(manifest.read_text().replace("naoqi_qicore/1", "naoqi_qicore/9"))
-    with pytest.raises(XarError, match=r"^%s:2: <Behavior>: not a naoqi_qicore/1 file"
+    manifest.write_text(manifest.read_text().replace("naoqi_qicore/2", "naoqi_qicore/9"))
+    with pytest.raises(XarError, match=r"^%s:2: <Behavior>: not a naoqi_qicore/2 file"
                        % re.escape(str(manifest))):
         export_xar(converted, tmp_path / "out.xar")
     assert not (tmp_path / "out.xar").exists()

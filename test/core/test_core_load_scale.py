@@ -148,17 +148,17 @@ def _with_names(environment, **names):
 def test_reading_a_folder_pauses_the_collector_and_restores_it(tmp_path, monkeypatch, enabled):
     write_converted(behavior(_chain(3, NESTED)), tmp_path / "out")
     seen = []
-    real_document = loader._FolderReader.document
-    monkeypatch.setattr(loader._FolderReader, "document",
-                        lambda reader, name: seen.append(gc.isenabled())
-                        or real_document(reader, name))
+    real_read = loader._read_file
+    monkeypatch.setattr(loader, "_read_file",
+                        lambda path, flags=0: seen.append(gc.isenabled()) or real_read(path, flags))
     (gc.enable if enabled else gc.disable)()
     try:
         loaded = load_converted(tmp_path / "out")
         assert gc.isenabled() is enabled
     finally:
         gc.enable()
-    assert len(seen) == 5 and not any(seen)  # manifest, root, three boxes
+    # the box index, the manifest, the root's .xml (it has no script), three .xml and .py
+    assert len(seen) == 9 and not any(seen)
     assert sorted(loaded.code) == ["l0_root", "l1_Box1", "l1_Box2", "l1_Box3"]
 
 

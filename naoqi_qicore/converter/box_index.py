@@ -1,0 +1,272 @@
+"""Reading a converted folder's box index (``box_index.xml``, format ``naoqi_qicore/2``).
+
+The converter writes every distinct element of the folder's box files (the attributes of
+a box file's root ``<Box>``, each of its children: script, port, parameter, timeline...)
+and every distinct motion file element once, as a part, and one entry per box naming the
+parts its files are made of.  The loader reads a box through its entry only when the
+box's file is, byte for byte, what the entry's parts make (:func:`~naoqi_qicore.converter.
+writer.box_file_text`); an edited box file is read as it is.  So the box files stay what
+the behavior is, and an index that no longer matches them is never used for them.
+
+Each part is parsed once, by the loader's own element reader, and every box gets its
+own copy of what the part holds (:func:`copier`): a model read through the index equals
+the one the box files give, and shares no mutable object between boxes.  What cannot be
+read once for all boxes, a timeline (its diagrams name the boxes they hold), is read
+for each box from its part.
+"""
+from __future__ import annotations
+
+import functools
+from typing import Callable, Dict, List, Optional, Tuple
+
+from lxml import etree
+
+from naoqi_qicore.converter.writer import (BOX_INDEX, FORMAT, box_file_text,
+                                           motion_file_text)
+from naoqi_qicore.xar.errors import XarError
+from naoqi_qicore.xar.model import (NO_EXTRAS, NO_TANGENTS, ActuatorList, Box, Extras,
+                                    Record)
+from naoqi_qicore.xar.parser import ElementReader, safe_xml_parser
+
+#: the fields of a box holding what its child elements give, in a box file's order
+_LIST_FIELDS = ("bitmaps", "inputs", "outputs", "parameters", "resources", "dialog_files")
+
+
+def copier(value: object) -> Callable[[], object]:
+    """A function returning copies of ``value`` (a model record, list, dict or plain value)
+    equal to it and sharing nothing mutable with it or with each other: texts and numbers
+    are shared, as are the model's immutable empty values (``NO_EXTRAS``...).
+
+    Records are made by their constructors, whose parameters are their fields in order,
+    and which make a new empty list or ``Extras`` of None."""
+    if value is NO_EXTRAS or value is NO_TANGENTS:
+        return functools.partial(_same, value)
+    if isinstance(value, Record):
+        cls = type(value)
+        fields = [getattr(value, name) for name in cls.__slots__]
+        mutable = []
+        for index, field in enumerate(fields):
+            if _is_empty(field):
+                fields[index] = None  # the constructor makes a new one
+            elif isinstance(field, (Record, list, dict)) and field is not NO_EXTRAS \
+                    and field is not NO_TANGENTS:
+                mutable.append((index, copier(field)))
+        if not mutable:
+            return functools.partial(cls, *fields)
+
+        def copy_record() -> object:
+            arguments = list(fields)
+            for index, copy in mutable:
+                arguments[index] = copy()
+            return cls(*arguments)
+        return copy_record
+    if isinstance(value, list):
+        items = [copier(item) for item in value]
+        if all(isinstance(item, functools.partial) and item.func is _same for item in items):
+            return functools.partial(list, value)
+        return lambda: [copy() for copy in items]
+    if isinstance(value, dict):
+        return functools.partial(dict, value)  # attribute names -> texts
+    return functools.partial(_same, value)
+
+
+def _is_empty(value: object) -> bool:
+    """An empty list or ``Extras`` of its own (not a shared immutable one)."""
+    if value.__class__ is list:
+        return not value
+    return (value.__class__ is Extras and value is not NO_EXTRAS and not value.attributes
+            and not value.elements)
+
+
+def _same(value: object) -> object:
+    return value
+
+
+def holds_content(script) -> bool:
+    """Whether a box file's ``<script>`` element holds the script's text (``<content>``:
+    the original of a ported script); else the box's ``.py`` is the text."""
+    return script.find("content") is not None
+
+
+class _Part:
+    """One part of the index: its text and its nodes, parsed once."""
+
+    __slots__ = ("number", "text", "nodes", "names_boxes")
+
+    def __init__(self, number: str, text: str, nodes: list) -> None:
+        self.number = number
+        self.text = text
+        #: the elements (and comments) the part holds, children of a box file's root
+        self.nodes = nodes
+        #: whether it holds a timeline, whose diagrams name boxes: read for each box
+        self.names_boxes = any(node.tag == "Timeline" for node in nodes)
+
+
+class _Shape:
+    """The children of the boxes whose entries name the same parts: the text they make in
+    a box file and how to give a box what they hold."""
+
+    __slots__ = ("children", "fill", "for_each_box", "has_content")
+
+    def __init__(self, children: str, fill: Callable[[Box], None], for_each_box: list,
+                 has_content: bool) -> None:
+        #: the text of the child elements in a box file
+        self.children = children
+        #: gives a box copies of what the parts read once hold
+        self.fill = fill
+        #: the nodes read for each box (timelines)
+        self.for_each_box = for_each_box
+        #: whether the script element holds its ``<content>`` (else the ``.py`` is its text)
+        self.has_content = has_content
+
+
+class BoxIndex:
+    """The box index of one converted folder; :meth:`read` it, then ask it for boxes."""
+
+    def __init__(self, path: str, parts: List[str], entries: Dict[str, object]) -> None:
+        self.path = path
+        #: the text of each part, by number
+        self.parts = parts
+        #: object name -> its ``<Box>`` entry
+        self.entries = entries
+        self._parts: Dict[str, _Part] = {}
+        self._roots: Dict[str, Tuple[str, Callable[[], object]]] = {}
+        self._shapes: Dict[str, _Shape] = {}
+        self._fillers: Dict[Tuple[str, ...], Tuple[Callable[[Box], None], bool]] = {}
+        self._motions: Dict[str, Callable[[], object]] = {}
+
+    @classmethod
+    def read(cls, folder: str, data: bytes) -> "BoxIndex":
+        """The index ``data`` read from ``folder``'s :data:`BOX_INDEX`; XarError when it is
+        not one."""
+        path = folder + BOX_INDEX
+        try:
+            root = etree.fromstring(data, safe_xml_parser(), base_url=path)
+        except etree.XMLSyntaxError as error:
+            raise XarError("not well-formed XML: %s" % error.msg, path,
+                           error.position[0] if error.position else None) from None
+        if root.tag != "BoxIndex" or root.get("format") != FORMAT:
+            raise XarError("not a %s box index" % FORMAT, path, root.sourceline)
+        parts = [part.text or "" for part in root.iterchildren("Part")]
+        entries: Dict[str, object] = {}
+        for entry in root.iterchildren("Box"):
+            name = entry.get("object")
+            if name is None or name in entries:
+                raise XarError("box entry without an object name or named twice", path,
+                               entry.sourceline, "Box")
+            entries[name] = entry
+        return cls(path, parts, entries)
+
+    # -- boxes ------------------------------------------------------------------------------
+    def box(self, reader: ElementReader, name: str, data: bytes
+            ) -> Optional[Tuple[Box, bool, bool]]:
+        """The box ``name`` whose box file holds ``data``, read with ``reader``, whether it
+        has a code file and whether its script element holds the script's text; None when
+        the index has no entry for ``name`` or its file is not what the entry makes (it
+        was edited)."""
+        entry = self.entries.get(name)
+        if entry is None:
+            return None
+        get = entry.get
+        root, shape = self._root(reader, get("root")), self._shape(reader, get("parts"))
+        if root is None or shape is None:
+            return None
+        has_code = get("code") is not None
+        if data != box_file_text(name, has_code, root[0], shape.children).encode("utf-8"):
+            return None
+        box = root[1]()
+        shape.fill(box)
+        for node in shape.for_each_box:
+            reader.box_child(box, node)
+        reader.check_links(box)
+        return box, has_code, shape.has_content
+
+    def motion(self, reader: ElementReader, name: str, data: bytes) -> Optional[ActuatorList]:
+        """The motion of the box ``name`` whose motion file holds ``data``; None when the
+        index does not know it or the file is not what the entry makes."""
+        entry = self.entries.get(name)
+        number = entry.get("motion") if entry is not None else None
+        part = self._part(number) if number is not None else None
+        if part is None or data != motion_file_text(name, part.text).encode("utf-8"):
+            return None
+        make = self._motions.get(number)
+        if make is None:
+            make = self._motions[number] = copier(reader.timeline(part.nodes[0]).actuator_list)
+        return make()
+
+    # -- parts ------------------------------------------------------------------------------
+    def _part(self, number: str) -> Optional[_Part]:
+        """The part ``number`` (None when there is none)."""
+        part = self._parts.get(number)
+        if part is None:
+            try:
+                text = self.parts[int(number)]
+            except (ValueError, IndexError):
+                return None
+            try:
+                nodes = list(etree.fromstring("<Part>%s</Part>" % text, safe_xml_parser()))
+            except etree.XMLSyntaxError as error:
+                raise XarError("part %s not well-formed: %s" % (number, error.msg),
+                               self.path) from None
+            part = self._parts[number] = _Part(number, text, nodes)
+        return part
+
+    def _root(self, reader: ElementReader, number: Optional[str]
+              ) -> Optional[Tuple[str, Callable[[], object]]]:
+        """(the text of a box's attributes, a function making that box without children)."""
+        found = self._roots.get(number) if number is not None else None
+        if found is None and number is not None:
+            part = self._part(number)
+            text = part.text if part is not None else ""
+            if not (text.startswith("<Box") and text.endswith(" />")):
+                return None
+            found = self._roots[number] = (text[len("<Box"):-len(" />")],
+                                           copier(reader.box(part.nodes[0])))
+        return found
+
+    def _shape(self, reader: ElementReader, numbers: Optional[str]) -> Optional[_Shape]:
+        if numbers is None:
+            return None
+        shape = self._shapes.get(numbers)
+        if shape is None:
+            parts = [self._part(number) for number in numbers.split()]
+            if None in parts:
+                return None
+            read_once = tuple(part.number for part in parts if not part.names_boxes)
+            fill, has_content = self._filler(reader, read_once)
+            shape = self._shapes[numbers] = _Shape(
+                "".join([part.text + "\n" for part in parts]), fill,
+                [node for part in parts if part.names_boxes for node in part.nodes],
+                has_content)
+        return shape
+
+    def _filler(self, reader: ElementReader, numbers: Tuple[str, ...]
+                ) -> Tuple[Callable[[Box], None], bool]:
+        """A function giving a box copies of what the parts ``numbers`` hold (read once),
+        and whether the script element they hold holds its text."""
+        found = self._fillers.get(numbers)
+        if found is not None:
+            return found
+        template = Box("", 0)
+        scripts = []
+        for number in numbers:
+            for node in self._parts[number].nodes:
+                reader.box_child(template, node)
+                if node.tag == "script":
+                    scripts.append(node)
+        lists = [(field, copier(getattr(template, field))) for field in _LIST_FIELDS
+                 if getattr(template, field)]
+        script = copier(template.script) if template.script is not None else None
+        plugin_content, elements = template.plugin_content, list(template.extras.elements)
+
+        def fill(box: Box) -> None:
+            for field, copy in lists:
+                getattr(box, field).extend(copy())
+            if script is not None:
+                box.script = script()
+            if plugin_content is not None:
+                box.plugin_content = plugin_content
+            if elements:
+                box.extras.elements.extend(elements)
+        found = self._fillers[numbers] = (fill, bool(scripts) and holds_content(scripts[-1]))
+        return found

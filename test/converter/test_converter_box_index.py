@@ -1,0 +1,187 @@
+"""The box index of a converted folder (box_index.xml): the loader reads every box of a
+folder as written through it, gives the model the box files give, and reads a box file
+that was edited since (or a folder without index) from the file itself."""
+import inspect
+import re
+from pathlib import Path
+
+import pytest
+from test_converter_corpus import EMPTY_ANCHOR, corpus_files
+
+from naoqi_qicore.converter import loader
+from naoqi_qicore.converter.box_index import copier
+from naoqi_qicore.converter.loader import load_converted
+from naoqi_qicore.converter.writer import (BOX_INDEX, READABLE_FORMATS, install_files, render,
+                                           write_converted)
+from naoqi_qicore.xar import model
+from naoqi_qicore.xar.errors import XarError
+from naoqi_qicore.xar.model import (NO_EXTRAS, ActuatorCurve, ActuatorList, Extras, Key,
+                                    Parameter, Port)
+from naoqi_qicore.xar.parser import parse_xar_bytes, parse_xar_file
+
+REPO = Path(__file__).resolve().parents[2]
+SAY = "class MyClass(GeneratedClass):\n    def onLoad(self):\n        print 'x'\n"
+MOTION = """<ActuatorList model="nao"><ActuatorCurve name="value" actuator="HeadYaw"
+ recordable="0" mute="0" unit="0"><Key frame="10" value="5" /><Key frame="20" value="%s" />
+</ActuatorCurve></ActuatorList>"""
+
+
+@pytest.fixture
+def read_from_files(monkeypatch):
+    """The names of the boxes the loader reads from their own files (not the index)."""
+    names = []
+    real = loader._FolderReader.parse_box
+    monkeypatch.setattr(loader._FolderReader, "parse_box",
+                        lambda reader, name, path, data: names.append(name)
+                        or real(reader, name, path, data))
+    return names
+
+
+@pytest.fixture
+def converted(project, box, tmp_path):
+    """A converted folder: two Say boxes (ported scripts), a plain one, a timeline with
+    motion and a box with a parameter, and the model it was converted from."""
+    timeline = box("Move", 4, "", '<Timeline enable="1" fps="25" size="30" start_frame="1" '
+                   'end_frame="-1">%s</Timeline>' % (MOTION % "7"))
+    parameter = box("Wait", 5, "", '<Parameter name="Timeout" inherits_from_parent="0" '
+                    'content_type="2" value="1.5" default_value="1" min="0" max="10" id="5">'
+                    '<Choice value="1" /><Choice value="2" /></Parameter>')
+    behavior = parse_xar_bytes(project(box("Say", 1, SAY) + box("Say", 2, SAY) + box("Plain", 3)
+                                       + timeline + parameter), "b.xar")
+    write_converted(behavior, tmp_path / "out")
+    return tmp_path / "out", behavior
+
+
+def test_a_folder_as_written_is_read_through_its_index(converted, read_from_files):
+    folder, behavior = converted
+    assert (folder / BOX_INDEX).is_file()
+    loaded = load_converted(folder)
+    assert read_from_files == [] and loaded.warnings == []
+    assert loaded.behavior == behavior
+    from_files = loader._read_converted(folder, None)
+    assert loaded.code == from_files.code
+    assert list(loaded.names.values()) == list(from_files.names.values())
+    boxes = [box for _, box in loaded.behavior.root.walk()]
+    # boxes read from one part share no mutable object
+    first, second = boxes[1], boxes[2]
+    assert first.inputs == second.inputs and first.inputs[0] is not second.inputs[0]
+    assert first.script is not second.script and first.extras is not second.extras
+    assert first.script.content is second.script.content  # one string per distinct script
+
+
+def test_an_edited_box_file_is_read_from_the_file(converted, read_from_files):
+    folder, _ = converted
+    path = folder / "l1_Wait.xml"
+    path.write_text(path.read_text().replace('value="1.5"', 'value="2.5"'))  # same size
+    loaded = load_converted(folder)
+    assert read_from_files == ["l1_Wait"]
+    wait = loaded.behavior.root.timeline.layers[0].keyframes[0].diagram.boxes[4]
+    assert wait.parameters[0].value == "2.5"
+    assert loaded.behavior == loader._read_converted(folder, None).behavior
+
+
+def test_an_edited_script_and_motion_are_used(converted):
+    folder, _ = converted
+    (folder / "l1_Say.py").write_text("class MyClass(GeneratedClass):\n    pass\n")
+    motion = folder / "l1_Move_timeline.xml"
+    motion.write_text(motion.read_text().replace('value="7"', 'value="9"'))
+    loaded = load_converted(folder)
+    assert loaded.code["l1_Say"] == "class MyClass(GeneratedClass):\n    pass\n"
+    boxes = loaded.behavior.root.timeline.layers[0].keyframes[0].diagram.boxes
+    assert [key.value for key in boxes[3].timeline.actuator_list.curves[0].keys] == [5.0, 9.0]
+
+
+def test_an_index_that_no_longer_matches_its_files_is_not_used_for_them(converted,
+                                                                         read_from_files):
+    folder, behavior = converted
+    index = folder / BOX_INDEX
+    index.write_text(index.read_text().replace('name="onStart"', 'name="onBegin"'))
+    assert load_converted(folder).behavior == behavior
+    assert len(read_from_files) == 6  # every box has that port
+
+
+@pytest.mark.parametrize("damage", [
+    lambda text: text[:len(text) // 2],
+    lambda text: text.replace('format="naoqi_qicore/2"', 'format="other"', 1),
+    lambda text: re.sub(r'<Box object="l1_Say_1"', '<Box object="l1_Say"', text),
+])
+def test_a_broken_index_is_left_aside_with_a_warning(converted, read_from_files, damage):
+    folder, behavior = converted
+    index = folder / BOX_INDEX
+    index.write_text(damage(index.read_text()))
+    loaded = load_converted(folder)
+    assert loaded.behavior == behavior and len(read_from_files) == 6
+    assert len(loaded.warnings) == 1
+    assert loaded.warnings[0].startswith(str(index))
+    assert loaded.warnings[0].endswith("(not used: the box files are read instead)")
+
+
+def test_errors_and_warnings_name_the_box_files(project, box, tmp_path):
+    late_key = box("Move", 1, "", '<Timeline enable="1" fps="25" size="15" start_frame="1" '
+                   'end_frame="-1">%s</Timeline>' % (MOTION % "7"))
+    link = '<Link inputowner="1" indexofinput="2" outputowner="0" indexofoutput="2" />'
+    write_converted(parse_xar_bytes(project(late_key + link), "b.xar"), tmp_path / "out")
+    warnings = load_converted(tmp_path / "out").warnings
+    assert warnings == loader._read_converted(tmp_path / "out", None).warnings
+    assert len(warnings) == 1 and warnings[0].startswith(str(tmp_path / "out" / "l1_Move"))
+    # a port a link of the root uses, removed from the box: the root's link is wrong
+    path = tmp_path / "out" / "l1_Move.xml"
+    path.write_text(re.sub(r'\s*<Input name="onStart"[^>]*>', "", path.read_text()))
+    root = tmp_path / "out" / "l0_root.xml"
+    line = next(number for number, text in enumerate(root.read_text().splitlines(), 1)
+                if "<Link " in text and 'indexofinput="2"' in text)
+    with pytest.raises(XarError, match=r"^%s:%d: <Link>: link input port 2 is not a port"
+                       % (re.escape(str(root)), line)):
+        load_converted(tmp_path / "out")
+
+
+def test_a_folder_of_the_first_format_still_loads(converted, read_from_files):
+    folder, behavior = converted
+    (folder / BOX_INDEX).unlink()
+    for path in folder.glob("*.xml"):
+        path.write_text(path.read_text().replace('format="naoqi_qicore/2"',
+                                                 'format="naoqi_qicore/1"'))
+    assert READABLE_FORMATS[0] == "naoqi_qicore/1"
+    loaded = load_converted(folder)
+    assert loaded.behavior == behavior and loaded.warnings == []
+    assert len(read_from_files) == 6
+
+
+def test_records_are_copied_by_their_constructors():
+    """:func:`copier` makes records by calling their class with their fields in order."""
+    for cls in vars(model).values():
+        if isinstance(cls, type) and issubclass(cls, model.Record) and cls.__slots__:
+            parameters = list(inspect.signature(cls.__init__).parameters)[1:]
+            assert parameters == list(cls.__slots__), cls.__name__
+    curve = ActuatorCurve("HeadYaw", keys=[Key(1, 2.0, extras=Extras({"a": "b"}, ["<x/>"]))])
+    make = copier(ActuatorList("nao", [curve]))
+    first, second = make(), make()
+    assert first == second == ActuatorList("nao", [curve])
+    assert first.curves[0].keys[0].extras is not second.curves[0].keys[0].extras
+    assert first.curves[0].keys[0].extras.elements is not curve.keys[0].extras.elements
+    port = Port("onStart", 1, 1, 2, 2, 0, "tip", None, NO_EXTRAS)
+    assert copier(port)() == port and copier(port)().extras is NO_EXTRAS
+    parameter = Parameter("P", 1, "1", "1", 5, choices=["1", "2"])
+    assert copier(parameter)().choices is not copier(parameter)().choices
+
+
+@pytest.mark.parametrize("name", [name for name in corpus_files() if name != EMPTY_ANCHOR]
+                         + ["wave_hello"])
+def test_every_corpus_box_is_read_through_the_index(name, corpus_dir, tmp_path,
+                                                    read_from_files):
+    path = (REPO / "examples" / name / "behavior.xar" if name == "wave_hello"
+            else corpus_dir / "files" / name)
+    behavior = parse_xar_file(path)
+    files, _ = render(behavior)
+    install_files(files, tmp_path / "out")
+    loaded = load_converted(tmp_path / "out")
+    from_files = loader._read_converted(tmp_path / "out", None)
+    assert len(read_from_files) == len(from_files.names)
+    del read_from_files[:]
+    if from_files.warnings:  # read again from the files, which name where
+        assert loaded.warnings == from_files.warnings
+        return
+    assert read_from_files == []
+    assert loaded.behavior == from_files.behavior == behavior
+    assert loaded.code == from_files.code
+    assert list(loaded.names.values()) == list(from_files.names.values())
