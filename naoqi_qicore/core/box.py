@@ -25,7 +25,7 @@ import functools
 import logging
 import sys
 import traceback
-from typing import TYPE_CHECKING, Any, Dict, List, Optional, Tuple, Union
+from typing import TYPE_CHECKING, Any, Dict, List, Optional, Set, Tuple, Union
 
 from naoqi_qicore.converter.states import compute_states
 from naoqi_qicore.core.events import WHERE_MOTION, BoxError, GotoError
@@ -295,15 +295,7 @@ class BoxNode:
         self.parent = parent
         self.diagram = diagram
         self.path = model.name if parent is None else parent.path + "/" + model.name
-        self._ports: Dict[int, Tuple[str, Any]] = {}
-        for kind, items in (("parameter", model.parameters), ("output", model.outputs),
-                            ("input", model.inputs)):
-            for item in items:
-                self._ports[item.id] = (kind, item)
         self.outputs: Dict[str, Port] = {port.name: port for port in model.outputs}
-        self.inputs: Dict[str, Port] = {port.name: port for port in model.inputs}
-        self.parameter_types: Dict[str, int] = {p.name: p.content_type for p in model.parameters}
-        self.inherits = {p.name for p in model.parameters if p.inherits_from_parent}
         self.values: Dict[str, Any] = {}
         for parameter in model.parameters:
             try:
@@ -327,6 +319,32 @@ class BoxNode:
     def logger(self) -> logging.Logger:
         """The box's logger (``naoqi_qicore.box.<object name>``), made when first used."""
         return logging.getLogger("naoqi_qicore.box." + self.name)
+
+    # what only a box that runs needs, made when first used (a behavior of thousands of
+    # boxes loads them all, and runs a few)
+    @functools.cached_property
+    def inputs(self) -> Dict[str, Port]:
+        return {port.name: port for port in self.model.inputs}
+
+    @functools.cached_property
+    def _ports(self) -> Dict[int, Tuple[str, Any]]:
+        """Parameters, outputs and inputs by id (of two with one id, the last of these)."""
+        ports: Dict[int, Tuple[str, Any]] = {}
+        model = self.model
+        for kind, items in (("parameter", model.parameters), ("output", model.outputs),
+                            ("input", model.inputs)):
+            for item in items:
+                ports[item.id] = (kind, item)
+        return ports
+
+    @functools.cached_property
+    def parameter_types(self) -> Dict[str, int]:
+        return {p.name: p.content_type for p in self.model.parameters}
+
+    @functools.cached_property
+    def inherits(self) -> Set[str]:
+        """The names of the parameters that take their parent's value."""
+        return {p.name for p in self.model.parameters if p.inherits_from_parent}
 
     # -- structure -------------------------------------------------------------------------
     def port_by_id(self, port_id: int) -> Tuple[str, Any]:

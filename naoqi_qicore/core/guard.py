@@ -65,6 +65,8 @@ def _describe(filename: str, number: int) -> str:
 
 
 def _ascii(text: str) -> str:
+    if text.isascii() and "\n" not in text:  # box paths mostly are
+        return text
     return text.encode("ascii", "backslashreplace").decode("ascii").replace("\n", " ")
 
 

@@ -180,16 +180,19 @@ def _compile_text(text: str, filename: str) -> types.CodeType:
         return compile(rewritten, filename, "exec", dont_inherit=True)
 
 
-def find_box_class(defined: Mapping[str, Any], base: Type, module_name: str) -> Type:
-    """The class a box script defines for its box, among the names it bound (``defined``):
-    ``MyClass`` (or another name kept by the converter) deriving from ``base``; the last
-    such class defined in ``module_name``; ``base`` when none."""
-    preferred = defined.get("MyClass")
-    if isinstance(preferred, type) and issubclass(preferred, base):
-        return preferred
+def find_box_class(namespace: Mapping[str, Any], my_class: Any, base: Type,
+                   module_name: str) -> Type:
+    """The class a box script defines for its box: the ``MyClass`` it bound (``my_class``,
+    None when it bound none) if it derives from ``base``; else the last class of the
+    globals ``namespace`` deriving from ``base`` that is defined in ``module_name`` (a
+    class takes the module of the globals' ``__name__`` when it is made, which is the
+    box's only while its script runs: such a class is one the script bound); ``base``
+    when none."""
+    if isinstance(my_class, type) and issubclass(my_class, base):
+        return my_class
     found: Optional[Type] = None
-    for value in defined.values():
-        if (isinstance(value, type) and issubclass(value, base) and value is not base
+    for value in namespace.values():
+        if (isinstance(value, type) and value is not base and issubclass(value, base)
                 and value.__module__ == module_name):
             found = value
     return found or base
@@ -225,12 +228,12 @@ class ScriptNamespace:
         with self._lock:
             namespace["__name__"] = box_name
             namespace["GeneratedClass"] = base
-            before = dict(namespace)
+            before = namespace.get("MyClass", _UNBOUND)
             if source.strip():
                 exec(compile_box_script(source, filename), namespace)
-            defined = {name: value for name, value in namespace.items()
-                       if before.get(name, _UNBOUND) is not value}
-        return find_box_class(defined, base, box_name)
+            my_class = namespace.get("MyClass", _UNBOUND)
+            return find_box_class(namespace, my_class if my_class is not before else None,
+                                  base, box_name)
 
 
 def positional_arity(method: Callable) -> Optional[int]:

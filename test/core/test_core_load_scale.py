@@ -9,13 +9,15 @@ import types
 import weakref
 
 import pytest
-from core_builders import RECORD, Harness, behavior, flow_box, link, script_box
+from core_builders import (RECORD, Harness, behavior, flow_box, inputs, link, script_box,
+                           stopped)
 
 from naoqi_qicore.converter import loader
 from naoqi_qicore.converter.loader import load_converted
 from naoqi_qicore.converter.writer import write_converted
 from naoqi_qicore.core import dependencies, script
 from naoqi_qicore.xar.errors import XarError
+from naoqi_qicore.xar.model import Box, Script
 
 #: a script with code objects nested at every depth (methods, a nested function, a
 #: lambda, a comprehension, a generator expression); its unique comment keeps it out of
@@ -80,6 +82,27 @@ def test_a_failure_in_a_shared_script_names_its_box_and_line(make_harness):
     assert error.box_path == "root/Box1"
     assert '<box root/Box1 (%s)>", line 10' % harness.player.behavior_id in error.traceback
     assert 'raise ValueError("failed at line 10")' in error.traceback
+
+
+def test_each_box_gets_the_class_its_own_script_defines(make_harness):
+    """The ``MyClass`` its script binds, else the last class deriving from its
+    GeneratedClass that it defines, else its GeneratedClass; never a class an earlier
+    box's script left in the shared globals (found without copying the globals)."""
+    scripts = {
+        "Mine": "class MyClass(GeneratedClass):\n    kind = 'mine'\n",
+        "Named": "class Helper(object):\n    pass\n\n"
+                 "class Greeter(GeneratedClass):\n    kind = 'named'\n",
+        "Alias": "class Impl(GeneratedClass):\n    kind = 'alias'\n\nMyClass = Impl\n",
+        "Plain": "def helper():\n    return 1\n",
+    }
+    boxes = [Box(name, number, inputs=inputs(), outputs=[stopped()], script=Script(4, code))
+             for number, (name, code) in enumerate(scripts.items(), 1)]
+    harness = make_harness(flow_box("root", -1, boxes, []))
+    harness.player.load()
+    classes = {box.name: (type(box.instance).__name__, getattr(box.instance, "kind", None))
+               for box in harness.player.boxes() if box.parent is not None}
+    assert classes == {"l1_Mine": ("MyClass", "mine"), "l1_Named": ("Greeter", "named"),
+                       "l1_Alias": ("Impl", "alias"), "l1_Plain": ("GeneratedClass", None)}
 
 
 def test_missing_dependencies_reads_each_distinct_script_once(monkeypatch):
