@@ -53,9 +53,28 @@ def _job_count(text: str) -> int:
     return count
 
 
+class _HelpFormatter(argparse.HelpFormatter):
+    """argparse's help, as wide as the terminal as ``shutil.get_terminal_size`` tells it
+    (``COLUMNS``, else the standard output's terminal, else 80 columns) without importing
+    shutil and the compression modules it brings: argparse makes a formatter for every
+    argument added, so each conversion would."""
+
+    def __init__(self, prog: str) -> None:
+        try:
+            columns = int(os.environ.get("COLUMNS", ""))
+        except ValueError:
+            columns = 0
+        if columns <= 0:
+            try:
+                columns = os.get_terminal_size(sys.__stdout__.fileno()).columns
+            except (AttributeError, ValueError, OSError):
+                columns = 0
+        super().__init__(prog, width=(columns or 80) - 2)
+
+
 def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
-        prog="xar_convert",
+        prog="xar_convert", formatter_class=_HelpFormatter,
         description="Convert Choregraphe behaviors (.xar, .pml, .crg, .cbl, .pkg or a folder "
                     "holding behavior.xar) into naoqi_qicore's file-per-object format. One "
                     "input is written into OUT; several each into OUT/<input name>/. "

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import contextlib
 import signal
-import threading
 from typing import Iterator
 
 #: the signals that stop a conversion
@@ -36,9 +35,10 @@ def raise_interrupted(signum: int, _frame: object) -> None:
 def stop_signals_raise() -> Iterator[None]:
     """Inside the block, :data:`STOP_SIGNALS` raise :class:`Interrupted` (in the main thread,
     the only one receiving signals); the previous handlers come back after it."""
-    previous = {}
-    if threading.current_thread() is threading.main_thread():
+    try:
         previous = {sig: signal.signal(sig, raise_interrupted) for sig in STOP_SIGNALS}
+    except ValueError:  # not the main thread (signal says so): signals never reach this one
+        previous = {}
     try:
         yield
     finally:

@@ -9,7 +9,6 @@ never removes a folder, or a file in one, that it did not write.
 """
 from __future__ import annotations
 
-import json
 import os
 import stat
 from pathlib import Path
@@ -26,8 +25,17 @@ _MAX_LIST_BYTES = 16 * 1024 * 1024
 def written_list(names: Iterable[str]) -> str:
     """The text of :data:`WRITTEN_LIST` for a folder holding the files ``names``
     (relative, ``/``-separated)."""
-    listed = ",\n".join(json.dumps(name) for name in sorted(names))  # one a line
+    listed = ",\n".join(_json_string(name) for name in sorted(names))  # one a line
     return '{"format": "naoqi_qicore/1", "files": [\n%s\n]}\n' % listed
+
+
+def _json_string(text: str) -> str:
+    """``text`` as a JSON string, as ``json.dumps`` writes it; a converted file's name, plain
+    printable ASCII, needs no escape (and json is not imported for it)."""
+    if text.isascii() and text.isprintable() and '"' not in text and "\\" not in text:
+        return '"%s"' % text
+    import json  # names of copied project files may need escapes
+    return json.dumps(text)
 
 
 def _listed_files(folder: Path) -> Optional[Set[str]]:
@@ -41,6 +49,7 @@ def _listed_files(folder: Path) -> Optional[Set[str]]:
         if not stat.S_ISREG(os.fstat(stream.fileno()).st_mode):
             return None
         text = stream.read(_MAX_LIST_BYTES + 1)
+    import json  # only a folder being replaced is read
     try:
         content = json.loads(text.decode("utf-8")) if len(text) <= _MAX_LIST_BYTES else None
     except (UnicodeDecodeError, ValueError, RecursionError):

@@ -10,28 +10,36 @@ empty state ``[1, first begin]`` comes first.  This is the 2012 converter's algo
 """
 from __future__ import annotations
 
-from typing import List, NamedTuple, Tuple
+from typing import List, Tuple
 
-from naoqi_qicore.xar.model import Timeline
+from naoqi_qicore.xar.model import Record, Timeline
 
 
-class StateSpec(NamedTuple):
+class StateSpec(Record):
     """One state of a timeline's state machine."""
 
-    index: int
-    begin: int
-    end: int
-    #: keyframe names starting at ``begin``
-    labels: Tuple[str, ...]
-    #: (layer index, keyframe index) of the keyframes whose diagrams are loaded in this state
-    keyframes: Tuple[Tuple[int, int], ...]
+    __slots__ = ("index", "begin", "end", "labels", "keyframes")
+
+    def __init__(self, index: int, begin: int, end: int, labels: Tuple[str, ...],
+                 keyframes: Tuple[Tuple[int, int], ...]) -> None:
+        self.index = index
+        self.begin = begin
+        self.end = end
+        #: keyframe names starting at ``begin``
+        self.labels = labels
+        #: (layer index, keyframe index) of the keyframes whose diagrams are loaded in this
+        #: state
+        self.keyframes = keyframes
 
 
-class _Interval(NamedTuple):
-    name: str
-    begin: int
-    end: int
-    keyframe: Tuple[int, int]
+class _Interval(Record):
+    __slots__ = ("name", "begin", "end", "keyframe")
+
+    def __init__(self, name: str, begin: int, end: int, keyframe: Tuple[int, int]) -> None:
+        self.name = name
+        self.begin = begin
+        self.end = end
+        self.keyframe = keyframe
 
 
 def _intervals(timeline: Timeline) -> List[_Interval]:

@@ -1,13 +1,16 @@
 """The xar_convert command: outputs, exit codes, reports, graphs, atomic writes."""
 import json
 import shutil
+import signal
 import subprocess
 import sys
+import threading
 from pathlib import Path
 
 import pytest
 
 from naoqi_qicore.converter.cli import main
+from naoqi_qicore.converter.interrupts import STOP_SIGNALS
 from naoqi_qicore.converter.loader import load_converted
 
 REPO = Path(__file__).resolve().parents[2]
@@ -166,3 +169,17 @@ def test_the_command_ends_with_its_status_and_its_output(inputs, tmp_path):
     done = subprocess.run(command + [str(inputs / "broken.xar"), str(tmp_path / "o2"), "--json"],
                           capture_output=True, text=True, cwd=str(REPO), timeout=60)
     assert done.returncode == 1 and json.loads(done.stdout)[0]["ok"] is False
+
+
+def test_a_conversion_in_another_thread_than_the_main_one(tmp_path):
+    """Only the main thread receives signals: elsewhere (a node's worker thread) a
+    conversion runs without setting their handlers."""
+    handlers = [signal.getsignal(sig) for sig in STOP_SIGNALS]
+    done = []
+    example = REPO / "examples" / "wave_hello" / "behavior.xar"
+    thread = threading.Thread(target=lambda: done.append(
+        main([str(example), str(tmp_path / "out"), "-q"])))
+    thread.start()
+    thread.join(60)
+    assert done == [0] and (tmp_path / "out" / "main.py").is_file()
+    assert [signal.getsignal(sig) for sig in STOP_SIGNALS] == handlers

@@ -5,7 +5,8 @@ import os
 import pytest
 
 from naoqi_qicore.converter.api import convert
-from naoqi_qicore.converter.ownership import WRITTEN_LIST, not_written_by_converter
+from naoqi_qicore.converter.ownership import (WRITTEN_LIST, not_written_by_converter,
+                                              written_list)
 from naoqi_qicore.converter.writer import NotConvertedOutputError
 
 
@@ -75,3 +76,12 @@ def test_a_project_lists_its_copies_and_never_copies_a_list(tmp_path, project, b
     assert "sounds/ding.wav" in listed and "game.pml" in listed
     assert not (tmp_path / "out" / "sounds" / WRITTEN_LIST).exists()
     convert(root, tmp_path / "out", force=True)
+
+
+def test_the_list_of_written_files_is_json_whatever_their_names():
+    names = ["l0_root.xml", 'sounds/say "hi".wav', "été.txt", "tab\there", "back\\slash",
+             "bell\x07", "del\x7f"]
+    assert json.loads(written_list(names)) == {"format": "naoqi_qicore/1",
+                                               "files": sorted(names)}
+    assert written_list(["a.xml", "b.py"]) == '{"format": "naoqi_qicore/1", "files": [\n' \
+                                             '"a.xml",\n"b.py"\n]}\n'

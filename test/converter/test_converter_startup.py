@@ -12,7 +12,11 @@ REPO = Path(__file__).resolve().parents[2]
 #: the standard modules only some inputs or options need (archives, several inputs...)
 HEAVY = ("networkx", "matplotlib", "pydot", "numpy", "rclpy", "qi", "fissix", "tqdm",
          "dataclasses", "pkgutil", "tempfile", "tarfile", "zipfile",
-         "concurrent", "multiprocessing", "naoqi_qicore.converter.graph")
+         "concurrent", "multiprocessing", "naoqi_qicore.converter.graph",
+         # json: only --json and a folder replaced; shutil and its compression modules:
+         # only a folder removed (argparse's help formatter would import it for its width);
+         # threading: signals are set up from the main thread without it
+         "json", "shutil", "bz2", "lzma", "threading")
 
 
 def imported_modules(*arguments: str) -> set:
