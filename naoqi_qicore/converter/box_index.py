@@ -5,7 +5,7 @@ a box file's root ``<Box>``, each of its children: script, port, parameter, time
 and every distinct motion file element once, as a part, and one entry per box naming the
 parts its files are made of.  The loader reads a box through its entry only when the
 box's file is, byte for byte, what the entry's parts make (:func:`~naoqi_qicore.converter.
-writer.box_file_text`); an edited box file is read as it is.  So the box files stay what
+writer.box_file_head` and ``box_file_tail``); an edited box file is read as it is.  So the box files stay what
 the behavior is, and an index that no longer matches them is never used for them.
 
 Each part is parsed once, by the loader's own element reader, and every box gets its
@@ -21,7 +21,7 @@ from typing import Callable, Dict, List, Optional, Tuple
 
 from lxml import etree
 
-from naoqi_qicore.converter.writer import (BOX_INDEX, FORMAT, box_file_text,
+from naoqi_qicore.converter.writer import (BOX_INDEX, FORMAT, box_file_head, box_file_tail,
                                            motion_file_text)
 from naoqi_qicore.xar.errors import XarError
 from naoqi_qicore.xar.model import (NO_EXTRAS, NO_TANGENTS, ActuatorList, Box, Extras,
@@ -82,6 +82,10 @@ def _same(value: object) -> object:
     return value
 
 
+#: what a memo holds for a key it was never asked
+_UNKNOWN = object()
+
+
 def holds_content(script) -> bool:
     """Whether a box file's ``<script>`` element holds the script's text (``<content>``:
     the original of a ported script); else the box's ``.py`` is the text."""
@@ -102,16 +106,18 @@ class _Part:
         self.names_boxes = any(node.tag == "Timeline" for node in nodes)
 
 
-class _Shape:
-    """The children of the boxes whose entries name the same parts: the text they make in
-    a box file and how to give a box what they hold."""
+class _Kind:
+    """The boxes whose entries name the same parts: the end of their box files and how to
+    make each one."""
 
-    __slots__ = ("children", "fill", "for_each_box", "has_content")
+    __slots__ = ("tail", "make", "fill", "for_each_box", "has_content")
 
-    def __init__(self, children: str, fill: Callable[[Box], None], for_each_box: list,
-                 has_content: bool) -> None:
-        #: the text of the child elements in a box file
-        self.children = children
+    def __init__(self, tail: bytes, make: Callable[[], Box], fill: Callable[[Box], None],
+                 for_each_box: list, has_content: bool) -> None:
+        #: their box files after the object's own attributes (:func:`box_file_tail`)
+        self.tail = tail
+        #: makes such a box with its attributes, without children
+        self.make = make
         #: gives a box copies of what the parts read once hold
         self.fill = fill
         #: the nodes read for each box (timelines)
@@ -129,9 +135,11 @@ class BoxIndex:
         self.parts = parts
         #: object name -> its ``<Box>`` entry
         self.entries = entries
+        self._parser = safe_xml_parser()
         self._parts: Dict[str, _Part] = {}
-        self._roots: Dict[str, Tuple[str, Callable[[], object]]] = {}
-        self._shapes: Dict[str, _Shape] = {}
+        self._kinds: Dict[Tuple[Optional[str], Optional[str]], Optional[_Kind]] = {}
+        #: root part -> what makes a box with those attributes
+        self._makers: Dict[str, Callable[[], Box]] = {}
         self._fillers: Dict[Tuple[str, ...], Tuple[Callable[[Box], None], bool]] = {}
         self._motions: Dict[str, Callable[[], object]] = {}
 
@@ -168,18 +176,25 @@ class BoxIndex:
         if entry is None:
             return None
         get = entry.get
-        root, shape = self._root(reader, get("root")), self._shape(reader, get("parts"))
-        if root is None or shape is None:
+        key = get("root"), get("parts")
+        kind = self._kinds.get(key, _UNKNOWN)
+        if kind is _UNKNOWN:
+            kind = self._kinds[key] = self._kind(reader, *key)
+        if kind is None:
             return None
         has_code = get("code") is not None
-        if data != box_file_text(name, has_code, root[0], shape.children).encode("utf-8"):
+        head = box_file_head(name, has_code).encode("utf-8")
+        tail = kind.tail
+        if (len(data) != len(head) + len(tail) or not data.startswith(head)
+                or not data.endswith(tail)):
             return None
-        box = root[1]()
-        shape.fill(box)
-        for node in shape.for_each_box:
+        box = kind.make()
+        kind.fill(box)
+        for node in kind.for_each_box:
             reader.box_child(box, node)
-        reader.check_links(box)
-        return box, has_code, shape.has_content
+        if box.timeline is not None:
+            reader.check_links(box)
+        return box, has_code, kind.has_content
 
     def motion(self, reader: ElementReader, name: str, data: bytes) -> Optional[ActuatorList]:
         """The motion of the box ``name`` whose motion file holds ``data``; None when the
@@ -204,41 +219,36 @@ class BoxIndex:
             except (ValueError, IndexError):
                 return None
             try:
-                nodes = list(etree.fromstring("<Part>%s</Part>" % text, safe_xml_parser()))
+                nodes = list(etree.fromstring("<Part>%s</Part>" % text, self._parser))
             except etree.XMLSyntaxError as error:
                 raise XarError("part %s not well-formed: %s" % (number, error.msg),
                                self.path) from None
             part = self._parts[number] = _Part(number, text, nodes)
         return part
 
-    def _root(self, reader: ElementReader, number: Optional[str]
-              ) -> Optional[Tuple[str, Callable[[], object]]]:
-        """(the text of a box's attributes, a function making that box without children)."""
-        found = self._roots.get(number) if number is not None else None
-        if found is None and number is not None:
-            part = self._part(number)
-            text = part.text if part is not None else ""
-            if not (text.startswith("<Box") and text.endswith(" />")):
-                return None
-            found = self._roots[number] = (text[len("<Box"):-len(" />")],
-                                           copier(reader.box(part.nodes[0])))
-        return found
-
-    def _shape(self, reader: ElementReader, numbers: Optional[str]) -> Optional[_Shape]:
-        if numbers is None:
+    def _kind(self, reader: ElementReader, root: Optional[str], numbers: Optional[str]
+              ) -> Optional[_Kind]:
+        """The boxes whose entry names the part ``root`` (their attributes) and the parts
+        ``numbers`` (their children); None when the entry names parts the index lacks."""
+        if root is None or numbers is None:
             return None
-        shape = self._shapes.get(numbers)
-        if shape is None:
-            parts = [self._part(number) for number in numbers.split()]
-            if None in parts:
-                return None
-            read_once = tuple(part.number for part in parts if not part.names_boxes)
-            fill, has_content = self._filler(reader, read_once)
-            shape = self._shapes[numbers] = _Shape(
-                "".join([part.text + "\n" for part in parts]), fill,
-                [node for part in parts if part.names_boxes for node in part.nodes],
-                has_content)
-        return shape
+        parts = [self._part(number) for number in [root] + numbers.split()]
+        if None in parts:
+            return None
+        text = parts[0].text
+        if not (text.startswith("<Box") and text.endswith(" />")):
+            return None
+        children = parts[1:]
+        tail = box_file_tail(text[len("<Box"):-len(" />")],
+                             "".join([part.text + "\n" for part in children]))
+        fill, has_content = self._filler(reader, tuple(part.number for part in children
+                                                       if not part.names_boxes))
+        make = self._makers.get(root)
+        if make is None:
+            make = self._makers[root] = copier(reader.box(parts[0].nodes[0]))
+        return _Kind(tail.encode("utf-8"), make, fill,
+                     [node for part in children if part.names_boxes for node in part.nodes],
+                     has_content)
 
     def _filler(self, reader: ElementReader, numbers: Tuple[str, ...]
                 ) -> Tuple[Callable[[Box], None], bool]:

@@ -154,11 +154,15 @@ def box_identity(name: str, has_code: bool) -> str:
                                            else "")
 
 
-def box_file_text(name: str, has_code: bool, box_attributes: str, children: str) -> str:
-    """The box file of ``name``: the root ``<Box>`` with ``box_attributes`` (the text of
-    the box's own attributes), then ``children`` (the text of its child elements)."""
-    return "%s\n<Box%s%s>\n%s</Box>\n" % (XML_DECLARATION, box_identity(name, has_code),
-                                          box_attributes, children)
+def box_file_head(name: str, has_code: bool) -> str:
+    """The start of the box file of ``name``, up to the box's own attributes."""
+    return "%s\n<Box%s" % (XML_DECLARATION, box_identity(name, has_code))
+
+
+def box_file_tail(box_attributes: str, children: str) -> str:
+    """The rest of a box file: the box's attributes (their text), then ``children`` (the
+    text of the child elements of its ``<Box>``)."""
+    return "%s>\n%s</Box>\n" % (box_attributes, children)
 
 
 def motion_file_text(name: str, motion: str) -> str:
@@ -236,8 +240,8 @@ class _BoxIndexWriter:
 
     def add(self, name: str, has_code: bool, box_attributes: str, children: List[str],
             motion: Optional[str]) -> None:
-        """The entry of the box ``name`` whose files :func:`box_file_text` and
-        :func:`motion_file_text` make of these texts."""
+        """The entry of the box ``name`` whose files :func:`box_file_head`,
+        :func:`box_file_tail` and :func:`motion_file_text` make of these texts."""
         self.entries.append('%s<Box object="%s"%s root="%d" parts="%s"%s />' % (
             INDENT, name, ' code="%s.py"' % name if has_code else "",
             self.part("<Box%s />" % box_attributes),
@@ -339,8 +343,8 @@ def render(behavior: Behavior) -> Tuple[Dict[str, str], ConversionReport]:
         name = names[id(box)]
         has_code = name in codes
         box_attributes, children = box_writer.box_parts(box)
-        files[name + ".xml"] = box_file_text(name, has_code, box_attributes,
-                                             "".join([child + "\n" for child in children]))
+        files[name + ".xml"] = box_file_head(name, has_code) + box_file_tail(
+            box_attributes, "".join([child + "\n" for child in children]))
         if has_code:
             files[name + ".py"] = codes[name]
         timeline = box.timeline
