@@ -392,6 +392,10 @@ def per_file(files: List[Path], options: argparse.Namespace,
             if old is None:
                 continue
             both = [path for path in files if path not in refused[shell] | refused["2012"]]
+            if not both:
+                print("      against 2012: no file both convert (is --py2 a Python 2.7 "
+                      "that runs?)")
+                continue
             worst = max(both, key=lambda path: mine[path][at] - old_times[path][at])
             print("      against 2012 on the %d files both convert: %s in total, %s on the "
                   "median file (target: not slower); worst file "
