@@ -105,6 +105,28 @@ def test_dialog_answers_forced_inputs(sim, topic_file):
     assert sim.memory.getData("Dialog/IsStarted") == 0
 
 
+def test_an_outputs_variables_are_set_where_they_stand_in_it(sim, monkeypatch):
+    """A variable before the answer's words is set when it starts, one after them once they
+    are said: a Dialog box stopped by ``$onStopped=1`` lets its goodbye be said first."""
+    written = []
+    for method in ("insertData", "raiseEvent"):
+        original = getattr(sim.memory, method)
+        monkeypatch.setattr(sim.memory, method, lambda key, value, original=original: (
+            written.append((key, value)), original(key, value))[-1])
+    dialog = sim.service("ALDialog")
+    dialog.activateTopic(dialog.loadTopicContent(
+        "topic: ~bye()\nlanguage: enu\nu:(bye) $leaving=1 Goodbye $name! $onStopped=1\n"
+        "u:(stay) $staying=1\n"))
+    dialog.subscribe("bye")
+    sim.memory.insertData("name", "Ada")
+    dialog.forceInput("stay")
+    dialog.forceInput("bye")
+    said = [key for key, value in written if key in ("leaving", "onStopped", "staying") or (
+        key == "ALTextToSpeech/TextDone" and value == 1)]
+    assert said == ["staying", "leaving", "ALTextToSpeech/TextDone", "onStopped"]
+    assert sim.memory.getData("Dialog/Answered") == "Goodbye Ada!"
+
+
 def test_sub_rules_answer_right_after_their_rule(sim):
     dialog = sim.service("ALDialog")
     dialog.activateTopic(dialog.loadTopicContent(

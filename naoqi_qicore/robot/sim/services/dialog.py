@@ -447,8 +447,8 @@ class ALDialog(Extractor):
             if rule.kind == "proposal":
                 self._used.setdefault(topic.name, set()).add(id(rule))
                 self._last_proposal[topic.name] = rule
-        memory = self._memory()
-        for name, value in list(assignments) + answer.assignments:
+        memory = self._memory()  # an output's variables are set where they stand in it
+        for name, value in list(assignments) + answer.assignments[:answer.leading]:
             memory.insertData(name, value)
         if answer.scripts:
             self._sim.log.warning("ALDialog: %s line %d: %d %%script block(s) not run (the "
@@ -457,6 +457,8 @@ class ALDialog(Extractor):
         self._raise_event("Dialog/Answered", answer.text)
         if answer.text:
             self._say(answer.text)
+        for name, value in answer.assignments[answer.leading:]:
+            memory.insertData(name, value)
         for name, args in answer.actions:
             self._act(topic, rule, name, args, jumps)
 

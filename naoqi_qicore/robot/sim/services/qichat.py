@@ -1019,6 +1019,9 @@ class Output:
 
     text: str = ""
     assignments: List[Tuple[str, str]] = field(default_factory=list)
+    #: how many of ``assignments`` stand before the first word said: those are made when
+    #: the answer starts, the others once its words are said
+    leading: int = 0
     #: rule functions in order, e.g. ("goto", "tag"), ("start", "animations/..."), ("clear", "x")
     actions: List[Tuple[str, str]] = field(default_factory=list)
     bookmarks: List[str] = field(default_factory=list)
@@ -1041,6 +1044,7 @@ class _Renderer:
         self.variable = variable
         self.rng = rng or random.Random()
         self.out = Output()
+        self._words = 0  # words rendered so far
         self._expanding: List[str] = []
         self._locals: List[Dict[str, str]] = []
 
@@ -1070,6 +1074,12 @@ class _Renderer:
         return self.variable(name)
 
     def node(self, node: Node) -> str:
+        text = self._node(node)
+        if text and isinstance(node, (Word, VarRef, CaptureRef)):
+            self._words += 1
+        return text
+
+    def _node(self, node: Node) -> str:
         if isinstance(node, Word):
             return node.text
         if isinstance(node, Phrase):
@@ -1094,7 +1104,11 @@ class _Renderer:
                 raise Undefined("$%s%s%s" % (node.name, node.op, right))
             return ""
         if isinstance(node, Assign):
+            words = self._words  # the value is not said
             self.out.assignments.append((node.name, self.node(node.value)))
+            self._words = words
+            if not words:
+                self.out.leading += 1
             return ""
         if isinstance(node, Tag):
             self.out.bookmarks.append(node.name)
@@ -1116,13 +1130,15 @@ class _Renderer:
         start = 0 if node.mode == "first" else turns.get(id(node), 0) % count
         for step in range(count):
             index = (start + step) % count
-            saved = (len(self.out.assignments), len(self.out.actions), len(self.out.bookmarks))
+            saved = (len(self.out.assignments), len(self.out.actions), len(self.out.bookmarks),
+                     self.out.leading, self._words)
             try:
                 said = self.node(node.items[index])
             except Undefined:
                 del self.out.assignments[saved[0]:]
                 del self.out.actions[saved[1]:]
                 del self.out.bookmarks[saved[2]:]
+                self.out.leading, self._words = saved[3], saved[4]
                 continue
             if node.mode != "first":
                 turns[id(node)] = (index + 1) % count
@@ -1139,6 +1155,7 @@ class _Renderer:
             key = hash(("dynamic", name))
             index = turns.get(key, 0) % len(values)
             turns[key] = index + 1
+            self._words += 1
             return str(values[index])
         self._expanding.append(name)
         try:
