@@ -97,7 +97,7 @@ def test_robot_specific_steps_are_checked_for_the_robot(tmp_path):
     with pytest.raises(ScenarioError, match=r"step 1: touch: NAO has no part 'back_bumper'"):
         load_scenario(path, "nao")
     path.write_text("- tablet_touch: [10, 20]\n")
-    with pytest.raises(ScenarioError, match=r"tablet.yaml: step 1: tablet_touch: NAO has no "
+    with pytest.raises(ScenarioError, match=r"tablet.yaml:1: step 1: tablet_touch: NAO has no "
                                             r"tablet"):
         load_scenario(path, "nao")
     with pytest.raises(ScenarioError, match="cannot read the scenario"):

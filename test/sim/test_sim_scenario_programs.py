@@ -76,7 +76,7 @@ def test_naoqi_sim_refuses_an_invalid_scenario(tmp_path):
     process = naoqi_sim("--scenario", str(bad))
     out, err = process.communicate(timeout=30)
     assert process.returncode == 2
-    assert err.strip().startswith("naoqi_sim: %s: step 1: unknown key 'heer'" % bad)
+    assert err.strip().startswith("naoqi_sim: %s:2: step 1: unknown key 'heer'" % bad)
     assert READY not in out
     pepper_only = tmp_path / "tablet.yaml"
     pepper_only.write_text("- tablet_touch: [1, 2]\n")

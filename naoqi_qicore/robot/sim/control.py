@@ -10,10 +10,17 @@
     ``getActivities()``, ``launchActivity(name, startReason)`` (focus given by Autonomous
     Life itself, e.g. reason "condition"), ``interruptActivity(stopReason)`` (the focused
     activity ends, e.g. "user-stop" for a head touch, "users-lost").
+``NaoqiSimScenario``
+    The scenario being played, for the program running the behavior in another process
+    (``run_behavior``): ``observeBehavior(kind, name, detail)`` reports the run (kinds
+    started, box, state, ended: see :meth:`ScenarioRunner.observe_behavior
+    <naoqi_qicore.robot.sim.scenario.ScenarioRunner.observe_behavior>`), ``verdict()`` says
+    how its expectations went (:class:`~naoqi_qicore.robot.sim.expectations.Verdict` as a
+    dict).
 """
 from __future__ import annotations
 
-from typing import Any, Dict, List
+from typing import Any, Callable, Dict, List, Optional
 
 from naoqi_qicore.robot.sim.context import SimContext
 from naoqi_qicore.robot.sim.recorder import CallRecord
@@ -83,3 +90,32 @@ class NaoqiSimActivities(SimModule):
     def interruptActivity(self, stopReason: str = "user-stop") -> None:
         """End the focused activity for ``stopReason`` (the stacked one comes back)."""
         self._checked("interruptActivity", self._life()._interrupt, stopReason)
+
+
+class NaoqiSimScenario(SimModule):
+    """The scenario the robot plays (``scenario()``: its runner, None when none is played)."""
+
+    NAME = "NaoqiSimScenario"
+
+    def __init__(self, sim: SimContext, scenario: Callable[[], Optional[Any]]) -> None:
+        super().__init__(sim)
+        self._scenario = scenario
+
+    def _runner(self, method: str) -> Any:
+        runner = self._scenario()
+        if runner is None:
+            raise self._error(method, "the robot plays no scenario")
+        return runner
+
+    def observeBehavior(self, kind: str, name: str = "", detail: str = "") -> None:
+        """What the behavior did: started, box NAME started, state NAME reached, ended with
+        status NAME (``detail``: how)."""
+        runner = self._runner("observeBehavior")
+        try:
+            runner.observe_behavior(kind, name, detail)
+        except ValueError as error:
+            raise self._error("observeBehavior", str(error)) from None
+
+    def verdict(self) -> Dict[str, Any]:
+        """How the scenario's expectations went (``decided`` once known)."""
+        return self._runner("verdict").verdict().as_dict()

@@ -25,7 +25,7 @@ import queue
 import threading
 from typing import Any, Callable, List, Optional, TextIO
 
-from naoqi_qicore.robot.sim.scenario import Observation, RobotWatch
+from naoqi_qicore.robot.sim.observations import Observation, RobotWatch
 from naoqi_qicore.robot.sim.senses import DEFAULT_CONFIDENCE
 
 #: how long a line heard waits for something to listen (s)

@@ -1,14 +1,16 @@
 """The simulated robot: every simulated service in a standalone libqi service directory.
 
 Clients reach it with their own ``qi.Session().connect(robot.url)`` exactly as a real NAO or
-Pepper.  Besides the NAOqi services it registers three services of its own (not recorded):
+Pepper.  Besides the NAOqi services it registers four services of its own (not recorded):
 
 * ``NaoqiSimRecorder``: ``calls(sinceIndex=0) -> [entry]``, ``count()``, ``clear()`` (the
   ``dropped()`` (the call record, see :mod:`naoqi_qicore.robot.sim.recorder`);
 * ``NaoqiSimActivities``: activities ALAutonomousLife knows (see
   :mod:`naoqi_qicore.robot.sim.control`);
 * ``NaoqiSimPerception``: what the robot hears, sees and feels (see
-  :mod:`naoqi_qicore.robot.sim.senses`).
+  :mod:`naoqi_qicore.robot.sim.senses`);
+* ``NaoqiSimScenario``: the scenario played, told about the run by a program in another
+  process, and the verdict of its expectations (see :mod:`naoqi_qicore.robot.sim.control`).
 
 :meth:`SimulatedRobot.play_scenario` plays a scenario (:mod:`naoqi_qicore.robot.sim.scenario`)
 against it and :meth:`SimulatedRobot.interact` lets a person at the keyboard talk to it
@@ -29,7 +31,8 @@ from urllib.parse import urlsplit
 import qi
 
 from naoqi_qicore.robot.sim.context import ROBOTS, SimContext
-from naoqi_qicore.robot.sim.control import NaoqiSimActivities, NaoqiSimRecorder
+from naoqi_qicore.robot.sim.control import (NaoqiSimActivities, NaoqiSimRecorder,
+                                            NaoqiSimScenario)
 from naoqi_qicore.robot.sim.facade import recording_facade
 from naoqi_qicore.robot.sim.recorder import DEFAULT_LIMIT, CallRecord
 from naoqi_qicore.robot.sim.senses import NaoqiSimPerception
@@ -126,6 +129,7 @@ class SimulatedRobot:
         self._registered: List[weakref.ref] = []
         self._perception: Optional[NaoqiSimPerception] = None
         self._attached: List[Callable[[], None]] = []  # stopped first when the robot stops
+        self._scenario: Optional[Any] = None  # the ScenarioRunner playing, if any
         self._lock = threading.Lock()
 
     # -- life cycle -------------------------------------------------------------------------
@@ -163,6 +167,7 @@ class SimulatedRobot:
                   for name, service in self._context.build_all(order=first).items()}
         served[NaoqiSimRecorder.NAME] = NaoqiSimRecorder(self._context, self._record)
         served[NaoqiSimActivities.NAME] = NaoqiSimActivities(self._context)
+        served[NaoqiSimScenario.NAME] = NaoqiSimScenario(self._context, lambda: self._scenario)
         self._perception = NaoqiSimPerception(self._context)
         served[NaoqiSimPerception.NAME] = self._perception
         for name, served_object in served.items():
@@ -274,8 +279,9 @@ class SimulatedRobot:
             self._started()
             assert self._record is not None
             runner = ScenarioRunner(self.perception, self.service("ALMemory"), self._record,
-                                    scenario, report)
+                                    scenario, report, service=self._context.service)
             self._attached.append(runner.stop)
+            self._scenario = runner
         return runner.start()
 
     def interact(self, lines: TextIO, output: TextIO) -> Any:

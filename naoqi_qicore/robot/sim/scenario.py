@@ -25,7 +25,8 @@ trigger is met by what happens after the previous step's trigger was met, so a s
 robot says while the previous step's actions run is not missed.
 
 Triggers (what the simulated robot can observe; the behavior's boxes, states and timeline
-live in the client and are not seen by the robot):
+live in the client and are not seen by the robot, except by expectations, which the program
+running the behavior tells about them):
 
 ``at: SECONDS``
     that long after the scenario started (at once when already past);
@@ -37,7 +38,11 @@ live in the client and are not seen by the robot):
 ``on_event: KEY`` or ``on_event: {key: KEY, value: VALUE}``
     an ALMemory key raised or written (by anyone), with that value if given;
 ``on_call: SERVICE.METHOD``
-    a client call ended (``*`` wildcards allowed: ``ALTabletService.show*``).
+    a client call ended (``*`` wildcards allowed: ``ALTabletService.show*``);
+``expect: {say|box|state|joint|tablet|ends: ..., within: SECONDS}``
+    an expectation: a trigger that must be met within its time, else the scenario fails
+    there (see :mod:`naoqi_qicore.robot.sim.expectations`; the program running the
+    behavior reports its boxes, states and end, and says how the expectations went).
 
 Actions (see :mod:`naoqi_qicore.robot.sim.senses` for what each raises):
 
@@ -96,10 +101,17 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable, Deque, Dict, List, Optional, Tuple, Union
 
+from naoqi_qicore.robot.sim.expectations import (ENDS, JOINT, JOINT_POLL_S, SHOWN_INSTEAD,
+                                                 Expectation, JointApproach, Verdict,
+                                                 parse_expectation, robot_problem,
+                                                 sentence_matches, sentence_pattern)
+from naoqi_qicore.robot.sim.observations import (BEHAVIOR_KINDS, BOX, CALL, ENDED, EVENT, SAID,
+                                                 SAYING, STARTED, STATE, TABLET, Observation,
+                                                 RobotWatch)
 from naoqi_qicore.robot.sim.senses import DEFAULT_CONFIDENCE, LISTEN_POLL_S, TOUCH_PARTS
 
 GENERIC = "generic"
-TRIGGERS = ("at", "after_say", "on_event", "on_call")
+TRIGGERS = ("at", "after_say", "on_event", "on_call", "expect")
 ACTIONS = ("hear", "touch", "face", "people", "tablet_touch", "tablet_event", "sonar", "raise",
            "wait", "landmark", "sound", "battery", "temperature")
 #: how long ``hear`` waits for something to listen, by default (s)
@@ -121,7 +133,8 @@ _YES_NO_STARTS = frozenset(
     "do does did don't doesn't didn't are is am was were aren't isn't can could can't will "
     "would won't shall should have has had may might must shall want ready".split())
 
-_SPEECH_TAG = re.compile(r"\\\w+(?:=[^\\]*)?\\")
+#: what a failed expectation's report starts with
+EXPECTATION_FAILED = "expectation failed: "
 
 Report = Callable[[str], None]
 
@@ -132,16 +145,32 @@ class ScenarioError(ValueError):
 
 @dataclass
 class Step:
-    """One step: its trigger (kind, value) or None, and its actions in order."""
+    """One step: its trigger (kind, value) or None, and its actions in order; ``line``:
+    where it starts in its file (0: unknown)."""
 
     number: int
     trigger: Optional[Tuple[str, Any]]
     actions: List[Tuple[str, Any]]
+    line: int = 0
+
+    @property
+    def expectation(self) -> Optional[Expectation]:
+        """The step's expectation, when its trigger is one."""
+        if self.trigger is not None and self.trigger[0] == "expect":
+            return self.trigger[1]
+        return None
+
+    def where(self, origin: str) -> str:
+        """``talk.yaml:7: step 3`` (the file, the line and the step, for messages)."""
+        return "%s:%d: step %d" % (origin, self.line, self.number) if self.line else \
+            "%s: step %d" % (origin, self.number)
 
     def describe(self) -> str:
         if self.trigger is None:
             return "step %d" % self.number
         kind, value = self.trigger
+        if kind == "expect":
+            return "step %d (expect %s)" % (self.number, value.describe())
         if kind == "on_event":
             value = value[0] if value[1] is _ANY else "%s = %r" % value
         elif kind == "after_say":
@@ -161,11 +190,21 @@ class Scenario:
     generic: bool = False
     seed: int = 0
 
+    @property
+    def expectations(self) -> List[Step]:
+        """The steps whose trigger is an expectation."""
+        return [step for step in self.steps if step.expectation is not None]
+
     def check_robot(self, robot: str) -> None:
         """ScenarioError when a step needs what ``robot`` ("nao"/"pepper") does not have."""
         for step in self.steps:
+            expectation = step.expectation
+            problem = robot_problem(expectation, robot) if expectation is not None else None
+            if problem is not None:
+                raise ScenarioError("%s: expect %s: %s" % (step.where(self.origin),
+                                                           expectation.kind, problem))
             for kind, value in step.actions:
-                where = "%s: step %d: %s" % (self.origin, step.number, kind)
+                where = "%s: %s" % (step.where(self.origin), kind)
                 if kind == "tablet_touch" and robot != "pepper":
                     raise ScenarioError("%s: NAO has no tablet (a Pepper scenario: use "
                                         "--robot pepper)" % where)
@@ -202,10 +241,27 @@ def load_scenario(spec: Union[str, Path], robot: Optional[str] = None) -> Scenar
     return scenario
 
 
+class _Located(dict):
+    """A mapping read from YAML, with its line and the line of each key (from 1)."""
+
+    line = 0
+    key_lines: Dict[str, int] = {}
+
+
+def _plain(value: Any) -> Any:
+    """``value`` with plain dicts for the :class:`_Located` ones (values sent to the robot)."""
+    if isinstance(value, dict):
+        return {key: _plain(item) for key, item in value.items()}
+    if isinstance(value, list):
+        return [_plain(item) for item in value]
+    return value
+
+
 def _yaml_loader() -> Any:
     """PyYAML's safe loader, except that only true/false are booleans (YAML 1.2): ``hear:
-    yes`` and ``hear: no`` are words; and a key twice in a mapping is an error (YAML would
-    keep the last one: a step's second ``touch`` would replace its first)."""
+    yes`` and ``hear: no`` are words; a key twice in a mapping is an error (YAML would
+    keep the last one: a step's second ``touch`` would replace its first); and mappings
+    say where they are (:class:`_Located`)."""
     import yaml
 
     class Loader(yaml.SafeLoader):
@@ -224,6 +280,14 @@ def _yaml_loader() -> Any:
                                 "actions: do: [{touch: head}, {touch: head}])" % (key,),
                         problem_mark=key_node.start_mark)
             return super().construct_mapping(node, deep)
+    def construct_located(loader: Any, node: Any) -> Any:
+        located = _Located()
+        located.line = node.start_mark.line + 1
+        located.key_lines = {str(key.value): key.start_mark.line + 1 for key, _ in node.value
+                             if isinstance(key, yaml.ScalarNode)}
+        yield located
+        located.update(loader.construct_mapping(node))
+    Loader.add_constructor("tag:yaml.org,2002:map", construct_located)
     boolean = "tag:yaml.org,2002:bool"
     Loader.yaml_implicit_resolvers = {
         first: [(tag, regexp) for tag, regexp in resolvers if tag != boolean]
@@ -284,7 +348,8 @@ def _kind(value: Any) -> str:
 
 
 def _step(origin: str, number: int, raw: Any) -> Step:
-    where = "%s: step %d" % (origin, number)
+    line = getattr(raw, "line", 0)
+    where = Step(number, None, [], line).where(origin)
     if not isinstance(raw, dict) or not raw:
         raise ScenarioError("%s: a step is a mapping of a trigger and actions "
                             "(e.g. {after_say: hello, hear: hi}), got %s" % (where, _kind(raw)))
@@ -292,6 +357,8 @@ def _step(origin: str, number: int, raw: Any) -> Step:
     actions: List[Tuple[str, Any]] = []
     for key, value in raw.items():
         key = str(key)
+        where = Step(number, None, [], raw.key_lines.get(key, line) if isinstance(
+            raw, _Located) else line).where(origin)
         if key == "do":
             actions.extend(_listed_actions(where, value))
         elif key in TRIGGERS:
@@ -307,7 +374,7 @@ def _step(origin: str, number: int, raw: Any) -> Step:
                                 "list of actions)" % (
                                     where, key, " (did you mean %r?)" % near[0] if near else "",
                                     ", ".join(TRIGGERS), ", ".join(ACTIONS)))
-    return Step(number, trigger, actions)
+    return Step(number, trigger, actions, line)
 
 
 def _listed_actions(where: str, value: Any) -> List[Tuple[str, Any]]:
@@ -362,16 +429,17 @@ def _check(where: str, key: str, value: Any) -> Any:
     if key in ("at", "wait"):
         return _number(where, key, value)
     if key == "after_say":
-        text = _text(where, key, value)
-        try:
-            return text, re.compile(text, re.IGNORECASE)
-        except re.error:
-            return text, None  # not a regular expression: a plain text then
+        return sentence_pattern(_text(where, key, value))
     if key == "on_event":
         if isinstance(value, dict):
             _fields(where, key, value, ("key", "value"), ("key",))
-            return _text(where, key + " key", value["key"]), value.get("value", _ANY)
+            return _text(where, key + " key", value["key"]), _plain(value.get("value", _ANY))
         return _text(where, key, value), _ANY
+    if key == "expect":
+        try:
+            return parse_expectation(value)
+        except ValueError as error:
+            raise ScenarioError("%s: expect: %s" % (where, error)) from None
     if key == "on_call":
         text = _text(where, key, value)
         if "." not in text:
@@ -430,7 +498,8 @@ def _check(where: str, key: str, value: Any) -> Any:
         if not isinstance(value, dict) or not value:
             raise ScenarioError("%s: tablet_event must be a mapping {event: value, ...}, "
                                 "got %r" % (where, value))
-        return {_text(where, "tablet_event key", name): item for name, item in value.items()}
+        return {_text(where, "tablet_event key", name): _plain(item)
+                for name, item in value.items()}
     if key == "sonar":
         if not isinstance(value, dict) or not value:
             raise ScenarioError("%s: sonar must be {left: m, right: m}, got %r" % (where, value))
@@ -473,65 +542,23 @@ def _check(where: str, key: str, value: Any) -> Any:
             raise ScenarioError("%s: raise must be {key: KEY, value: VALUE}, got %r"
                                 % (where, value))
         _fields(where, key, value, ("key", "value"), ("key", "value"))
-        return _text(where, "raise key", value["key"]), value["value"]
+        return _text(where, "raise key", value["key"]), _plain(value["value"])
     raise AssertionError(key)
 
 
 # -- watching the robot ------------------------------------------------------------------------
-@dataclass
-class Observation:
-    """Something the simulated robot did: ``kind`` "saying" (a sentence starts), "said" (it
-    ended), "event" (an ALMemory key written or raised) or "call" (a client call ended)."""
-
-    kind: str
-    name: str
-    value: Any = None
-
-
-class RobotWatch:
-    """Turns ALMemory writes and recorded calls into :class:`Observation` s for ``observe``
-    (called from the robot's threads: it must return quickly)."""
-
-    def __init__(self, memory: Any, record: Any, observe: Callable[[Observation], None]) -> None:
-        self._memory = memory
-        self._record = record
-        self._observe = observe
-        self._sentence = ""
-        memory._watch(self._on_memory)
-        if record is not None:
-            record.add_listener(self._on_call)
-
-    def _on_memory(self, key: str, value: Any) -> None:
-        if key == "ALTextToSpeech/CurrentSentence":  # without speech tags such as \pau=500\
-            self._sentence = " ".join(_SPEECH_TAG.sub(" ", str(value)).split())
-            self._observe(Observation("saying", self._sentence))
-        elif key == "ALTextToSpeech/TextDone" and value == 1 and self._sentence:
-            sentence, self._sentence = self._sentence, ""
-            self._observe(Observation("said", sentence))
-        self._observe(Observation("event", key, value))
-
-    def _on_call(self, entry: Dict[str, Any]) -> None:
-        self._observe(Observation("call", "%s.%s" % (entry["service"], entry["method"]),
-                                  entry.get("args")))
-
-    def close(self) -> None:
-        self._memory._unwatch(self._on_memory)
-        if self._record is not None:
-            self._record.remove_listener(self._on_call)
-
-
 def _matches(trigger: Tuple[str, Any], seen: Observation) -> bool:
     kind, value = trigger
     if kind == "after_say":
-        text, pattern = value
-        return seen.kind == "said" and (text.lower() in seen.name.lower() or (
-            pattern is not None and pattern.search(seen.name) is not None))
+        return seen.kind == SAID and sentence_matches(value, seen.name)
     if kind == "on_event":
         key, expected = value
-        return seen.kind == "event" and seen.name == key and (
+        return seen.kind == EVENT and seen.name == key and (
             expected is _ANY or seen.value == expected)
     if kind == "on_call":
-        return seen.kind == "call" and fnmatch.fnmatchcase(seen.name, value)
+        return seen.kind == CALL and fnmatch.fnmatchcase(seen.name, value)
+    if kind == "expect":
+        return value.met_by(seen)
     return False
 
 
@@ -551,14 +578,19 @@ def is_yes_no_question(sentence: str) -> bool:
 class ScenarioRunner:
     """Plays a :class:`Scenario` against a simulated robot's senses (a
     :class:`~naoqi_qicore.robot.sim.senses.NaoqiSimPerception`), its ALMemory and its call
-    record; ``report`` receives one line per thing done."""
+    record; ``report`` receives one line per thing done.  ``service(name)`` gives the
+    robot's ALMotion and ALTabletService, which expectations read.
+
+    The program running the behavior tells it about the run (:meth:`observe_behavior`);
+    :attr:`decided` is set once the scenario's expectations have a :meth:`verdict`."""
 
     def __init__(self, senses: Any, memory: Any, record: Any, scenario: Scenario,
-                 report: Optional[Report] = None, clock: Callable[[], float] = time.monotonic
-                 ) -> None:
+                 report: Optional[Report] = None, clock: Callable[[], float] = time.monotonic,
+                 service: Optional[Callable[[str], Any]] = None) -> None:
         self.scenario = scenario
         self._senses = senses
         self._memory = memory
+        self._service = service
         self._report_line = report or (lambda line: None)
         self._clock = clock
         self._cond = threading.Condition()
@@ -567,6 +599,16 @@ class ScenarioRunner:
         self.done = threading.Event()  # set when the steps are over (or there are none)
         self._pending: Optional[Tuple[str, Any]] = None
         self._seen: Deque[Observation] = deque()
+        # the run, as the program running the behavior reports it
+        self._run_started: Optional[float] = None
+        self._ended: Optional[Observation] = None
+        self._ended_at = 0.0
+        self._step_index = 0  # the step being played
+        # what the expectation being waited for watched (the last ones), and how many
+        self._watched: Deque[Observation] = deque(maxlen=SHOWN_INSTEAD)
+        self._watched_count = 0
+        self._verdict = Verdict(scenario.origin, len(scenario.expectations))
+        self.decided = threading.Event()
         # what the generic person knows of the robot
         self._speaking = False
         self._last_sentence = ""
@@ -576,7 +618,13 @@ class ScenarioRunner:
         self._uses: Dict[str, int] = {}  # how often it said each answer
         self._random = random.Random(scenario.seed)
         self._threads: List[threading.Thread] = []
-        self._watch = RobotWatch(memory, record, self._observe)
+        tablet = None
+        if service is not None and record is not None:
+            try:
+                tablet = service("ALTabletService")
+            except RuntimeError:  # NAO has no tablet
+                tablet = None
+        self._watch = RobotWatch(memory, record, self._observe, tablet)
 
     def _report(self, line: str) -> None:
         self._report_line(line)
@@ -599,9 +647,13 @@ class ScenarioRunner:
 
     def stop(self, timeout: float = 2.0) -> None:
         """Stop playing: ``hear`` and ``wait`` are cut short, a running action may take up
-        to ``timeout`` s to end (the robot's own shutdown then interrupts what it does)."""
+        to ``timeout`` s to end (the robot's own shutdown then interrupts what it does).
+        Expectations not decided by then stay unchecked."""
         with self._cond:
             self._stopping = True
+            if not self._verdict.decided:
+                self._verdict.unchecked = [step.number for step in self.scenario.expectations
+                                           if step.number > self._step_index]
             self._cond.notify_all()
         for thread in self._threads:
             if thread is not threading.current_thread():
@@ -613,52 +665,180 @@ class ScenarioRunner:
         """Wait for the steps to be over; True when they are."""
         return self.done.wait(timeout)
 
+    # -- the run, reported by the program running the behavior -----------------------------
+    def observe_behavior(self, kind: str, name: str = "", detail: str = "") -> None:
+        """What the behavior did: ``started`` (it plays), ``box`` (box ``name`` started),
+        ``state`` (keyframe ``name`` of its timeline became current), ``ended`` (the run
+        ended with status ``name``, ``detail`` saying how).  ValueError for another kind.
+        Quick and thread-safe: engine threads call it."""
+        if kind not in BEHAVIOR_KINDS:
+            raise ValueError("a behavior observation is one of %s, got %r"
+                             % (", ".join(BEHAVIOR_KINDS), kind))
+        self._observe(Observation(kind, name, detail))
+
+    def verdict(self) -> Verdict:
+        """How the expectations went so far (``decided`` once known)."""
+        with self._cond:
+            return Verdict(**vars(self._verdict))
+
     # -- observations (robot threads) ------------------------------------------------------
     def _observe(self, seen: Observation) -> None:
         with self._cond:
-            if seen.kind == "saying":
+            if seen.kind == SAYING:
                 self._speaking, self._last_sentence = True, seen.name
-            elif seen.kind == "said":
+            elif seen.kind == SAID:
                 self._speaking, self._turn = False, True
                 self._quiet_since = self._clock()
                 self._unheeded = []
+            elif seen.kind == STARTED and self._run_started is None:
+                self._run_started = self._clock()
+            elif seen.kind == ENDED and self._ended is None:
+                self._ended, self._ended_at = seen, self._clock()
             pending = self._pending
+            if pending is not None and pending[0] == "expect" and pending[1].watches(seen):
+                self._watched.append(seen)
+                self._watched_count += 1
             if pending is not None and _matches(pending, seen):
                 self._seen.append(seen)
-            elif seen.kind not in ("saying", "said"):
+            elif seen.kind not in (SAYING, SAID, STARTED, ENDED):
                 return
             self._cond.notify_all()
+
+    def _run_over(self) -> bool:
+        """The run ended while an expectation remains to be checked: nothing more will
+        happen, the scenario gives up (called with ``_cond`` held)."""
+        return self._ended is not None and any(
+            step.expectation is not None for step in self.scenario.steps[self._step_index:])
+
+    def _given_up(self) -> bool:
+        return self._stopping or self._run_over()
 
     # -- steps ----------------------------------------------------------------------------
     def _arm(self, step: Optional[Step]) -> None:
         """Collect what meets ``step``'s trigger from now on (called with ``_cond`` held)."""
         self._seen.clear()
+        self._watched.clear()
+        self._watched_count = 0
         self._pending = step.trigger if step is not None and step.trigger is not None and \
             step.trigger[0] != "at" else None
 
     def _wait_trigger(self, step: Step, following: Optional[Step]) -> Optional[str]:
         """Wait for ``step``'s trigger, then arm ``following``; what met the trigger, or None
-        when stopping."""
+        when stopping or when the scenario failed there."""
+        if step.expectation is not None:
+            met = self._wait_expected(step)
+            if met is None:
+                return None
+            with self._cond:
+                self._arm(following)
+            return met
         with self._cond:
             if step.trigger is None:
                 met = "after the previous step" if step.number > 1 else "at the start"
             elif step.trigger[0] == "at":
                 deadline = self._started_at + step.trigger[1]
-                while not self._stopping and self._clock() < deadline:
+                while not self._given_up() and self._clock() < deadline:
                     self._cond.wait(deadline - self._clock())
                 met = "%.1f s after the start" % (self._clock() - self._started_at)
             else:
-                self._cond.wait_for(lambda: self._stopping or bool(self._seen))
-                if self._stopping:
+                self._cond.wait_for(lambda: self._given_up() or bool(self._seen))
+                if not self._seen:
+                    self._give_up(step, "waited for its trigger")
                     return None
-                seen = self._seen.popleft()
-                met = ("the robot said %r" % seen.name if seen.kind == "said" else
-                       "%s = %r" % (seen.name, seen.value) if seen.kind == "event" else
-                       "call %s" % seen.name)
-            if self._stopping:
+                met = _met(self._seen.popleft())
+            if self._given_up():
+                self._give_up(step, "waited for its trigger")
                 return None
             self._arm(following)
             return met
+
+    def _wait_expected(self, step: Step) -> Optional[str]:
+        """Wait until ``step``'s expectation is met (what met it), fails (None, the verdict
+        says why) or the scenario stops (None)."""
+        expectation = step.expectation
+        assert expectation is not None
+        approach = JointApproach(expectation) if expectation.kind == JOINT else None
+        turn = self._clock()
+        while True:
+            angles = self._joint_angles(expectation) if approach is not None else None
+            with self._cond:  # (the robot is read without it: its threads call _observe)
+                if self._stopping:
+                    return None
+                if self._seen:
+                    met = _met(self._seen.popleft())
+                    break
+                if angles is not None and approach is not None:
+                    approach.update(angles)
+                    if expectation.joints_met(angles):
+                        met = "the joints reached %s" % ", ".join(
+                            "%s %.2f rad" % (name, angles[name]) for name in expectation.target)
+                        break
+                instead = approach.describe() if approach is not None else \
+                    expectation.instead(list(self._watched), self._watched_count)
+                if self._ended is not None:
+                    if expectation.kind != ENDS:
+                        instead += "; " + self._ended_text()
+                    self._fail(step, instead)
+                    return None
+                timeout: Optional[float] = None
+                if self._run_started is not None:  # the time counts once the run started
+                    deadline = max(turn, self._run_started) + expectation.within
+                    if self._clock() >= deadline:
+                        self._fail(step, instead)
+                        return None
+                    timeout = deadline - self._clock()
+                if approach is not None:
+                    timeout = JOINT_POLL_S if timeout is None else min(timeout, JOINT_POLL_S)
+                self._cond.wait(timeout)
+        with self._cond:
+            self._verdict.held.append("%s: %s" % (step.where(self.scenario.origin), met))
+            if expectation.kind == ENDS:
+                self._verdict.expected_end = expectation.target
+        return met
+
+    def _joint_angles(self, expectation: Expectation) -> Optional[Dict[str, float]]:
+        """The robot's angles of the expectation's joints now (None when it cannot say)."""
+        names = list(expectation.target)
+        try:
+            angles = self._service("ALMotion").getAngles(names, False) \
+                if self._service is not None else None
+        except (RuntimeError, KeyError, ValueError):  # the robot is stopping
+            return None
+        return dict(zip(names, angles)) if angles is not None else None
+
+    def _ended_text(self) -> str:
+        """``the behavior ended FINISHED after 3.2 s (no errors)`` (``_cond`` held)."""
+        ended = self._ended
+        assert ended is not None
+        after = " after %.1f s" % (self._ended_at - self._run_started) \
+            if self._run_started is not None else " before it started"
+        return "the behavior ended %s%s%s" % (ended.name, after,
+                                              " (%s)" % ended.value if ended.value else "")
+
+    def _fail(self, step: Step, instead: str) -> None:
+        """``step``'s expectation failed: the verdict says so (``_cond`` held)."""
+        expectation = step.expectation
+        assert expectation is not None
+        self._verdict.failure = "%s: expected %s within %g s; %s" % (
+            step.where(self.scenario.origin), expectation.describe(), expectation.within,
+            instead)
+        self._verdict.unchecked = [later.number for later in self.scenario.expectations
+                                   if later.number > step.number]
+        self._decide()
+        self._report(EXPECTATION_FAILED + self._verdict.failure)
+
+    def _give_up(self, step: Step, doing: str) -> None:
+        """The run ended while ``step`` ``doing`` something, before the expectations that
+        follow: the first of them fails (``_cond`` held; nothing when stopping)."""
+        if self._stopping:
+            return
+        following = [later for later in self.scenario.expectations if later.number > step.number]
+        self._fail(following[0], "%s, while step %d %s" % (self._ended_text(), step.number,
+                                                           doing))
+
+    def _decide(self) -> None:
+        self._verdict.decided = True
+        self.decided.set()
 
     def _play_steps(self) -> None:
         steps = self.scenario.steps
@@ -666,18 +846,30 @@ class ScenarioRunner:
             self._arm(steps[0] if steps else None)
         try:
             for index, step in enumerate(steps):
+                with self._cond:
+                    self._step_index = index
                 met = self._wait_trigger(step, steps[index + 1] if index + 1 < len(steps)
                                          else None)
                 if met is None:
                     return
+                with self._cond:
+                    self._step_index = index + 1
                 self._report("%s: %s" % (step.describe(), met))
                 for kind, value in step.actions:
-                    if self._stopping:
-                        return
+                    with self._cond:
+                        if self._given_up():
+                            self._give_up(step, "ran its actions")
+                            return
                     self._report("%s: %s %s -> %s" % (step.describe(), kind,
                                                       _shown(kind, value), self._act(kind, value)))
             if steps:
                 self._report("scenario %s: done" % (self.scenario.name or self.scenario.origin))
+            if self.scenario.expectations:
+                with self._cond:
+                    self._decide()
+                    lines = self._verdict.lines()
+                for line in lines:
+                    self._report(line)
         finally:
             self.done.set()
 
@@ -686,13 +878,13 @@ class ScenarioRunner:
         try:
             if kind == "wait":
                 with self._cond:
-                    self._cond.wait_for(lambda: self._stopping, value)
+                    self._cond.wait_for(self._given_up, value)
                 return "waited"
             if kind == "hear":
                 deadline = self._clock() + value["wait"]
                 while not senses._speech_listeners() and self._clock() < deadline:
                     with self._cond:  # gives something time to listen, unless stopping
-                        if self._cond.wait_for(lambda: self._stopping, LISTEN_POLL_S):
+                        if self._cond.wait_for(self._given_up, LISTEN_POLL_S):
                             return "not said: the scenario stopped"
                 return senses.hear(value["text"], value["confidence"])
             if kind == "touch":
@@ -795,6 +987,20 @@ class ScenarioRunner:
         picked = self._random.choice([c for c in fresh if self._uses.get(c, 0) == least])
         self._uses[picked] = self._uses.get(picked, 0) + 1
         return picked
+
+
+def _met(seen: Observation) -> str:
+    """What met a trigger, for the report."""
+    if seen.kind == SAID:
+        return "the robot said %r" % seen.name
+    if seen.kind == EVENT:
+        return "%s = %r" % (seen.name, seen.value)
+    if seen.kind == CALL:
+        return "call %s" % seen.name
+    if seen.kind == ENDED:
+        return "the behavior ended %s" % seen.name
+    return {BOX: "box %s started", STATE: "keyframe %s reached",
+            TABLET: "the tablet shows %s"}[seen.kind] % seen.name
 
 
 def _shown(kind: str, value: Any) -> str:

@@ -1,0 +1,305 @@
+"""Expectations: what a scenario says the robot and its behavior must do, and how soon.
+
+An ``expect:`` step of a scenario (:mod:`naoqi_qicore.robot.sim.scenario`) is a trigger
+that must be met in time: the step waits for what it names, at most ``within`` seconds
+(default :data:`DEFAULT_WITHIN_S`), then runs its actions; when it is not met in time, or
+the run ends first, the expectation fails and the scenario's steps stop there::
+
+    - expect: {say: "hello|hi", within: 5}   # the robot said a sentence containing the
+                                             # text, or matching it as a regular expression
+    - expect: {box: "Say Hello"}             # a box of that name (or path: root/Say Hello,
+                                             # * wildcards) started
+    - expect: {state: Wave}                  # a keyframe of the behavior's timeline became
+                                             # current (behavior/state's states)
+    - expect: {joint: {RShoulderPitch: -1.0}, tolerance: 0.1, within: 4}   # rad, all at once
+    - expect: {tablet: "*.png"}              # the tablet shows an image, video or page whose
+                                             # URL (or its end) matches
+    - expect: {ends: FINISHED, within: 30}   # the run ends FINISHED, STOPPED or ERROR
+
+``within`` counts from the step's turn (the previous step's actions done) or from the start
+of the run, whichever is later; what happened since the previous step's trigger was met
+counts, as for triggers.  Speech, joints and the tablet are seen by the simulated robot;
+boxes, states and the run's start and end are reported by the program running the
+behavior (``main.py``, ``run_behavior --autoplay``).  :class:`Verdict` says how the
+expectations went.
+"""
+from __future__ import annotations
+
+import difflib
+import fnmatch
+import math
+import re
+from dataclasses import dataclass, field
+from typing import Any, Dict, Iterable, List, Optional, Pattern, Tuple
+
+from naoqi_qicore.robot.sim.joints import JointTable
+from naoqi_qicore.robot.sim.observations import BOX, ENDED, SAID, STATE, TABLET, Observation
+
+SAY, JOINT, ENDS = "say", "joint", "ends"
+#: what an expectation can be about (one per expectation)
+EXPECT_KINDS = (SAY, BOX, STATE, JOINT, TABLET, ENDS)
+#: the fields an expectation may have besides its kind
+EXPECT_OPTIONS = ("within", "tolerance")
+#: how a run can end
+END_STATUSES = ("FINISHED", "STOPPED", "ERROR")
+#: how long an expectation waits by default (s)
+DEFAULT_WITHIN_S = 10.0
+#: how far from its target a joint may be by default (rad)
+DEFAULT_TOLERANCE_RAD = 0.05
+#: how often joint angles are read while a joint expectation waits (s)
+JOINT_POLL_S = 0.02
+#: what a failure lists of what happened instead, at most
+SHOWN_INSTEAD = 8
+#: the observation each kind of expectation is about
+_WATCHED = {SAY: SAID, BOX: BOX, STATE: STATE, TABLET: TABLET, ENDS: ENDED}
+_ALL_JOINTS = frozenset(JointTable("nao").limits) | frozenset(JointTable("pepper").limits)
+
+
+@dataclass(frozen=True)
+class Expectation:
+    """One expectation: its kind, its target (say: ``(text, regex or None)``; box, state,
+    tablet: a pattern; joint: ``{joint: rad}``; ends: a status), ``within`` (s) and, for
+    joints, ``tolerance`` (rad)."""
+
+    kind: str
+    target: Any
+    within: float = DEFAULT_WITHIN_S
+    tolerance: float = DEFAULT_TOLERANCE_RAD
+
+    def describe(self) -> str:
+        """``the robot to say /bye/`` (what is expected, for messages)."""
+        if self.kind == SAY:
+            return "the robot to say /%s/" % self.target[0]
+        if self.kind == BOX:
+            return "box %r to start" % self.target
+        if self.kind == STATE:
+            return "the behavior's timeline to reach keyframe %r" % self.target
+        if self.kind == JOINT:
+            return "%s (± %.2f rad)" % (_angles_text(self.target), self.tolerance)
+        if self.kind == TABLET:
+            return "the tablet to show %r" % self.target
+        return "the behavior to end %s" % self.target
+
+    def watches(self, seen: Observation) -> bool:
+        """Whether ``seen`` is the kind of thing this expectation is about."""
+        return _WATCHED.get(self.kind) == seen.kind
+
+    def met_by(self, seen: Observation) -> bool:
+        """Whether ``seen`` meets the expectation (joints: see :meth:`joints_met`)."""
+        if not self.watches(seen):
+            return False
+        if self.kind == SAY:
+            return sentence_matches(self.target, seen.name)
+        if self.kind in (BOX, TABLET):
+            return fnmatch.fnmatchcase(seen.name, self.target) or \
+                fnmatch.fnmatchcase(seen.name, "*/" + self.target.lstrip("/"))
+        if self.kind == STATE:
+            return fnmatch.fnmatchcase(seen.name, self.target)
+        return seen.name == self.target
+
+    def joints_met(self, angles: Dict[str, float]) -> bool:
+        """Whether every expected joint is within the tolerance of its target."""
+        return _distance(self.target, angles) <= self.tolerance
+
+    def instead(self, seen: List[Observation], count: int) -> str:
+        """What the robot or behavior did instead, from the ``count`` observations this
+        expectation watched (``seen``: the last ones)."""
+        if not count:
+            return {SAY: "it said nothing", BOX: "no box started",
+                    STATE: "no keyframe of its timeline was reached",
+                    TABLET: "the tablet showed nothing", ENDS: "it was still running",
+                    }.get(self.kind, "")
+        if self.kind == ENDS:
+            last = seen[-1]
+            return "it ended %s%s" % (last.name, " (%s)" % last.value if last.value else "")
+        shown = ", ".join(('"%s"' % item.name) if self.kind == SAY else item.name
+                          for item in seen[-SHOWN_INSTEAD:])
+        more = "%d before: " % (count - SHOWN_INSTEAD) if count > SHOWN_INSTEAD else ""
+        return {SAY: "it said: ", BOX: "boxes started: ", STATE: "keyframes reached: ",
+                TABLET: "the tablet showed: "}[self.kind] + more + shown
+
+
+def sentence_pattern(text: str) -> Tuple[str, Optional[Pattern[str]]]:
+    """What a sentence is matched with: ``text`` and, when it is one, the regular
+    expression it is (case-insensitive)."""
+    try:
+        return text, re.compile(text, re.IGNORECASE)
+    except re.error:
+        return text, None  # not a regular expression: a plain text then
+
+
+def sentence_matches(target: Tuple[str, Optional[Pattern[str]]], sentence: str) -> bool:
+    """Whether ``sentence`` contains the text of ``target`` (case-insensitive) or its
+    regular expression is found in it (see :func:`sentence_pattern`)."""
+    text, pattern = target
+    return text.lower() in sentence.lower() or (
+        pattern is not None and pattern.search(sentence) is not None)
+
+
+def _angles_text(angles: Dict[str, float]) -> str:
+    return ", ".join("%s %.2f rad" % item for item in sorted(angles.items()))
+
+
+def _distance(target: Dict[str, float], angles: Dict[str, float]) -> float:
+    """The largest gap between a joint's target and its angle (inf for a missing joint)."""
+    return max(abs(angles[name] - goal) if name in angles else math.inf
+               for name, goal in target.items())
+
+
+class JointApproach:
+    """How close the joints of a joint expectation came to their targets while it waited."""
+
+    def __init__(self, expectation: Expectation) -> None:
+        self._target = expectation.target
+        self.closest: Optional[Dict[str, float]] = None
+        self.last: Optional[Dict[str, float]] = None
+
+    def update(self, angles: Dict[str, float]) -> None:
+        self.last = angles
+        if self.closest is None or \
+                _distance(self._target, angles) < _distance(self._target, self.closest):
+            self.closest = angles
+
+    def describe(self) -> str:
+        if self.last is None:
+            return "its joints were not read"
+        if self.closest == self.last:
+            return "they are at %s" % _angles_text(self.last)
+        return "they came closest at %s and are at %s" % (_angles_text(self.closest or {}),
+                                                          _angles_text(self.last))
+
+
+def parse_expectation(value: Any) -> Expectation:
+    """The expectation of an ``expect:`` value; ValueError says what is wrong."""
+    if not isinstance(value, dict) or not value:
+        raise ValueError("an expectation is a mapping such as {say: hello, within: 5} (one "
+                         "of %s), got %r" % (", ".join(EXPECT_KINDS), value))
+    names = [str(key) for key in value]
+    kinds = [name for name in names if name in EXPECT_KINDS]
+    unknown = [name for name in names if name not in EXPECT_KINDS + EXPECT_OPTIONS]
+    if unknown:
+        near = difflib.get_close_matches(unknown[0], EXPECT_KINDS + EXPECT_OPTIONS, 1)
+        raise ValueError("unknown field %r%s (one of %s, and within%s)" % (
+            unknown[0], " (did you mean %r?)" % near[0] if near else "",
+            ", ".join(EXPECT_KINDS), ", tolerance for joint"))
+    if len(kinds) != 1:
+        raise ValueError("an expectation is about one thing (one of %s), got %s" % (
+            ", ".join(EXPECT_KINDS), " and ".join(kinds) if kinds else "none"))
+    kind = kinds[0]
+    within = _number("within", value.get("within", DEFAULT_WITHIN_S), positive=True)
+    if "tolerance" in value and kind != JOINT:
+        raise ValueError("tolerance goes with joint, not %s" % kind)
+    tolerance = _number("tolerance", value.get("tolerance", DEFAULT_TOLERANCE_RAD),
+                        positive=True)
+    return Expectation(kind, _target(kind, value[kind]), within, tolerance)
+
+
+def _number(name: str, value: Any, positive: bool = False) -> float:
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or math.isnan(value) \
+            or math.isinf(value) or (positive and value <= 0):
+        raise ValueError("%s must be a number%s, got %r" % (name, " > 0" if positive else "",
+                                                            value))
+    return float(value)
+
+
+def _text(kind: str, value: Any) -> str:
+    if isinstance(value, (int, float)) and not isinstance(value, bool):
+        value = str(value)
+    if not isinstance(value, str) or not value.strip():
+        raise ValueError("%s must be a non-empty text, got %r" % (kind, value))
+    return value
+
+
+def _target(kind: str, value: Any) -> Any:
+    if kind == SAY:
+        return sentence_pattern(_text(kind, value))
+    if kind == JOINT:
+        if not isinstance(value, dict) or not value:
+            raise ValueError("joint must be a mapping of joint names to angles in rad "
+                             "(e.g. {RShoulderPitch: -1.0}), got %r" % (value,))
+        for name in value:
+            if name not in _ALL_JOINTS:
+                near = difflib.get_close_matches(str(name), sorted(_ALL_JOINTS), 1)
+                raise ValueError("joint: %r is not a joint of NAO or Pepper%s" % (
+                    name, " (did you mean %r?)" % near[0] if near else ""))
+        return {str(name): _number("joint %s" % name, angle) for name, angle in value.items()}
+    if kind == ENDS:
+        status = str(value).upper() if isinstance(value, str) else value
+        if status not in END_STATUSES:
+            raise ValueError("ends must be one of %s, got %r" % (", ".join(END_STATUSES),
+                                                                 value))
+        return status
+    return _text(kind, value)
+
+
+def robot_problem(expectation: Expectation, robot: str) -> Optional[str]:
+    """Why ``robot`` ("nao"/"pepper") cannot meet ``expectation``, or None."""
+    if expectation.kind == TABLET and robot != "pepper":
+        return "NAO has no tablet (a Pepper scenario: use --robot pepper)"
+    if expectation.kind == JOINT:
+        joints = JointTable(robot).limits
+        missing = sorted(name for name in expectation.target if name not in joints)
+        if missing:
+            return "%s has no joint %s" % ("NAO" if robot == "nao" else "Pepper",
+                                           ", ".join(missing))
+    return None
+
+
+@dataclass
+class Verdict:
+    """How a scenario's expectations went: ``decided`` once one failed (``failure`` says
+    which and what happened instead) or every step is done; ``held`` lists those met,
+    ``unchecked`` the steps of those never reached; ``expected_end`` is the status a met
+    ``ends`` expectation named."""
+
+    origin: str
+    expectations: int
+    decided: bool = False
+    held: List[str] = field(default_factory=list)
+    failure: str = ""
+    unchecked: List[int] = field(default_factory=list)
+    expected_end: str = ""
+
+    @property
+    def passed(self) -> bool:
+        return self.decided and not self.failure
+
+    def lines(self) -> List[str]:
+        """What to print: the failure (and what was not checked), or how many held."""
+        if self.passed:
+            return ["%s: %d expectation%s held" % (self.origin, self.expectations,
+                                                   "" if self.expectations == 1 else "s")]
+        lines = ["expectation failed: " + self.failure] if self.failure else [
+            "%s: the run ended before its expectations were checked" % self.origin]
+        if self.unchecked:
+            lines.append("%s: not checked: %s" % (self.origin, steps_text(self.unchecked)))
+        return lines
+
+    def run_as_expected(self, status: str, errors: int, stopped_by_scenario: bool) -> bool:
+        """Whether a run that ended with ``status`` and ``errors`` box errors is what the
+        scenario expected: the status a met ``ends`` names (errors allowed only when it is
+        ERROR), else FINISHED, or stopped because the scenario was over, with no error."""
+        if self.expected_end:
+            return status == self.expected_end and (errors == 0 or status == "ERROR")
+        return errors == 0 and (status == "FINISHED" or stopped_by_scenario)
+
+    def as_dict(self) -> Dict[str, Any]:
+        """The verdict as plain values (for libqi)."""
+        return {"origin": self.origin, "expectations": self.expectations,
+                "decided": self.decided, "held": list(self.held), "failure": self.failure,
+                "unchecked": list(self.unchecked), "expected_end": self.expected_end}
+
+    @classmethod
+    def from_dict(cls, values: Dict[str, Any]) -> "Verdict":
+        return cls(origin=str(values["origin"]), expectations=int(values["expectations"]),
+                   decided=bool(values["decided"]), held=[str(v) for v in values["held"]],
+                   failure=str(values["failure"]),
+                   unchecked=[int(v) for v in values["unchecked"]],
+                   expected_end=str(values["expected_end"]))
+
+
+def steps_text(numbers: Iterable[int]) -> str:
+    """``steps 3, 5`` or ``step 3``."""
+    numbers = list(numbers)
+    return "step%s %s" % ("" if len(numbers) == 1 else "s", ", ".join(map(str, numbers)))
+

@@ -1,0 +1,133 @@
+"""What scenarios see of the simulated robot and of the behavior it runs.
+
+:class:`RobotWatch` turns the simulated robot's ALMemory writes and recorded client calls
+into :class:`Observation` s: a sentence starts and ends (ALTextToSpeech's notifications), an
+ALMemory key is written or raised, a client call ends, the tablet shows a URL.  The
+behavior's boxes and states live in the program that runs it, not in the robot: that
+program reports them (``started``, ``box``, ``state``, ``ended`` observations, see
+:class:`RunObserver`).
+"""
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import Any, Callable, Dict, Iterable, Optional, Set
+
+#: observations of the robot
+SAYING, SAID, EVENT, CALL, TABLET = "saying", "said", "event", "call", "tablet"
+#: observations of the behavior, reported by the program that runs it
+STARTED, BOX, STATE, ENDED = "started", "box", "state", "ended"
+BEHAVIOR_KINDS = (STARTED, BOX, STATE, ENDED)
+
+_SPEECH_TAG = re.compile(r"\\\w+(?:=[^\\]*)?\\")
+#: ALTabletService methods that show something: the URL is their first argument
+_TABLET_SHOWS_ARGUMENT = ("showImage", "showImageNoCache", "playVideo")
+#: ... that show the web view's page when it is visible
+_TABLET_SHOWS_PAGE = ("showWebview", "loadUrl", "loadApplication", "reloadPage")
+
+
+@dataclass
+class Observation:
+    """Something the robot or its behavior did: ``kind`` "saying" (a sentence starts, its
+    text in ``name``), "said" (it ended), "event" (an ALMemory key written or raised, with
+    its value), "call" (a client call ended: ``SERVICE.METHOD`` and its arguments),
+    "tablet" (the tablet shows a URL); "started" (the behavior started playing), "box" (a
+    box started: its path), "state" (a keyframe of the behavior's timeline became
+    current: its name), "ended" (the run ended: its status, and ``value`` a short text)."""
+
+    kind: str
+    name: str
+    value: Any = None
+
+
+class RobotWatch:
+    """Turns ALMemory writes and recorded calls into :class:`Observation` s for ``observe``
+    (called from the robot's threads: it must return quickly).  ``tablet``: the simulated
+    ALTabletService, whose page is read after each call that shows one."""
+
+    def __init__(self, memory: Any, record: Any, observe: Callable[[Observation], None],
+                 tablet: Optional[Any] = None) -> None:
+        self._memory = memory
+        self._record = record
+        self._observe = observe
+        self._tablet = tablet
+        self._sentence = ""
+        memory._watch(self._on_memory)
+        if record is not None:
+            record.add_listener(self._on_call)
+
+    def _on_memory(self, key: str, value: Any) -> None:
+        if key == "ALTextToSpeech/CurrentSentence":  # without speech tags such as \pau=500\
+            self._sentence = " ".join(_SPEECH_TAG.sub(" ", str(value)).split())
+            self._observe(Observation(SAYING, self._sentence))
+        elif key == "ALTextToSpeech/TextDone" and value == 1 and self._sentence:
+            sentence, self._sentence = self._sentence, ""
+            self._observe(Observation(SAID, sentence))
+        self._observe(Observation(EVENT, key, value))
+
+    def _on_call(self, entry: Dict[str, Any]) -> None:
+        self._observe(Observation(CALL, "%s.%s" % (entry["service"], entry["method"]),
+                                  entry.get("args")))
+        if entry["service"] == "ALTabletService" and "error" not in entry \
+                and entry.get("result") is not False:
+            shown = self._tablet_shows(entry["method"], entry.get("args") or [])
+            if shown:
+                self._observe(Observation(TABLET, shown))
+
+    def _tablet_shows(self, method: str, args: Any) -> str:
+        """The URL a successful tablet call put on the screen ("" for none)."""
+        if method in _TABLET_SHOWS_ARGUMENT and args and isinstance(args[0], str):
+            return args[0]
+        tablet = self._tablet
+        if method in _TABLET_SHOWS_PAGE and tablet is not None and tablet.isWebviewVisible():
+            return tablet.getCurrentUrl()
+        return ""
+
+    def close(self) -> None:
+        self._memory._unwatch(self._on_memory)
+        if self._record is not None:
+            self._record.remove_listener(self._on_call)
+
+
+class RunObserver:
+    """What a program running a behavior shows of its run, as scenario observations for
+    ``observe(kind, name, detail)``: the first PLAYING status is ``started``, each box
+    start is a ``box``, each keyframe name that joins the behavior's current states is a
+    ``state``, the run's end is ``ended``.  Fed either event by event (:meth:`box_started`)
+    or by snapshots of the running boxes (:meth:`boxes`, as ``behavior/state`` shows
+    them)."""
+
+    def __init__(self, observe: Callable[[str, str, str], None]) -> None:
+        self._observe = observe
+        self._started = False
+        self._boxes: Set[str] = set()
+        self._states: Set[str] = set()
+
+    def status(self, status: str) -> None:
+        """The run's status (``PLAYING``...): the first PLAYING starts the run."""
+        if status == "PLAYING" and not self._started:
+            self._started = True
+            self._observe(STARTED, "", "")
+
+    def box_started(self, path: str) -> None:
+        """A box started (each start counts)."""
+        self._observe(BOX, path, "")
+
+    def boxes(self, running: Iterable[str]) -> None:
+        """The boxes running now: those that were not running before started."""
+        running = set(running)
+        for path in sorted(running - self._boxes):
+            self._observe(BOX, path, "")
+        self._boxes = running
+
+    def states(self, names: Iterable[str]) -> None:
+        """The behavior's current states (keyframe names of its timeline): those that were
+        not current before are entered."""
+        names = set(names)
+        for name in sorted(names - self._states):
+            self._observe(STATE, name, "")
+        self._states = names
+
+    def ended(self, status: str, detail: str = "") -> None:
+        """The run ended with ``status`` (FINISHED, STOPPED or ERROR); ``detail`` says how."""
+        self._observe(ENDED, status, detail)
