@@ -18,6 +18,19 @@ error; 1 for one that finished with errors or failed (ERROR); 128 + the signal's
 is unloaded; 2 for a folder that is not a converted behavior, an invalid scenario or an
 unwritable record, 3 when the robot cannot be reached.
 
+A scenario with expectations (:mod:`naoqi_qicore.robot.sim.expectations`) decides the
+run: it is told the boxes that start, the keyframes reached and how the run ended; once
+every expectation held (its last step done) or one failed, a behavior still running is
+stopped.  Lines before the last one say how the expectations went::
+
+    talk.yaml: 3 expectations held
+    expectation failed: talk.yaml:9: step 3: expected the robot to say /bye/ within 5 s; it
+    said: "Hello", "What is your name?"
+
+and the exit status is 4 when one failed, else 0 when the run ended as the scenario
+expected (FINISHED, or stopped at the scenario's end, with no error; or the status its
+``ends`` expectation names), else 1.
+
 This module is the composition root of a converted folder: it is the only one of the
 engine that brings in libqi and the robot layer, and only when :func:`main` runs.
 """
@@ -35,10 +48,13 @@ EXIT_FINISHED = 0
 EXIT_FAILED = 1
 EXIT_BAD_FOLDER = 2
 EXIT_NO_ROBOT = 3
+EXIT_EXPECTATION_FAILED = 4
 #: exit status after a signal: this plus its number (the shell's convention)
 EXIT_SIGNAL_BASE = 128
 #: seconds the end of a run waits for its box code and its last motion calls
 RUN_CLOSE_TIMEOUT = 5.0
+#: seconds the end of a run waits for the scenario to decide its expectations
+VERDICT_TIMEOUT = 5.0
 
 
 def _parser(folder: str) -> argparse.ArgumentParser:
@@ -95,6 +111,7 @@ def main(folder: str, argv: Optional[List[str]] = None) -> int:
     follow_log_level(logging.getLogger().getEffectiveLevel())
 
     simulated: Any = None
+    checked: Any = None  # the scenario runner whose expectations decide the run
     url = options.url
     if not url:
         from naoqi_qicore.converter.robot_kind import robot_kind
@@ -118,8 +135,9 @@ def main(folder: str, argv: Optional[List[str]] = None) -> int:
             return EXIT_BAD_FOLDER
         url = simulated.url
         if scenario is not None:
-            simulated.play_scenario(scenario, lambda line: print("scenario: " + line,
-                                                                 file=sys.stderr, flush=True))
+            runner = simulated.play_scenario(
+                scenario, lambda line: print("scenario: " + line, file=sys.stderr, flush=True))
+            checked = runner if scenario.expectations else None
         if options.interactive:
             simulated.interact(sys.stdin, sys.stdout)
     session = qi.Session()
@@ -133,10 +151,14 @@ def main(folder: str, argv: Optional[List[str]] = None) -> int:
         from naoqi_qicore.robot.session import SERVICE_TIMEOUT, wait_for_services
         # a simulated robot started here has registered all its services already
         timeout = 0.0 if simulated is not None else SERVICE_TIMEOUT
+        feed = _ScenarioFeed(checked) if checked is not None else None
         player = BehaviorPlayer(
-            loaded, session, listener=_reporter(options.verbose), environment=box_environment,
+            loaded, session, listener=_reporter(options.verbose, feed),
+            environment=box_environment,
             await_services=lambda names: wait_for_services(session, names, timeout))
-        status, ending = _play(player, Path(folder).resolve().name)
+        if feed is not None:
+            feed.player = player
+        status, ending = _play(player, Path(folder).resolve().name, feed)
         return status
     finally:
         session.close()
@@ -157,9 +179,39 @@ def _warn_missing_dependencies(player: Any) -> None:
         logging.getLogger(__name__).warning("%s", warning)
 
 
-def _reporter(verbose: bool) -> Any:
-    """The engine listener printing box errors (and with ``verbose`` what happens)."""
+class _ScenarioFeed:
+    """Tells a scenario runner what the behavior does: engine events (box starts, the
+    root's keyframes, its status) through a ``RunObserver``, and the run's end."""
+
+    def __init__(self, runner: Any) -> None:
+        from naoqi_qicore.robot.sim.observations import RunObserver
+        self.runner = runner
+        self.observer = RunObserver(runner.observe_behavior)
+        self.player: Any = None  # set once made: its root's keyframes are the states
+
+    def event(self, event: Any) -> None:
+        if event.kind == "box_started":
+            self.observer.box_started(event.box_path)
+        elif event.kind == "status":
+            self.observer.status(event.detail)
+        elif event.kind == "state_entered" and self.player is not None \
+                and self.player.root is not None and event.box_path == self.player.root.path:
+            self.observer.states(self.player.state_names)
+
+    def verdict(self, status: str, errors: int, last_error: str) -> Any:
+        """Report the run's end; the scenario's verdict once decided (or at the timeout)."""
+        self.observer.ended(status, "%d error%s (last: %s)" % (
+            errors, "" if errors == 1 else "s", last_error) if errors else "no errors")
+        self.runner.decided.wait(VERDICT_TIMEOUT)
+        return self.runner.verdict()
+
+
+def _reporter(verbose: bool, feed: Optional[_ScenarioFeed] = None) -> Any:
+    """The engine listener printing box errors (and with ``verbose`` what happens), and
+    telling ``feed`` what the behavior does."""
     def report(event: Any) -> None:
+        if feed is not None:
+            feed.event(event)
         if event.kind == "error":
             print("box error: %s" % event.detail, file=sys.stderr)
         elif verbose and event.kind != "frame":
@@ -167,14 +219,16 @@ def _reporter(verbose: bool) -> Any:
     return report
 
 
-def _play(player: Any, name: str) -> Tuple[int, str]:
-    """Load and play ``player`` until its run ends or a signal stops it; the exit status and
-    the line saying how the run ended."""
+def _play(player: Any, name: str, feed: Optional[_ScenarioFeed] = None) -> Tuple[int, str]:
+    """Load and play ``player`` until its run ends, a signal stops it or the expectations of
+    ``feed``'s scenario are decided; the exit status and the lines saying how it ended."""
     signals: List[int] = []
     previous = {number: signal.signal(number, lambda signum, frame: signals.append(signum))
                 for number in (signal.SIGINT, signal.SIGTERM)}
+    decided = feed.runner.decided if feed is not None else None
     started = time.monotonic()
-    status, ended = "", started
+    status, ended, by = "", started, ""
+    verdict: Any = None
     try:
         try:
             player.load()
@@ -183,8 +237,12 @@ def _play(player: Any, name: str) -> Tuple[int, str]:
         started = time.monotonic()
         player.play()
         while not signals and not player.wait(0.1):
-            pass
+            if decided is not None and decided.is_set():
+                by = "the scenario"
+                break
         if signals:
+            by = signal.Signals(signals[0]).name
+        if by:
             player.stop()
         status, ended = player.status, time.monotonic()
         player.wait_run_closed(RUN_CLOSE_TIMEOUT)  # its box code ended, last motion answered
@@ -194,21 +252,30 @@ def _play(player: Any, name: str) -> Tuple[int, str]:
         print("error: %s" % error, file=sys.stderr)
         status, ended = "ERROR", time.monotonic()
     finally:
+        if feed is not None and not signals:
+            verdict = feed.verdict(status, player.error_count, player.last_error)
         player.unload()
         for number, handler in previous.items():
             signal.signal(number, handler)
     errors = player.error_count  # the unload's too (the root's onUnload)
-    ending = _end_line(name, status, signals[0] if signals else None, ended - started, errors,
-                       player.last_error)
+    lines = verdict.lines() if verdict is not None else []
+    ending = "\n".join(lines + [_end_line(name, status, by, ended - started, errors,
+                                          player.last_error)])
     if signals:
         return EXIT_SIGNAL_BASE + signals[0], ending
+    if verdict is not None:
+        if not verdict.passed:
+            return EXIT_EXPECTATION_FAILED, ending
+        return (EXIT_FINISHED if verdict.run_as_expected(status, errors, by == "the scenario")
+                else EXIT_FAILED), ending
     return (EXIT_FINISHED if status == "FINISHED" and not errors else EXIT_FAILED), ending
 
 
-def _end_line(name: str, status: str, signum: Optional[int], seconds: float, errors: int,
+def _end_line(name: str, status: str, by: str, seconds: float, errors: int,
               last_error: str) -> str:
-    """``wave_hello: FINISHED in 4.2 s, no errors`` (see the module doc)."""
-    how = "%s by %s" % (status, signal.Signals(signum).name) if signum is not None else status
+    """``wave_hello: FINISHED in 4.2 s, no errors`` (see the module doc); ``by``: what
+    stopped it (a signal's name, "the scenario"), if anything."""
+    how = "%s by %s" % (status, by) if by else status
     if not errors:
         return "%s: %s in %.1f s, no errors" % (name, how, seconds)
     return "%s: %s in %.1f s with %d error%s (last: %s)" % (
