@@ -180,8 +180,8 @@ def _warn_missing_dependencies(player: Any) -> None:
 
 
 class _ScenarioFeed:
-    """Tells a scenario runner what the behavior does: engine events (box starts, the
-    root's keyframes, its status) through a ``RunObserver``, and the run's end."""
+    """Tells a scenario runner what the behavior does: the engine's events (box starts,
+    the root's keyframes, its status) and the run's end."""
 
     def __init__(self, runner: Any) -> None:
         from naoqi_qicore.robot.sim.observations import RunObserver
@@ -190,13 +190,8 @@ class _ScenarioFeed:
         self.player: Any = None  # set once made: its root's keyframes are the states
 
     def event(self, event: Any) -> None:
-        if event.kind == "box_started":
-            self.observer.box_started(event.box_path)
-        elif event.kind == "status":
-            self.observer.status(event.detail)
-        elif event.kind == "state_entered" and self.player is not None \
-                and self.player.root is not None and event.box_path == self.player.root.path:
-            self.observer.states(self.player.state_names)
+        root = self.player.root if self.player is not None else None
+        self.observer.engine_event(event, root.path if root is not None else "")
 
     def verdict(self, status: str, errors: int, last_error: str) -> Any:
         """Report the run's end; the scenario's verdict once decided (or at the timeout)."""

@@ -57,6 +57,7 @@ from naoqi_qicore.ros.robot_parameters import (CONNECTION_PARAMETERS, ROBOT_SERV
                                                declare_robot_parameters, robot_address,
                                                robot_parameters_given)
 from naoqi_qicore.ros.run_action import RunActionServer
+from naoqi_qicore.ros.sim_scenario import ScenarioFeed, scenario_service
 from naoqi_qicore.ros.spin import NodeSetupError, run_node
 from naoqi_qicore.srv import GoTo, ListBehaviors, LoadBehavior, Play
 
@@ -139,6 +140,9 @@ class BehaviorRunner(Node):
         self._loaded: Optional[_Loaded] = None
         #: the current or last run
         self._run: Optional[BehaviorRun] = None
+        #: a simulated robot's scenario (NaoqiSimScenario), told what the runs do
+        self._scenario: Any = None
+        self._scenario_feed: Optional[ScenarioFeed] = None
         # status and error shown while there is no engine: connecting (IDLE) or lost (ERROR)
         self._robot_status: Tuple[int, str] = (BehaviorState.IDLE, "")
         self._has_focus = False
@@ -280,6 +284,8 @@ class BehaviorRunner(Node):
                 self._unload_player(loaded)
         self._events.put(None)
         self._event_thread.join(5)
+        if self._scenario_feed is not None:
+            self._scenario_feed.close()
         if self._view is not None:
             self._view.close()
         self._robot.close()
@@ -291,6 +297,7 @@ class BehaviorRunner(Node):
     # -- robot connection ------------------------------------------------------------------
     def _on_connected(self, session: Any) -> None:
         self._life = self._life_observer.bind(session)
+        self._scenario = scenario_service(session)
         if self._view is not None:
             self._view.watch_robot(session)
         with self._lock:
@@ -396,6 +403,7 @@ class BehaviorRunner(Node):
                     return
                 if event in (FRAME_MOVED, SERVED, FOCUS_CHANGED):
                     continue
+                self._tell_scenario(event)
                 if self._view is not None:
                     self._view.engine_event(event.kind, event.box_path, event.detail)
                 if event.kind == "error":
@@ -408,6 +416,20 @@ class BehaviorRunner(Node):
             if FOCUS_CHANGED in events:
                 self._publish_focus()
 
+    def _tell_scenario(self, event: Any) -> None:
+        """Tell the simulated robot's scenario what the current run does (events thread)."""
+        feed, run = self._scenario_feed, self._run
+        root = run.player.root if run is not None and run.player is not None else None
+        if feed is not None and root is not None:
+            feed.engine_event(event, root.path)
+
+    def _feed_scenario(self) -> None:
+        """A new run: the simulated robot's scenario with expectations is told about it
+        (lock held)."""
+        if self._scenario_feed is not None:
+            self._scenario_feed.close()
+        self._scenario_feed = ScenarioFeed.for_run(self._scenario)
+
     # -- runs ------------------------------------------------------------------------------
     def _end_run(self, run: BehaviorRun, status: int, message: str) -> None:
         """End ``run`` (once), its state published first: the run's result goes out once it
@@ -418,6 +440,10 @@ class BehaviorRunner(Node):
         player = run.player
         if run.end(status, message, int(player.last_frame) if player is not None else 0):
             self.get_logger().info(message)
+            feed = self._scenario_feed
+            if feed is not None and run is self._run:
+                feed.ended(next(name for name, code in STATUS_CODES.items() if code == status),
+                           message)
             self._events.put(SERVED)
 
     def _run_ended_by_itself(self) -> None:
@@ -708,6 +734,7 @@ class BehaviorRunner(Node):
             if player.status in ("ERROR", "IDLE"):
                 player.load()
             previous, self._run = self._run, BehaviorRun(self._loaded.name, player, goal)
+            self._feed_scenario()
             refused = self._take_focus(stack, then=player.play)
             if refused:
                 self._run = previous

@@ -12,7 +12,13 @@ stopped and ``run_behavior`` exits with the run's outcome (:data:`EXIT_SUCCEEDED
 goal SUCCEEDED, :data:`EXIT_RUN_FAILED` otherwise); ``--stay`` keeps the programs serving
 after the run until Ctrl-C.  Ctrl-C during the run cancels it before stopping the programs
 (:data:`EXIT_INTERRUPTED`).  ``--scenario FILE|generic`` is passed to the simulated robot:
-people around it say and do what the scenario says.
+people around it say and do what the scenario says.  A scenario with expectations (it needs
+``--autoplay``) decides the run: the runner tells it what the behavior does, the run is
+stopped once every expectation held or one failed, the verdict is printed
+(:mod:`naoqi_qicore.ros.sim_scenario`) and the exit status is :data:`EXIT_EXPECTATION_FAILED`
+when one failed, else :data:`EXIT_SUCCEEDED` when the run ended as the scenario expected
+(FINISHED, or stopped at the scenario's end, with no error; or the status its ``ends``
+expectation names), else :data:`EXIT_RUN_FAILED`.
 
 Peers of the ROS domain may have the runner load behaviors from the folders of ``--roots``
 (``behavior_roots``); by default the folder ``run_behavior`` was started in, the
@@ -52,12 +58,16 @@ EXIT_RUN_FAILED = 1
 #: exit status: wrong arguments, or a program could not start with them (argparse's, the
 #: nodes', the simulated robot's)
 EXIT_USAGE = 2
+#: exit status: an expectation of the scenario failed
+EXIT_EXPECTATION_FAILED = 4
 #: exit status: Ctrl-C or SIGTERM before the autoplayed run ended (128 + SIGINT)
 EXIT_INTERRUPTED = 130
 #: how long a process may take to stop after SIGINT before it gets SIGTERM, then SIGKILL
 STOP_TIMEOUT = 10.0
 #: port of the live view of ``--view`` without a port
 VIEW_PORT = 8765
+#: how long the end of a run waits for the scenario to decide its expectations (s)
+VERDICT_TIMEOUT = 5.0
 
 
 def free_tcp_port() -> int:
@@ -126,6 +136,8 @@ class Plan:
     robot: str = "auto"
     record: str = ""
     scenario: str = ""
+    #: the scenario has expectations: they decide the run
+    expectations: bool = False
     params_file: str = ""
     nao_ip: str = ""
     nao_port: int = 0  # 0: the nodes' default
@@ -245,8 +257,8 @@ class ProcessGroup:
 class AutoRun:
     """Runs the loaded behavior through ``behavior/run`` once the runner says it is loaded,
     printing the feedback and the result (a node of its own, spun in a thread).  When the
-    run has ended, :attr:`succeeded` says whether its goal SUCCEEDED and ``on_end()`` is
-    called."""
+    run has ended, :attr:`succeeded` says whether its goal SUCCEEDED, :attr:`result` is its
+    result (None when there is none), :attr:`ended` is set and ``on_end()`` is called."""
 
     def __init__(self, namespace: str, on_end: Callable[[], None]) -> None:
         import rclpy
@@ -272,6 +284,8 @@ class AutoRun:
         self._last_line = ""
         #: None while the run has not ended, then whether its goal SUCCEEDED
         self.succeeded: Optional[bool] = None
+        self.result: Any = None
+        self.ended = threading.Event()
         self._thread = threading.Thread(target=self._spin, daemon=True, name="run_behavior")
         self._thread.start()
 
@@ -309,11 +323,19 @@ class AutoRun:
         result = self._goal.wait()
         for line in result_lines(result, self._goal.status) if result is not None else []:
             print("run_behavior: " + line, flush=True)
+        self.result = result
         self._ended(self._goal.succeeded())
 
     def _ended(self, succeeded: bool) -> None:
         self.succeeded = succeeded
+        self.ended.set()
         self._on_end()
+
+    def stop(self, timeout: float) -> None:
+        """Cancel the run (the behavior stops) and wait at most ``timeout`` s for its end."""
+        if self._goal is not None:
+            self._goal.cancel(timeout)
+        self.ended.wait(timeout)
 
     def close(self) -> None:
         """Cancel the run if it still runs (its result is printed), then leave ROS."""
@@ -341,6 +363,9 @@ def run(plan: Plan) -> int:
 
     previous = {sig: signal.signal(sig, interrupt) for sig in (signal.SIGINT, signal.SIGTERM)}
     auto_run: Optional[AutoRun] = None
+    verdict: Any = None  # a ScenarioVerdict when the scenario has expectations
+    stopped_by_scenario = False
+    run_code: Optional[int] = None
     try:
         url = plan.robot_url
         if plan.needs_simulated_robot():
@@ -351,6 +376,9 @@ def run(plan: Plan) -> int:
             wait_for_port("127.0.0.1", port, 30.0, simulator)
             print("run_behavior: simulated %s robot at %s: %s"
                   % ("Pepper" if robot == "pepper" else "NAO", url, reason), flush=True)
+            if plan.expectations:
+                from naoqi_qicore.ros.sim_scenario import ScenarioVerdict
+                verdict = ScenarioVerdict(url, wake.set)
         group.start("naoqi_bridge", plan.bridge_command(url))
         view_port = 0 if plan.view is None else plan.view or free_tcp_port()
         group.start("behavior_runner", plan.runner_command(url, view_port))
@@ -372,9 +400,17 @@ def run(plan: Plan) -> int:
                 return code if code > 0 else EXIT_RUN_FAILED
             if auto_run is None:  # woken by Ctrl-C or SIGTERM: it served until then
                 return EXIT_SUCCEEDED
+            if auto_run.succeeded is None and verdict is not None and verdict.decided.is_set() \
+                    and not interrupted.is_set() and not stopped_by_scenario:
+                print("run_behavior: the scenario is decided: stopping the run", flush=True)
+                stopped_by_scenario = True
+                auto_run.stop(STOP_TIMEOUT)
             if auto_run.succeeded is None:  # interrupted before the run ended
                 return EXIT_INTERRUPTED
-            run_code = EXIT_SUCCEEDED if auto_run.succeeded else EXIT_RUN_FAILED
+            if run_code is None:
+                run_code = EXIT_SUCCEEDED if auto_run.succeeded else EXIT_RUN_FAILED
+                if verdict is not None:
+                    run_code = _judged(verdict, auto_run.result, stopped_by_scenario)
             if interrupted.is_set() or not plan.stay:
                 return run_code
             print("run_behavior: the run has ended; the programs keep serving (--stay): "
@@ -388,9 +424,28 @@ def run(plan: Plan) -> int:
     finally:
         if auto_run is not None:
             auto_run.close()
+        if verdict is not None:
+            verdict.close()
         group.stop_all()
         for sig, handler in previous.items():
             signal.signal(sig, handler)
+
+
+def _judged(scenario: Any, result: Any, stopped_by_scenario: bool) -> int:
+    """The exit status of a run whose ``scenario`` (a ``ScenarioVerdict``) has
+    expectations, once their verdict is printed (``result``: the run's, None when it did
+    not start)."""
+    if result is None:
+        return EXIT_RUN_FAILED
+    verdict = scenario.verdict(VERDICT_TIMEOUT)
+    for line in verdict.lines():
+        print("run_behavior: " + line, flush=True)
+    if not verdict.passed:
+        return EXIT_EXPECTATION_FAILED
+    from naoqi_qicore.ros.run_client import STATUS_NAMES
+    return EXIT_SUCCEEDED if verdict.run_as_expected(
+        STATUS_NAMES.get(result.status, ""), len(result.errors), stopped_by_scenario) \
+        else EXIT_RUN_FAILED
 
 
 def parse_arguments(argv: Optional[List[str]] = None) -> Plan:
@@ -399,10 +454,13 @@ def parse_arguments(argv: Optional[List[str]] = None) -> Plan:
         description="Start naoqi_bridge and behavior_runner (and a simulated robot when no "
                     "robot URL is given). Ctrl-C stops them all.",
         epilog="exit status: %d when the programs served until Ctrl-C or the --autoplay run "
-               "SUCCEEDED; %d when the run ended otherwise (errors, stopped, refused) or a "
-               "program exited; %d for wrong arguments or a program that could not start; "
-               "%d when interrupted before the --autoplay run ended"
-               % (EXIT_SUCCEEDED, EXIT_RUN_FAILED, EXIT_USAGE, EXIT_INTERRUPTED))
+               "SUCCEEDED (with a scenario that has expectations: every one held and the "
+               "run ended as it expected); %d when the run ended otherwise (errors, "
+               "stopped, refused) or a program exited; %d for wrong arguments or a program "
+               "that could not start; %d when an expectation of the scenario failed; %d "
+               "when interrupted before the --autoplay run ended"
+               % (EXIT_SUCCEEDED, EXIT_RUN_FAILED, EXIT_USAGE, EXIT_EXPECTATION_FAILED,
+                  EXIT_INTERRUPTED))
     parser.add_argument("behavior", nargs="?", default="",
                         help=".xar, .pml, .crg, .pkg or converted folder to load (without "
                              "one, goals of behavior/run name it)")
@@ -431,7 +489,8 @@ def parse_arguments(argv: Optional[List[str]] = None) -> Plan:
                         help="JSON Lines file where the simulated robot records every call")
     parser.add_argument("--scenario", default="", metavar="FILE|generic",
                         help="what people around the simulated robot say and do: a YAML "
-                             "scenario file, or 'generic' (someone answers whatever it asks)")
+                             "scenario file, or 'generic' (someone answers whatever it asks); "
+                             "its expectations (expect: steps) decide the --autoplay run")
     parser.add_argument("--params-file", default="", metavar="FILE",
                         help="ROS parameters file (/**: ros__parameters: ...) for both nodes; "
                              "the options here win over it")
@@ -471,22 +530,27 @@ def parse_arguments(argv: Optional[List[str]] = None) -> Plan:
     except ValueError as error:
         parser.error(str(error))
     scenario = arguments.scenario
+    expectations = False
     if scenario:
         from naoqi_qicore.robot.sim.scenario import GENERIC, ScenarioError, load_scenario
         if arguments.robot_url or arguments.nao_ip or robot_in_file:
             parser.error("--scenario needs the simulated robot (no --robot-url, NAOQI_URL, "
                          "--nao-ip or robot in the parameters file)")
-        try:
-            load_scenario(scenario)  # its robot-specific steps are checked by naoqi_sim
+        try:  # its robot-specific steps are checked by naoqi_sim
+            expectations = bool(load_scenario(scenario).expectations)
         except ScenarioError as error:
             parser.error(str(error))
+        if expectations and not arguments.autoplay:
+            parser.error("--scenario %s has expectations: they check a run (add --autoplay)"
+                         % scenario)
         scenario = scenario if scenario == GENERIC else os.path.abspath(scenario)
     return Plan(behavior=os.path.abspath(arguments.behavior) if arguments.behavior else "",
                 robot_url=arguments.robot_url,
                 namespace=arguments.namespace, autoplay=arguments.autoplay,
                 log_level=arguments.log_level, robot=arguments.robot,
                 record=os.path.abspath(arguments.record) if arguments.record else "",
-                scenario=scenario, params_file=params_file, nao_ip=arguments.nao_ip,
+                scenario=scenario, expectations=expectations, params_file=params_file,
+                nao_ip=arguments.nao_ip,
                 nao_port=arguments.nao_port, username=arguments.username,
                 password_file=(os.path.abspath(arguments.password_file)
                                if arguments.password_file else ""),

@@ -1,7 +1,8 @@
-"""Small Choregraphe behaviors written for the ROS tests: a root running one script box,
-and a timeline moving joints."""
+"""Small Choregraphe behaviors written for the ROS tests: a root running one script box or
+a chain of them, and a timeline moving joints."""
 from pathlib import Path
 from textwrap import indent
+from typing import List, Tuple
 
 PORTS = """<Input name="onLoad" type="1" type_size="1" nature="0" inner="1" tooltip="" id="1"/>
 <Input name="onStart" type="1" type_size="1" nature="2" inner="0" tooltip="" id="2"/>
@@ -51,13 +52,24 @@ def script_behavior(folder: Path, name: str, box_code: str, root_code: str = "")
     """``folder/name.xar``: the root starts a box named "Script" running ``box_code`` (a
     ``MyClass`` body); the box's onStopped ends the root.  ``root_code``: the root's own
     ``MyClass`` body (none by default)."""
-    diagram = "<Diagram>\n%s\n%s\n</Diagram>" % (
-        _box("Script", 1, _class(box_code)),
-        '  <Link inputowner="1" indexofinput="2" outputowner="0" indexofoutput="2"/>\n'
-        '  <Link inputowner="0" indexofinput="4" outputowner="1" indexofoutput="4"/>')
+    return chain_behavior(folder, name, [("Script", box_code)], root_code)
+
+
+def chain_behavior(folder: Path, name: str, boxes: List[Tuple[str, str]],
+                   root_code: str = "") -> Path:
+    """``folder/name.xar``: the root starts the script boxes ``(name, MyClass body)`` one
+    after the other (each one's onStopped starts the next); the last one ends the root.
+    ``root_code``: the root's own ``MyClass`` body (none by default)."""
+    parts = [_box(box_name, index, _class(code)) for index, (box_name, code)
+             in enumerate(boxes, 1)]
+    for index in range(len(boxes) + 1):  # 0: the root's onStart, then each onStopped
+        source, target = index, index + 1 if index < len(boxes) else 0
+        parts.append('  <Link inputowner="%d" indexofinput="%d" outputowner="%d" '
+                     'indexofoutput="%d"/>' % (target, 2 if target else 4, source,
+                                               4 if source else 2))
     timeline = ('<Timeline enable="0"><BehaviorLayer name="behavior_layer1">'
-                '<BehaviorKeyframe name="keyframe1" index="1">\n%s\n</BehaviorKeyframe>'
-                '</BehaviorLayer></Timeline>' % diagram)
+                '<BehaviorKeyframe name="keyframe1" index="1">\n<Diagram>\n%s\n</Diagram>\n'
+                '</BehaviorKeyframe></BehaviorLayer></Timeline>' % "\n".join(parts))
     root = _box("root", -1, _class(root_code) if root_code else "", timeline)
     path = folder / (name + ".xar")
     path.write_text(PROJECT % root, encoding="utf-8")

@@ -2,8 +2,6 @@
 import signal
 import subprocess
 import sys
-import threading
-import time
 
 import pytest
 
@@ -12,7 +10,7 @@ pytest.importorskip("naoqi_qicore.robot.sim.cli", reason="needs the simulated ro
 pytest.importorskip("naoqi_qicore.core.player", reason="needs the engine")
 
 from naoqi_qicore.msg import BehaviorState, RobotConnection  # noqa: E402
-from process_tools import kill_processes  # noqa: E402
+from process_tools import AutoplayLauncher, kill_processes  # noqa: E402
 from naoqi_qicore.ros.launcher import python_program  # noqa: E402
 
 
@@ -43,60 +41,10 @@ def test_starts_everything_and_stops_cleanly(probe, example_behavior, repo_root,
         sys.stdout.write(launcher.stdout.read())
 
 
-class _AutoplayLauncher:
-    """``run_behavior BEHAVIOR --autoplay`` with its output collected line by line."""
-
-    def __init__(self, behavior, repo_root, *extra: str) -> None:
-        self.process = subprocess.Popen(
-            python_program("naoqi_qicore.ros.launcher", str(behavior), "--autoplay",
-                           "--log-level", "warn", *extra),
-            cwd=str(repo_root), stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
-        self.lines: list = []
-        self._reader = threading.Thread(target=self._read, daemon=True)
-        self._reader.start()
-
-    def _read(self) -> None:
-        for line in self.process.stdout:
-            self.lines.append(line.rstrip("\n"))
-
-    def wait_for(self, text: str, timeout: float = 90) -> str:
-        """The first output line containing ``text``; fails if the launcher exits first."""
-        deadline = time.monotonic() + timeout
-        while True:
-            found = next((line for line in self.lines if text in line), None)
-            if found is not None:
-                return found
-            assert time.monotonic() < deadline, "\n".join(self.lines)
-            assert self.process.poll() is None, "\n".join(self.lines)
-            time.sleep(0.1)
-
-    def interrupt(self) -> int:
-        """Ctrl-C; the launcher's exit code."""
-        self.process.send_signal(signal.SIGINT)
-        return self.exit_code()
-
-    def exit_code(self, timeout: float = 30) -> int:
-        """The launcher's exit code, once it has exited (within ``timeout`` s)."""
-        code = self.process.wait(timeout)
-        self._reader.join(5)
-        return code
-
-    def close(self, others=()) -> None:
-        """Kill the launcher and its programs (the test's own list, and those still there)."""
-        try:
-            others = [*others, *psutil.Process(self.process.pid).children(recursive=True)]
-        except psutil.NoSuchProcess:
-            pass
-        kill_processes([self.process, *others])
-        self.process.wait()
-        self._reader.join(5)
-        sys.stdout.write("\n".join(self.lines))
-
-
 def test_autoplay_runs_the_behavior_through_the_action(example_behavior, repo_root) -> None:
     """``--autoplay`` prints the run's feedback and its result, then stops everything and
     exits 0: the run SUCCEEDED."""
-    launcher = _AutoplayLauncher(example_behavior, repo_root)
+    launcher = AutoplayLauncher(example_behavior, repo_root)
     children = []
     try:
         launcher.wait_for("run_behavior: state  PLAYING")
@@ -120,7 +68,7 @@ def test_autoplay_exits_non_zero_when_the_run_fails(tmp_path, repo_root) -> None
 def onInput_onStart(self):
     raise RuntimeError("BOOM from root")
 """)
-    launcher = _AutoplayLauncher(behavior, repo_root)
+    launcher = AutoplayLauncher(behavior, repo_root)
     try:
         assert launcher.exit_code(90) == 1
         assert "result ERROR" in launcher.wait_for("run_behavior: result ")
@@ -130,7 +78,7 @@ def onInput_onStart(self):
 
 def test_autoplay_with_stay_keeps_serving_until_ctrl_c(example_behavior, repo_root,
                                                        probe) -> None:
-    launcher = _AutoplayLauncher(example_behavior, repo_root, "--stay")
+    launcher = AutoplayLauncher(example_behavior, repo_root, "--stay")
     try:
         assert "Ctrl-C to quit" in launcher.wait_for("(--stay)")
         assert "result FINISHED" in launcher.wait_for("run_behavior: result ")
@@ -151,7 +99,7 @@ def onInput_onStart(self):
         time.sleep(0.1)
 """)
     record = tmp_path / "calls.jsonl"
-    launcher = _AutoplayLauncher(behavior, repo_root, "--record", str(record))
+    launcher = AutoplayLauncher(behavior, repo_root, "--record", str(record))
     try:
         launcher.wait_for("root/Script")
         assert launcher.interrupt() == 130

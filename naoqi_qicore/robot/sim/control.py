@@ -12,7 +12,8 @@
     activity ends, e.g. "user-stop" for a head touch, "users-lost").
 ``NaoqiSimScenario``
     The scenario being played, for the program running the behavior in another process
-    (``run_behavior``): ``observeBehavior(kind, name, detail)`` reports the run (kinds
+    (``behavior_runner``, ``run_behavior``): ``expectations()`` (how many it has, 0 when no
+    scenario is played), ``observeBehavior(kind, name, detail)`` reports the run (kinds
     started, box, state, ended: see :meth:`ScenarioRunner.observe_behavior
     <naoqi_qicore.robot.sim.scenario.ScenarioRunner.observe_behavior>`), ``verdict()`` says
     how its expectations went (:class:`~naoqi_qicore.robot.sim.expectations.Verdict` as a
@@ -106,6 +107,11 @@ class NaoqiSimScenario(SimModule):
         if runner is None:
             raise self._error(method, "the robot plays no scenario")
         return runner
+
+    def expectations(self) -> int:
+        """How many expectations the scenario played has (0 when none is played)."""
+        runner = self._scenario()
+        return len(runner.scenario.expectations) if runner is not None else 0
 
     def observeBehavior(self, kind: str, name: str = "", detail: str = "") -> None:
         """What the behavior did: started, box NAME started, state NAME reached, ended with

@@ -30,7 +30,7 @@ import fnmatch
 import math
 import re
 from dataclasses import dataclass, field
-from typing import Any, Dict, Iterable, List, Optional, Pattern, Tuple
+from typing import Any, Dict, Iterable, List, Optional, Pattern, Sequence, Tuple
 
 from naoqi_qicore.robot.sim.joints import JointTable
 from naoqi_qicore.robot.sim.observations import BOX, ENDED, SAID, STATE, TABLET, Observation
@@ -75,7 +75,8 @@ class Expectation:
         if self.kind == STATE:
             return "the behavior's timeline to reach keyframe %r" % self.target
         if self.kind == JOINT:
-            return "%s (± %.2f rad)" % (_angles_text(self.target), self.tolerance)
+            return "the joints to reach %s (± %.2f rad)" % (_angles_text(self.target),
+                                                             self.tolerance)
         if self.kind == TABLET:
             return "the tablet to show %r" % self.target
         return "the behavior to end %s" % self.target
@@ -85,7 +86,7 @@ class Expectation:
         return _WATCHED.get(self.kind) == seen.kind
 
     def met_by(self, seen: Observation) -> bool:
-        """Whether ``seen`` meets the expectation (joints: see :meth:`joints_met`)."""
+        """Whether ``seen`` meets the expectation (joints: see :class:`JointApproach`)."""
         if not self.watches(seen):
             return False
         if self.kind == SAY:
@@ -97,26 +98,33 @@ class Expectation:
             return fnmatch.fnmatchcase(seen.name, self.target)
         return seen.name == self.target
 
-    def joints_met(self, angles: Dict[str, float]) -> bool:
-        """Whether every expected joint is within the tolerance of its target."""
-        return _distance(self.target, angles) <= self.tolerance
-
-    def instead(self, seen: List[Observation], count: int) -> str:
+    def instead(self, seen: List[Observation], count: int, since: int = 0,
+                before: Sequence[Observation] = ()) -> str:
         """What the robot or behavior did instead, from the ``count`` observations this
-        expectation watched (``seen``: the last ones)."""
-        if not count:
-            return {SAY: "it said nothing", BOX: "no box started",
-                    STATE: "no keyframe of its timeline was reached",
-                    TABLET: "the tablet showed nothing", ENDS: "it was still running",
-                    }.get(self.kind, "")
-        if self.kind == ENDS:
+        expectation watched (``seen``: the last ones) since step ``since`` was met (0: the
+        start); when there were none, what it did before (``before``, the last ones)."""
+        if count and self.kind == ENDS:
             last = seen[-1]
             return "it ended %s%s" % (last.name, " (%s)" % last.value if last.value else "")
-        shown = ", ".join(('"%s"' % item.name) if self.kind == SAY else item.name
-                          for item in seen[-SHOWN_INSTEAD:])
-        more = "%d before: " % (count - SHOWN_INSTEAD) if count > SHOWN_INSTEAD else ""
-        return {SAY: "it said: ", BOX: "boxes started: ", STATE: "keyframes reached: ",
-                TABLET: "the tablet showed: "}[self.kind] + more + shown
+        if count:
+            more = "%d before: " % (count - SHOWN_INSTEAD) if count > SHOWN_INSTEAD else ""
+            return _DID[self.kind] + more + self._listed(seen)
+        nothing = _DID_NOTHING[self.kind] + (" since step %d" % since if since else "")
+        if before and self.kind != ENDS:
+            nothing += " (before: %s)" % self._listed(before)
+        return nothing
+
+    def _listed(self, seen: Sequence[Observation]) -> str:
+        return ", ".join(('"%s"' % item.name) if self.kind == SAY else item.name
+                         for item in seen[-SHOWN_INSTEAD:])
+
+
+#: how the robot's doings are listed, per kind of expectation
+_DID = {SAY: "it said: ", BOX: "boxes started: ", STATE: "keyframes reached: ",
+        TABLET: "the tablet showed: "}
+_DID_NOTHING = {SAY: "it said nothing", BOX: "no box started",
+                STATE: "no keyframe of its timeline was reached",
+                TABLET: "the tablet showed nothing", ENDS: "it was still running"}
 
 
 def sentence_pattern(text: str) -> Tuple[str, Optional[Pattern[str]]]:
@@ -147,18 +155,30 @@ def _distance(target: Dict[str, float], angles: Dict[str, float]) -> float:
 
 
 class JointApproach:
-    """How close the joints of a joint expectation came to their targets while it waited."""
+    """The joints of a joint expectation, read again and again while it waits: whether they
+    reached their targets, and how close they came."""
 
     def __init__(self, expectation: Expectation) -> None:
         self._target = expectation.target
+        self._tolerance = expectation.tolerance
         self.closest: Optional[Dict[str, float]] = None
         self.last: Optional[Dict[str, float]] = None
 
-    def update(self, angles: Dict[str, float]) -> None:
-        self.last = angles
+    def update(self, angles: Dict[str, float]) -> bool:
+        """A new reading; True when every joint is within the tolerance of its target, or
+        went through it since the previous reading (joints move continuously)."""
+        previous, self.last = self.last, angles
         if self.closest is None or \
                 _distance(self._target, angles) < _distance(self._target, self.closest):
             self.closest = angles
+        for name, goal in self._target.items():
+            if name not in angles:
+                return False
+            crossed = previous is not None and name in previous and \
+                (previous[name] - goal) * (angles[name] - goal) <= 0
+            if abs(angles[name] - goal) > self._tolerance and not crossed:
+                return False
+        return True
 
     def describe(self) -> str:
         if self.last is None:

@@ -4,14 +4,16 @@
 into :class:`Observation` s: a sentence starts and ends (ALTextToSpeech's notifications), an
 ALMemory key is written or raised, a client call ends, the tablet shows a URL.  The
 behavior's boxes and states live in the program that runs it, not in the robot: that
-program reports them (``started``, ``box``, ``state``, ``ended`` observations, see
-:class:`RunObserver`).
+program reports them (``started``, ``box``, ``state``, ``ended`` observations) from the
+engine's events (:class:`RunObserver`).
 """
 from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from typing import Any, Callable, Dict, Iterable, Optional, Set
+from typing import Any, Callable, Dict, Optional
+
+from naoqi_qicore.core.events import EngineEvent
 
 #: observations of the robot
 SAYING, SAID, EVENT, CALL, TABLET = "saying", "said", "event", "call", "tablet"
@@ -90,43 +92,26 @@ class RobotWatch:
 
 
 class RunObserver:
-    """What a program running a behavior shows of its run, as scenario observations for
+    """What a program running a behavior sees of its run, as scenario observations for
     ``observe(kind, name, detail)``: the first PLAYING status is ``started``, each box
-    start is a ``box``, each keyframe name that joins the behavior's current states is a
-    ``state``, the run's end is ``ended``.  Fed either event by event (:meth:`box_started`)
-    or by snapshots of the running boxes (:meth:`boxes`, as ``behavior/state`` shows
-    them)."""
+    start is a ``box``, each keyframe of the root timeline that begins is a ``state``, the
+    run's end is ``ended``."""
 
     def __init__(self, observe: Callable[[str, str, str], None]) -> None:
         self._observe = observe
         self._started = False
-        self._boxes: Set[str] = set()
-        self._states: Set[str] = set()
 
-    def status(self, status: str) -> None:
-        """The run's status (``PLAYING``...): the first PLAYING starts the run."""
-        if status == "PLAYING" and not self._started:
-            self._started = True
-            self._observe(STARTED, "", "")
-
-    def box_started(self, path: str) -> None:
-        """A box started (each start counts)."""
-        self._observe(BOX, path, "")
-
-    def boxes(self, running: Iterable[str]) -> None:
-        """The boxes running now: those that were not running before started."""
-        running = set(running)
-        for path in sorted(running - self._boxes):
-            self._observe(BOX, path, "")
-        self._boxes = running
-
-    def states(self, names: Iterable[str]) -> None:
-        """The behavior's current states (keyframe names of its timeline): those that were
-        not current before are entered."""
-        names = set(names)
-        for name in sorted(names - self._states):
-            self._observe(STATE, name, "")
-        self._states = names
+    def engine_event(self, event: EngineEvent, root: str) -> None:
+        """An event of the engine playing the behavior whose root box is ``root``."""
+        if event.kind == "status":
+            if event.detail == "PLAYING" and not self._started:
+                self._started = True
+                self._observe(STARTED, "", "")
+        elif event.kind == "box_started":
+            self._observe(BOX, event.box_path, "")
+        elif event.kind == "state_entered" and event.box_path == root:
+            for label in event.data.get("labels", ()):
+                self._observe(STATE, label, "")
 
     def ended(self, status: str, detail: str = "") -> None:
         """The run ended with ``status`` (FINISHED, STOPPED or ERROR); ``detail`` says how."""

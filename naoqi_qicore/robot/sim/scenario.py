@@ -133,6 +133,9 @@ _YES_NO_STARTS = frozenset(
     "do does did don't doesn't didn't are is am was were aren't isn't can could can't will "
     "would won't shall should have has had may might must shall want ready".split())
 
+#: how many of the last observations are kept: those after the observation that met a step's
+#: trigger, before the next step is armed, count for it
+OBSERVATIONS_KEPT = 1000
 #: what a failed expectation's report starts with
 EXPECTATION_FAILED = "expectation failed: "
 
@@ -598,7 +601,11 @@ class ScenarioRunner:
         self._started_at = 0.0
         self.done = threading.Event()  # set when the steps are over (or there are none)
         self._pending: Optional[Tuple[str, Any]] = None
-        self._seen: Deque[Observation] = deque()
+        # what meets the pending trigger, with its number in the log of what was observed
+        self._seen: Deque[Tuple[int, Observation]] = deque()
+        self._log: Deque[Tuple[int, Observation]] = deque(maxlen=OBSERVATIONS_KEPT)
+        self._count = 0  # observations so far
+        self._met_at = 0  # the number of the observation that met the last trigger
         # the run, as the program running the behavior reports it
         self._run_started: Optional[float] = None
         self._ended: Optional[Observation] = None
@@ -694,15 +701,26 @@ class ScenarioRunner:
                 self._run_started = self._clock()
             elif seen.kind == ENDED and self._ended is None:
                 self._ended, self._ended_at = seen, self._clock()
-            pending = self._pending
-            if pending is not None and pending[0] == "expect" and pending[1].watches(seen):
-                self._watched.append(seen)
-                self._watched_count += 1
-            if pending is not None and _matches(pending, seen):
-                self._seen.append(seen)
-            elif seen.kind not in (SAYING, SAID, STARTED, ENDED):
+            self._count += 1
+            self._log.append((self._count, seen))
+            if not self._consider(self._count, seen) and \
+                    seen.kind not in (SAYING, SAID, STARTED, ENDED):
                 return
             self._cond.notify_all()
+
+    def _consider(self, number: int, seen: Observation) -> bool:
+        """Whether observation ``number`` meets the pending trigger (kept if it does; what
+        the pending expectation watches is kept too); ``_cond`` held."""
+        pending = self._pending
+        if pending is None:
+            return False
+        if pending[0] == "expect" and pending[1].watches(seen):
+            self._watched.append(seen)
+            self._watched_count += 1
+        if _matches(pending, seen):
+            self._seen.append((number, seen))
+            return True
+        return False
 
     def _run_over(self) -> bool:
         """The run ended while an expectation remains to be checked: nothing more will
@@ -715,12 +733,21 @@ class ScenarioRunner:
 
     # -- steps ----------------------------------------------------------------------------
     def _arm(self, step: Optional[Step]) -> None:
-        """Collect what meets ``step``'s trigger from now on (called with ``_cond`` held)."""
+        """Collect what meets ``step``'s trigger from the observation after the one that met
+        the previous trigger on (called with ``_cond`` held)."""
         self._seen.clear()
         self._watched.clear()
         self._watched_count = 0
         self._pending = step.trigger if step is not None and step.trigger is not None and \
             step.trigger[0] != "at" else None
+        for number, seen in self._log:
+            if number > self._met_at:
+                self._consider(number, seen)
+
+    def _met(self) -> str:
+        """What met the pending trigger (the first kept), for the report (``_cond`` held)."""
+        self._met_at, seen = self._seen.popleft()
+        return _met(seen)
 
     def _wait_trigger(self, step: Step, following: Optional[Step]) -> Optional[str]:
         """Wait for ``step``'s trigger, then arm ``following``; what met the trigger, or None
@@ -735,17 +762,19 @@ class ScenarioRunner:
         with self._cond:
             if step.trigger is None:
                 met = "after the previous step" if step.number > 1 else "at the start"
+                self._met_at = self._count
             elif step.trigger[0] == "at":
                 deadline = self._started_at + step.trigger[1]
                 while not self._given_up() and self._clock() < deadline:
                     self._cond.wait(deadline - self._clock())
                 met = "%.1f s after the start" % (self._clock() - self._started_at)
+                self._met_at = self._count
             else:
                 self._cond.wait_for(lambda: self._given_up() or bool(self._seen))
                 if not self._seen:
                     self._give_up(step, "waited for its trigger")
                     return None
-                met = _met(self._seen.popleft())
+                met = self._met()
             if self._given_up():
                 self._give_up(step, "waited for its trigger")
                 return None
@@ -765,16 +794,16 @@ class ScenarioRunner:
                 if self._stopping:
                     return None
                 if self._seen:
-                    met = _met(self._seen.popleft())
+                    met = self._met()
                     break
                 if angles is not None and approach is not None:
-                    approach.update(angles)
-                    if expectation.joints_met(angles):
-                        met = "the joints reached %s" % ", ".join(
+                    if approach.update(angles):
+                        self._met_at = self._count
+                        met = "the joints reached their targets (read: %s)" % ", ".join(
                             "%s %.2f rad" % (name, angles[name]) for name in expectation.target)
                         break
                 instead = approach.describe() if approach is not None else \
-                    expectation.instead(list(self._watched), self._watched_count)
+                    self._instead(step, expectation)
                 if self._ended is not None:
                     if expectation.kind != ENDS:
                         instead += "; " + self._ended_text()
@@ -795,6 +824,13 @@ class ScenarioRunner:
             if expectation.kind == ENDS:
                 self._verdict.expected_end = expectation.target
         return met
+
+    def _instead(self, step: Step, expectation: Expectation) -> str:
+        """What the robot did instead of meeting ``step``'s expectation (``_cond`` held)."""
+        before = [seen for number, seen in self._log
+                  if number <= self._met_at and expectation.watches(seen)]
+        return expectation.instead(list(self._watched), self._watched_count,
+                                   step.number - 1, before[-SHOWN_INSTEAD:])
 
     def _joint_angles(self, expectation: Expectation) -> Optional[Dict[str, float]]:
         """The robot's angles of the expectation's joints now (None when it cannot say)."""
