@@ -193,6 +193,24 @@ def test_expectations_of_every_kind_hold_as_the_robot_and_behavior_do_them(peppe
     assert lines[-1] == "t.yaml: 6 expectations held"
 
 
+def test_the_end_of_a_run_is_seen_after_the_sentence_said_before_it(pepper):
+    """ALMemory tells its watchers from its own thread: a run's end, reported at once by
+    the program running the behavior, must not overtake the sentence that ended first."""
+    robot, session = pepper
+    memory = robot.service("ALMemory")
+
+    def slow(key, value):
+        if key == "ALTextToSpeech/TextStarted" and value == 1:
+            time.sleep(0.5)  # a busy machine: the dispatcher is late
+    memory._watch(slow)
+    runner, lines = play(robot, "- expect: {say: hello}\n- expect: {ends: FINISHED}\n")
+    runner.observe_behavior("started")
+    session.service("ALTextToSpeech").say("Hello")
+    runner.observe_behavior("ended", "FINISHED", "no errors")
+    assert runner.decided.wait(5), lines
+    assert runner.verdict().passed, runner.verdict()
+
+
 def test_an_expectation_not_met_in_time_fails_saying_what_happened_instead(pepper):
     robot, session = pepper
     runner, lines = play(robot, """

@@ -14,7 +14,7 @@ from __future__ import annotations
 import queue
 import threading
 import time
-from typing import Any, Callable, Dict, List, Optional, Tuple
+from typing import Any, Callable, Dict, List, Optional, Tuple, Union
 
 import qi
 
@@ -48,7 +48,9 @@ class ALMemory(SimModule):
         self._micro_events: Dict[str, None] = {}
         self._subscribers: Dict[str, List[MemorySubscriber]] = {}
         self._subscriptions: Dict[str, Dict[str, _Subscription]] = {}  # key -> module -> sub
-        self._notifications: "queue.Queue[Optional[Tuple[str, Any]]]" = queue.Queue()
+        #: stored values to notify, in order, and in-process calls ordered after them
+        self._notifications: "queue.Queue[Union[None, Tuple[str, Any], Callable[[], None]]]" \
+            = queue.Queue()
         #: in-process observers of every stored value (the simulated robot's own tools)
         self._watchers: List[Callable[[str, Any], None]] = []
         self._dispatcher = threading.Thread(target=self._dispatch, name="sim-memory-events",
@@ -67,6 +69,12 @@ class ALMemory(SimModule):
             item = self._notifications.get()
             if item is None:
                 return
+            if callable(item):
+                try:
+                    item()
+                except Exception as error:
+                    self._sim.log.warning("ALMemory: %s failed: %s", item, error)
+                continue
             key, value = item
             with self._lock:
                 signals = [s.signal for s in self._subscribers.get(key, ())]
@@ -86,6 +94,12 @@ class ALMemory(SimModule):
                     watcher(key, value)
                 except Exception as error:
                     self._sim.log.warning("ALMemory: watcher of %r failed: %s", key, error)
+
+    def _after_notifications(self, call: Callable[[], None]) -> None:
+        """Call ``call()`` from the dispatcher thread once the watchers saw every value
+        stored so far.  Not a NAOqi method: what another process says happened after the
+        robot's events (a sentence it said) reaches the scenarios after them."""
+        self._notifications.put(call)
 
     def _watch(self, watcher: Callable[[str, Any], None]) -> None:
         """Call ``watcher(key, value)`` after the subscribers of every stored value, from

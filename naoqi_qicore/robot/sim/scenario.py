@@ -677,11 +677,17 @@ class ScenarioRunner:
         """What the behavior did: ``started`` (it plays), ``box`` (box ``name`` started),
         ``state`` (keyframe ``name`` of its timeline became current), ``ended`` (the run
         ended with status ``name``, ``detail`` saying how).  ValueError for another kind.
-        Quick and thread-safe: engine threads call it."""
+        Quick and thread-safe: engine threads call it.  Seen after the robot's own events
+        that came before it (the sentence a box said before the run ended)."""
         if kind not in BEHAVIOR_KINDS:
             raise ValueError("a behavior observation is one of %s, got %r"
                              % (", ".join(BEHAVIOR_KINDS), kind))
-        self._observe(Observation(kind, name, detail))
+        seen = Observation(kind, name, detail)
+        memory = self._memory
+        if memory is None:
+            self._observe(seen)
+        else:  # after what the robot did before it: a sentence it ended, a key written
+            memory._after_notifications(lambda: self._observe(seen))
 
     def verdict(self) -> Verdict:
         """How the expectations went so far (``decided`` once known)."""
