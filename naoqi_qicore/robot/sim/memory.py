@@ -120,6 +120,12 @@ class ALMemory(SimModule):
         with self._lock:
             return bool(self._subscribers.get(key)) or bool(self._subscriptions.get(key))
 
+    def _listened_keys(self) -> List[str]:
+        """The keys a client or module waits for (see :meth:`_listened`)."""
+        with self._lock:
+            return sorted(key for key in set(self._subscribers) | set(self._subscriptions)
+                          if self._subscribers.get(key) or self._subscriptions.get(key))
+
     # -- data -------------------------------------------------------------------------------
     def getData(self, key: str, deprecatedParameter: int = 0) -> Any:
         """The value of ``key``; an error when no value was ever stored."""
