@@ -58,7 +58,7 @@ steps:
 @pytest.mark.parametrize("text, message", [
     ("", "the scenario is empty"),
     ("steps: []", "the scenario has no steps"),
-    ("- hear: [yes\n", "line 2, column 1: not valid YAML"),
+    ("- hear: [yes\n", ":2: not valid YAML"),
     ("hello", "expected a list of steps or a mapping with 'steps', got a string"),
     ("{steps: [{hear: hi}], speed: 2}", "unknown key 'speed' (a scenario has steps"),
     ("- heer: hi", "step 1: unknown key 'heer' (did you mean 'hear'?)"),
@@ -77,7 +77,7 @@ steps:
     ("- raise: {key: K}", "step 1: raise: 'value' is missing"),
     ("- on_call: showWebview\n  hear: hi", "on_call must be SERVICE.METHOD"),
     ("- wait: soon", "step 1: wait must be a number >= 0"),
-    ("- touch: head\n  wait: 1\n  touch: head", "line 3, column 3: 'touch' twice in one "
+    ("- touch: head\n  wait: 1\n  touch: head", ":3: 'touch' twice in one "
                                                   "mapping (to do something twice, list"),
     ("- do: [{touch: head}, {at: 1}]", "step 1: do item 2: 'at' is not an action"),
 ])

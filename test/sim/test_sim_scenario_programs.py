@@ -85,6 +85,49 @@ def test_naoqi_sim_refuses_an_invalid_scenario(tmp_path):
     assert process.returncode == 2 and "step 1: tablet_touch: NAO has no tablet" in err
 
 
+def alias_bomb() -> str:
+    """About 400 bytes of YAML whose aliases expand to 9**9 strings."""
+    lines = ['a: &a ["lol","lol","lol","lol","lol","lol","lol","lol","lol"]']
+    for previous, name in zip("abcdefgh", "bcdefghi"):
+        lines.append("%s: &%s [%s]" % (name, name, ",".join(["*" + previous] * 9)))
+    return "\n".join(lines) + "\n"
+
+
+@pytest.mark.parametrize("text, line, message", [
+    (alias_bomb(), 1, "anchor &a: a scenario cannot use anchors and aliases"),
+    ("- hear: hi\n- hear: *word\n", 2, "alias *word: a scenario cannot use anchors"),
+    ("- hear: &word hello\n- hear: *word\n", 1, "anchor &word: a scenario cannot use"),
+    ("steps:\n  - hear: " + "[" * 5000 + "]" * 5000 + "\n", 2,
+     "nested more than 20 levels deep"),
+    ("- " * 5000 + "hi\n", 1, "nested more than 20 levels deep"),
+    ("".join("  " * depth + "-\n" for depth in range(100)), 21,
+     "nested more than 20 levels deep"),
+])
+def test_naoqi_sim_refuses_alias_bombs_and_deep_nesting_at_once(tmp_path, text, line, message):
+    path = tmp_path / "hostile.yaml"
+    path.write_text(text)
+    process = naoqi_sim("--scenario", str(path))
+    try:
+        out, err = process.communicate(timeout=30)
+    finally:
+        if process.poll() is None:
+            process.kill()
+            process.communicate()
+    assert process.returncode == 2, err[-2000:]
+    assert err.startswith("naoqi_sim: %s:%d: %s" % (path, line, message)), err[-2000:]
+    assert "Traceback" not in err and READY not in out
+
+
+def test_naoqi_sim_refuses_a_scenario_too_large_to_be_one(tmp_path):
+    path = tmp_path / "huge.yaml"
+    path.write_text("- hear: hi\n" * 200_000)
+    process = naoqi_sim("--scenario", str(path))
+    out, err = process.communicate(timeout=30)
+    assert process.returncode == 2
+    assert err.strip() == ("naoqi_sim: %s: the scenario is larger than 1 MB (a scenario is "
+                           "a short list of steps)" % path)
+
+
 def test_naoqi_sim_plays_a_scenario_file(tmp_path):
     path = tmp_path / "talk.yaml"
     path.write_text("- on_event: Test/Go\n  hear: yes\n  raise: {key: Test/Done, value: 7}\n")
@@ -252,7 +295,7 @@ def test_main_refuses_a_bad_scenario_and_scenarios_on_a_real_robot(tmp_path):
     bad = tmp_path / "bad.yaml"
     bad.write_text("- hear: [unclosed\n")
     code, err = run_main(main, "--scenario", str(bad))
-    assert code == 2 and err.strip().startswith("error: %s: line 2, column 1: not valid YAML"
+    assert code == 2 and err.strip().startswith("error: %s:2: not valid YAML"
                                                 % bad)
     code, err = run_main(main, "--scenario", "generic", "--url", "tcp://127.0.0.1:1")
     assert code == 2 and "need the simulated robot" in err

@@ -114,6 +114,10 @@ GENERIC = "generic"
 TRIGGERS = ("at", "after_say", "on_event", "on_call", "expect")
 ACTIONS = ("hear", "touch", "face", "people", "tablet_touch", "tablet_event", "sonar", "raise",
            "wait", "landmark", "sound", "battery", "temperature")
+#: the largest scenario file read (bytes)
+MAX_SCENARIO_BYTES = 1_000_000
+#: the deepest nesting of lists and mappings in a scenario (a step's values are 3 deep)
+MAX_SCENARIO_DEPTH = 20
 #: how long ``hear`` waits for something to listen, by default (s)
 HEAR_WAIT_S = 10.0
 SONAR_RANGE = (0.2, 5.0)
@@ -233,9 +237,15 @@ def load_scenario(spec: Union[str, Path], robot: Optional[str] = None) -> Scenar
         return Scenario(origin=GENERIC, name=GENERIC, generic=True)
     path = Path(spec)
     try:
-        text = path.read_text(encoding="utf-8")
+        with path.open("rb") as stream:
+            data = stream.read(MAX_SCENARIO_BYTES + 1)
     except OSError as error:
         raise ScenarioError("%s: cannot read the scenario: %s" % (path, error.strerror or error))
+    if len(data) > MAX_SCENARIO_BYTES:
+        raise ScenarioError("%s: the scenario is larger than %g MB (a scenario is a short "
+                            "list of steps)" % (path, MAX_SCENARIO_BYTES / 1e6))
+    try:
+        text = data.decode("utf-8")
     except UnicodeDecodeError as error:
         raise ScenarioError("%s: not UTF-8 text: %s" % (path, error))
     scenario = parse_scenario(text, str(path))
@@ -263,11 +273,37 @@ def _plain(value: Any) -> Any:
 def _yaml_loader() -> Any:
     """PyYAML's safe loader, except that only true/false are booleans (YAML 1.2): ``hear:
     yes`` and ``hear: no`` are words; a key twice in a mapping is an error (YAML would
-    keep the last one: a step's second ``touch`` would replace its first); and mappings
-    say where they are (:class:`_Located`)."""
+    keep the last one: a step's second ``touch`` would replace its first); mappings say
+    where they are (:class:`_Located`); anchors and aliases are refused (a few hundred
+    bytes of aliases expand to gigabytes) and so is nesting deeper than
+    :data:`MAX_SCENARIO_DEPTH`."""
     import yaml
 
     class Loader(yaml.SafeLoader):
+        def __init__(self, stream: Any) -> None:
+            super().__init__(stream)
+            self.depth = 0
+
+        def compose_node(self, parent: Any, index: Any) -> Any:
+            event = self.peek_event()
+            if isinstance(event, yaml.AliasEvent):
+                raise yaml.MarkedYAMLError(
+                    problem="alias *%s: a scenario cannot use anchors and aliases (write "
+                            "the value out)" % event.anchor, problem_mark=event.start_mark)
+            if getattr(event, "anchor", None) is not None:
+                raise yaml.MarkedYAMLError(
+                    problem="anchor &%s: a scenario cannot use anchors and aliases (write "
+                            "the value out)" % event.anchor, problem_mark=event.start_mark)
+            if self.depth >= MAX_SCENARIO_DEPTH:
+                raise yaml.MarkedYAMLError(
+                    problem="nested more than %d levels deep (a scenario is a list of "
+                            "steps)" % MAX_SCENARIO_DEPTH, problem_mark=event.start_mark)
+            self.depth += 1
+            try:
+                return super().compose_node(parent, index)
+            finally:
+                self.depth -= 1
+
         def construct_mapping(self, node: Any, deep: bool = False) -> Any:
             seen = set()
             for key_node, _ in node.value:
@@ -303,15 +339,20 @@ def _yaml_loader() -> Any:
 def parse_scenario(text: str, origin: str = "<scenario>") -> Scenario:
     """A scenario from its YAML text (``origin`` names it in errors)."""
     import yaml
+    if len(text) > MAX_SCENARIO_BYTES:
+        raise ScenarioError("%s: the scenario is larger than %d kB (a scenario is a short "
+                            "list of steps)" % (origin, MAX_SCENARIO_BYTES // 1000))
     try:
         data = yaml.load(text, Loader=_yaml_loader())  # noqa: S506 (a safe loader)
     except yaml.YAMLError as error:
         mark = getattr(error, "problem_mark", None)
-        where = " line %d, column %d:" % (mark.line + 1, mark.column + 1) if mark else ""
         problem = getattr(error, "problem", None) or str(error)
         if type(error) is not yaml.MarkedYAMLError:  # not one of ours: the syntax
             problem = "not valid YAML: " + problem
-        raise ScenarioError("%s:%s %s" % (origin, where, problem))
+        if mark is None:
+            raise ScenarioError("%s: %s" % (origin, problem))
+        raise ScenarioError("%s:%d: %s (column %d)" % (origin, mark.line + 1, problem,
+                                                       mark.column + 1))
     scenario = Scenario(origin=origin)
     if isinstance(data, dict):
         unknown = sorted(set(map(str, data)) - {"name", "seed", "generic", "steps"})
