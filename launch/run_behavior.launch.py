@@ -45,6 +45,9 @@ ARGUMENTS = (
               "behavior was written for)"),
     ("scenario", "", "what people around the simulated robot say and do: a YAML scenario "
                      "file, or 'generic' (someone answers whatever it asks)"),
+    ("allow_eval", "false", "let the simulated robot's ALPythonBridge evaluate the code "
+                            "clients send (for behaviors that need it; any local process could "
+                            "then run code)"),
     ("view_port", "0", "port of the runner's live view, a web page on 127.0.0.1 showing the "
                        "behavior's diagram with what runs highlighted (0: no live view)"),
     ("bag_file", "", "new MCAP file the runner records the run into (joint states, robot "
@@ -77,7 +80,8 @@ def _plan(value):
                                if value["password_file"] else ""),
                 view=int(value["view_port"] or 0) or None,
                 bag=os.path.abspath(value["bag_file"]) if value["bag_file"] else "",
-                behavior_roots=tuple(split_roots(value["behavior_roots"])))
+                behavior_roots=tuple(split_roots(value["behavior_roots"])),
+                allow_eval=value["allow_eval"].lower() in ("true", "1"))
 
 
 def _nodes(context, *args, **kwargs):
@@ -102,7 +106,8 @@ def _nodes(context, *args, **kwargs):
         simulator = ExecuteProcess(
             cmd=[PathJoinSubstitution([FindPackagePrefix(PACKAGE), "lib", PACKAGE, "naoqi_sim"]),
                  "--robot", robot, "--listen", robot_url, "--ignore-sigint"]
-            + (["--scenario", plan.scenario] if plan.scenario else []),
+            + (["--scenario", plan.scenario] if plan.scenario else [])
+            + (["--allow-eval"] if plan.allow_eval else []),
             name="naoqi_sim", output="screen", sigterm_timeout=SIMULATOR_STOP_TIMEOUT)
         actions.append(simulator)
     parameters = ([plan.params_file] if plan.params_file else [])

@@ -2,11 +2,12 @@
 
 Without ``--url`` a simulated robot is started in this process; ``--scenario FILE|generic``
 has people around it say and do things (:mod:`naoqi_qicore.robot.sim.scenario`),
-``--interactive`` reads them from stdin and ``--record FILE`` writes its call record (JSON
-Lines).  Before its boxes load, the behavior waits for the robot given with ``--url`` to
-offer the services its box code calls, as long as it is still registering services (at most
-10 s).  Once the run ended (and the robot answered its last
-motion calls) and the behavior is unloaded, one line on standard output says how it ended:
+``--interactive`` reads them from stdin, ``--record FILE`` writes its call record (JSON
+Lines) and ``--allow-eval`` lets its ALPythonBridge evaluate code.  Before its boxes load,
+the behavior waits for the robot given with ``--url`` to offer the services its box code
+calls, as long as it is still registering services (at most 10 s).  Once the run ended (and
+the robot answered its last motion calls) and the behavior is unloaded, one line on
+standard output says how it ended:
 
     wave_hello: FINISHED in 4.2 s, no errors
     wave_hello: FINISHED in 4.2 s with 2 errors (last: root/Say: onStart: RuntimeError: ...)
@@ -75,6 +76,10 @@ def _parser(folder: str) -> argparse.ArgumentParser:
     parser.add_argument("--record", metavar="FILE", default="",
                         help="simulated robot only: append every call it gets to FILE (JSON "
                              "Lines)")
+    parser.add_argument("--allow-eval", action="store_true",
+                        help="simulated robot only: let ALPythonBridge evaluate the Python code "
+                             "clients send (off by default: any local process could run code "
+                             "with this process's rights)")
     parser.add_argument("--verbose", action="store_true", help="print what the engine does")
     return parser
 
@@ -83,9 +88,10 @@ def main(folder: str, argv: Optional[List[str]] = None) -> int:
     """Play the converted behavior in ``folder``; returns the exit status."""
     parser = _parser(folder)
     options = parser.parse_args(argv)
-    if options.url and (options.scenario or options.interactive or options.record):
-        parser.error("--scenario, --interactive and --record need the simulated robot "
-                     "(leave out --url)")
+    if options.url and (options.scenario or options.interactive or options.record
+                        or options.allow_eval):
+        parser.error("--scenario, --interactive, --record and --allow-eval need the simulated "
+                     "robot (leave out --url)")
     logging.basicConfig(level=logging.INFO if options.verbose else logging.WARNING,
                         format="%(levelname)s %(name)s: %(message)s")
     from naoqi_qicore.converter.loader import load_converted
@@ -128,7 +134,8 @@ def main(folder: str, argv: Optional[List[str]] = None) -> int:
                 return EXIT_BAD_FOLDER
         try:
             simulated = SimulatedRobot(robot=options.robot, listen="tcp://127.0.0.1:0",
-                                       record=options.record or None).start()
+                                       record=options.record or None,
+                                       allow_eval=options.allow_eval).start()
         except OSError as error:
             print("error: cannot write the record %s: %s" % (options.record, error.strerror),
                   file=sys.stderr)

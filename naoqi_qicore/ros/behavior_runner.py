@@ -102,6 +102,10 @@ RUNNER_PARAMETERS = (
     NodeParameter("bag_file", "", "MCAP file to record the run into (joint states, robot "
                   "description, behavior state and focus, speech, motion segments), from "
                   "start to shutdown; never an existing file"),
+    NodeParameter("allow_eval", False, "the simulated robot the runner starts when no robot "
+                  "is given lets ALPythonBridge evaluate the code clients send (any local "
+                  "process could then run code with the runner's rights); only for behaviors "
+                  "that need it"),
 )
 #: read back as in effect: the folder used
 CACHE_DIR = NodeParameter("cache_dir", "", "folder of converted behaviors (default "
@@ -241,7 +245,8 @@ class BehaviorRunner(Node):
         except ValueError as error:
             raise NodeSetupError(str(error)) from None
         from naoqi_qicore.robot.sim import SimulatedRobot
-        self._sim = SimulatedRobot(robot="nao", listen="tcp://127.0.0.1:0")
+        self._sim = SimulatedRobot(robot="nao", listen="tcp://127.0.0.1:0",
+                                   allow_eval=self.get_parameter("allow_eval").value)
         self._sim.start()
         self.get_logger().info("no robot given: simulated robot at %s" % self._sim.url)
         return RobotAddress(self._sim.url)

@@ -151,6 +151,8 @@ class Plan:
     behavior_roots: Tuple[str, ...] = ()
     #: keep the programs serving after the autoplayed run ended
     stay: bool = False
+    #: the simulated robot's ALPythonBridge evaluates code
+    allow_eval: bool = False
 
     def needs_simulated_robot(self) -> bool:
         """No robot given by ``robot_url``, ``nao_ip`` or the parameters file."""
@@ -201,6 +203,8 @@ class Plan:
             command += ["--record", self.record]
         if self.scenario:
             command += ["--scenario", self.scenario]
+        if self.allow_eval:
+            command.append("--allow-eval")
         return command
 
     def bridge_command(self, url: str) -> List[str]:
@@ -511,6 +515,10 @@ def parse_arguments(argv: Optional[List[str]] = None) -> Plan:
                         help="record the run (joint states, robot description, behavior state "
                              "and focus, speech, motion segments) into this new MCAP file, "
                              "for ros2 bag play and Foxglove")
+    parser.add_argument("--allow-eval", action="store_true",
+                        help="let the simulated robot's ALPythonBridge evaluate the Python "
+                             "code clients send, for behaviors that need it (off by default: "
+                             "any local process could run code with its rights)")
     arguments = parser.parse_args(argv)
     bag = os.path.abspath(arguments.bag) if arguments.bag else ""
     if bag and os.path.lexists(bag):
@@ -557,7 +565,7 @@ def parse_arguments(argv: Optional[List[str]] = None) -> Plan:
                 view=arguments.view, bag=bag,
                 behavior_roots=tuple(root for text in arguments.roots
                                      for root in split_roots(text)),
-                stay=arguments.stay)
+                stay=arguments.stay, allow_eval=arguments.allow_eval)
 
 
 def main(argv: Optional[List[str]] = None) -> int:

@@ -14,7 +14,7 @@ qi = pytest.importorskip("qi")
 
 from naoqi_qicore.robot.sim import cli, robot as robot_module  # noqa: E402
 from naoqi_qicore.robot.sim.recorder import DEFAULT_LIMIT, CallRecord  # noqa: E402
-from naoqi_qicore.robot.sim.robot import is_loopback_url, loopback_problem  # noqa: E402
+from naoqi_qicore.robot.sim.robot import loopback_problem  # noqa: E402
 
 sys.path.insert(0, os.path.dirname(__file__))
 from sim_core_support import SimProcess, wait_until  # noqa: E402
@@ -48,10 +48,10 @@ def test_the_guard_checks_every_address_the_host_resolves_to(monkeypatch):
     assert "cannot resolve the host 'nowhere.invalid'" in loopback_problem(
         "tcp://nowhere.invalid:9559")
     assert loopback_problem("tcp://loop.example:0") is None
-    assert is_loopback_url("tcp://localhost:9559")
-    assert is_loopback_url("tcp://127.0.0.1:9559") and is_loopback_url("tcp://[::1]:0")
-    assert not is_loopback_url("tcp://0.0.0.0:0") and not is_loopback_url("tcp://:9559")
-    assert not is_loopback_url("tcp://[::ffff:10.0.0.1]:0")
+    assert loopback_problem("tcp://localhost:9559") is None
+    assert loopback_problem("tcp://127.0.0.1:9559") is loopback_problem("tcp://[::1]:0") is None
+    assert loopback_problem("tcp://0.0.0.0:0") and loopback_problem("tcp://:9559")
+    assert loopback_problem("tcp://[::ffff:10.0.0.1]:0")
 
 
 def test_the_command_line_refuses_a_name_not_resolving_to_loopback(monkeypatch, capsys):
@@ -63,8 +63,8 @@ def test_the_command_line_refuses_a_name_not_resolving_to_loopback(monkeypatch, 
            "to 203.0.113.5, not loopback); pass --allow-remote" in error
 
     class Unlistenable:  # --allow-remote: no check, the robot is started
-        def __init__(self, *args):
-            pass
+        def __init__(self, *args, **options):
+            assert options["allow_remote"]
 
         def start(self):
             raise RuntimeError("no such address")

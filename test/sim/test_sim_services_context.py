@@ -89,6 +89,8 @@ class FakeSim:
         self.memory = FakeMemory()
         self.motion = FakeMotion()
         self._services: Dict[str, Any] = {"ALMemory": self.memory, "ALMotion": self.motion}
+        self.allow_eval = False
+        self.endpoints: List[str] = []
 
     @staticmethod
     def clock() -> float:

@@ -75,6 +75,7 @@ def test_update_remove_reset_and_ids(sim):
 
 # -- ALPythonBridge -------------------------------------------------------------------------
 def test_eval_runs_statements_in_one_namespace(sim):
+    sim.allow_eval = True
     bridge = sim.service("ALPythonBridge")
     assert bridge.eval("total = 40\ndef add(a, b):\n    return a + b\n") == ""
     assert bridge.evalReturn("add(total, 2)") == 42
@@ -91,6 +92,7 @@ def test_eval_runs_statements_in_one_namespace(sim):
 
 def test_eval_full_reports_value_error_and_printed_text(sim):
     import sys as system
+    sim.allow_eval = True
     bridge = sim.service("ALPythonBridge")
     assert bridge.evalFull("[1, 'a', {'k': 2.5}, None, (3, 4)]") == [
         [1, "a", {"k": 2.5}, None, [3, 4]], "", "", ""]
@@ -106,27 +108,29 @@ def test_eval_full_reports_value_error_and_printed_text(sim):
     assert system.stdout is not None  # the robot's own output is untouched
 
 
-def test_python_bridge_refuses_a_robot_listening_beyond_loopback():
-    remote = FakeSim("nao")
-    remote.listen = "tcp://192.168.1.20:9559"
+def test_python_bridge_evaluates_only_when_allowed_and_on_loopback():
+    robot = FakeSim("nao")
+    bridge = robot.service("ALPythonBridge")
     try:
-        with pytest.raises(RuntimeError, match="listens on tcp://192.168.1.20:9559, not on a "
-                                               "loopback address"):
-            remote.service("ALPythonBridge").eval("x = 1")
+        for method, code in (("eval", "x = 1"), ("evalReturn", "6 * 7"), ("evalFull", "1")):
+            with pytest.raises(RuntimeError, match=r"ALPythonBridge::%s: evaluating Python code "
+                                                   r"is off .* naoqi_sim --allow-eval" % method):
+                getattr(bridge, method)(code)
+        robot.allow_eval = True
+        robot.endpoints = ["tcp://127.0.0.1:9559", "tcp://192.168.1.20:9559"]
+        with pytest.raises(RuntimeError, match="listens on tcp://127.0.0.1:9559, "
+                                               "tcp://192.168.1.20:9559, not only on loopback"):
+            bridge.eval("x = 1")
+        robot.endpoints = ["tcp://127.0.0.1:9559", "tcp://localhost:9559"]
+        assert bridge.evalReturn("6 * 7") == 42
     finally:
-        remote.close()
-    local = FakeSim("nao")
-    local.listen = "tcp://127.0.0.1:9559"
-    try:
-        assert local.service("ALPythonBridge").evalReturn("6 * 7") == 42
-    finally:
-        local.close()
+        robot.close()
 
 
 def test_knowledge_and_python_bridge_over_libqi():
     qi = pytest.importorskip("qi")
     from naoqi_qicore.robot.sim import SimulatedRobot
-    with SimulatedRobot(robot="pepper", listen="tcp://127.0.0.1:0") as robot:
+    with SimulatedRobot(robot="pepper", listen="tcp://127.0.0.1:0", allow_eval=True) as robot:
         session = qi.Session()
         session.connect(robot.url)
         bridge = session.service("ALPythonBridge")

@@ -19,7 +19,7 @@ from typing import List, Optional
 
 from naoqi_qicore.robot.sim.context import ROBOTS
 from naoqi_qicore.robot.sim.recorder import DEFAULT_LIMIT
-from naoqi_qicore.robot.sim.robot import DEFAULT_URL, SimulatedRobot, loopback_problem
+from naoqi_qicore.robot.sim.robot import DEFAULT_URL, ListenRefused, SimulatedRobot
 
 READY_PREFIX = "naoqi_sim: listening on "
 
@@ -53,6 +53,10 @@ def _parser() -> argparse.ArgumentParser:
                              "/face, /tablet X Y, /raise KEY VALUE, /help) from stdin")
     parser.add_argument("--allow-remote", action="store_true",
                         help="allow listening on a non-loopback address")
+    parser.add_argument("--allow-eval", action="store_true",
+                        help="let ALPythonBridge evaluate the Python code clients send (off "
+                             "by default: any local process could run code with this "
+                             "process's rights); only while listening on loopback")
     parser.add_argument("--verbose", action="store_true", help="log libqi and service details")
     parser.add_argument("--ignore-sigint", action="store_true",
                         help="stop on SIGTERM only: a launcher that sends SIGINT to every "
@@ -64,14 +68,6 @@ def _parser() -> argparse.ArgumentParser:
 def main(argv: Optional[List[str]] = None) -> int:
     """Entry point of ``naoqi_sim`` and ``python -m naoqi_qicore.robot.sim``."""
     args = _parser().parse_args(argv)
-    if not args.listen.startswith(("tcp://", "tcps://")):
-        print("naoqi_sim: --listen must be a tcp:// URL, got %r" % args.listen, file=sys.stderr)
-        return 2
-    problem = None if args.allow_remote else loopback_problem(args.listen)
-    if problem is not None:
-        print("naoqi_sim: refusing to listen on %s (%s); pass --allow-remote to expose the "
-              "simulated robot on the network" % (args.listen, problem), file=sys.stderr)
-        return 2
     scenario = None
     if args.scenario:
         from naoqi_qicore.robot.sim.scenario import ScenarioError, load_scenario
@@ -90,10 +86,16 @@ def main(argv: Optional[List[str]] = None) -> int:
                 for sig in (signal.SIGINT, signal.SIGTERM)}
     if args.ignore_sigint:
         signal.signal(signal.SIGINT, signal.SIG_IGN)
-    robot = SimulatedRobot(args.robot, args.listen, args.record, args.record_limit)
+    robot = SimulatedRobot(args.robot, args.listen, args.record, args.record_limit,
+                           allow_remote=args.allow_remote, allow_eval=args.allow_eval)
     try:
         try:
             robot.start()
+        except ListenRefused as error:
+            print("naoqi_sim: refusing to listen on %s (%s)%s" % (
+                error.url, error.problem, "; pass --allow-remote to expose the simulated "
+                "robot on the network" if error.remote else ""), file=sys.stderr)
+            return 2
         except OSError as error:
             print("naoqi_sim: cannot write the record %s: %s" % (args.record, error.strerror),
                   file=sys.stderr)

@@ -191,6 +191,10 @@ class SimContext:
         self._instances: Dict[str, Any] = {}
         self._lock = threading.RLock()
         self.remote: Optional[Callable[[str], Any]] = None
+        #: whether ALPythonBridge evaluates the code clients send
+        self.allow_eval = False
+        #: the URLs the robot really listens on (libqi's endpoints)
+        self.endpoints: List[str] = []
 
     @staticmethod
     def clock() -> float:

@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import ipaddress
 import logging
+import re
 import socket
 import threading
 import time
@@ -74,6 +75,35 @@ def _is_loopback_address(address: str) -> bool:
     return (mapped or ip).is_loopback
 
 
+#: the listen URLs accepted: ``tcp://HOST:PORT`` or ``tcps://HOST:PORT`` with a plain host
+#: name, an IPv4 address or a bracketed IPv6 one; nothing that libqi and Python's URL parser
+#: could read differently (userinfo, backslashes, spaces, paths, percent escapes)
+_LISTEN_URL = re.compile(r"(?:tcp|tcps)://(?:[A-Za-z0-9](?:[A-Za-z0-9.-]*[A-Za-z0-9])?"
+                         r"|\[[0-9A-Fa-f:.]+\]):[0-9]{1,5}")
+
+
+class ListenRefused(ValueError):
+    """The simulated robot will not listen on ``url`` because of ``problem`` (``remote``:
+    because it is not loopback)."""
+
+    def __init__(self, url: str, problem: str, remote: bool = False) -> None:
+        super().__init__("%s: %s" % (url, problem))
+        self.url = url
+        self.problem = problem
+        self.remote = remote
+
+
+def listen_url_problem(url: str) -> Optional[str]:
+    """None when ``url`` is a listen URL as the simulated robot takes it
+    (``tcp://HOST:PORT``, see :data:`_LISTEN_URL`), else what is wrong with it."""
+    if not _LISTEN_URL.fullmatch(url):
+        return ("expected tcp://HOST:PORT (or tcps://) with a plain host name or address: "
+                "no user, path, backslash, space or escape")
+    if int(url.rsplit(":", 1)[1]) > 65535:
+        return "the port is not a TCP port (0 to 65535)"
+    return None
+
+
 def loopback_problem(url: str) -> Optional[str]:
     """None when ``url``'s host is loopback: every address it resolves to (``getaddrinfo``,
     what libqi binds) is in 127.0.0.0/8 or ::1; else why it is not, for the user."""
@@ -99,10 +129,13 @@ def loopback_problem(url: str) -> Optional[str]:
     return None
 
 
-def is_loopback_url(url: str) -> bool:
-    """True when every address the host of a tcp/tcps URL resolves to is loopback
-    (see :func:`loopback_problem`); a name that does not resolve is not."""
-    return loopback_problem(url) is None
+def endpoints_problem(endpoints: List[str]) -> Optional[str]:
+    """None when every endpoint libqi listens on (``session.endpoints()``: what it really
+    bound, e.g. every interface's address for 0.0.0.0) is loopback, else which are not."""
+    if not endpoints:
+        return "it listens on no endpoint"
+    problems = [problem for problem in map(loopback_problem, endpoints) if problem]
+    return "; ".join(problems) or None
 
 
 class SimulatedRobot:
@@ -110,16 +143,23 @@ class SimulatedRobot:
 
     ``record``: a JSON Lines file that receives every client call as it finishes;
     ``record_limit``: how many calls are kept in memory (:meth:`calls`).
+    ``allow_remote``: listen beyond loopback (else :meth:`start` refuses a URL, or what
+    libqi bound for it, that is not loopback: :class:`ListenRefused`);
+    ``allow_eval``: ALPythonBridge evaluates the code clients send (off: it refuses, since
+    any local process could run code with this process's rights).
     Use as a context manager, or call :meth:`start` then :meth:`stop`.
     """
 
     def __init__(self, robot: str = "nao", listen: str = DEFAULT_URL,
                  record: Optional[Union[str, Path]] = None,
-                 record_limit: int = DEFAULT_LIMIT) -> None:
+                 record_limit: int = DEFAULT_LIMIT, *, allow_remote: bool = False,
+                 allow_eval: bool = False) -> None:
         if robot not in ROBOTS:
             raise ValueError("robot must be one of %s, got %r" % (", ".join(ROBOTS), robot))
         self.robot = robot
         self.listen = listen
+        self.allow_remote = allow_remote
+        self.allow_eval = allow_eval
         self.record_path = Path(record) if record else None
         self.record_limit = record_limit
         self._session: Optional[Any] = None
@@ -134,7 +174,17 @@ class SimulatedRobot:
 
     # -- life cycle -------------------------------------------------------------------------
     def start(self) -> "SimulatedRobot":
-        """Build the services, listen and register them; returns self."""
+        """Build the services, listen and register them; returns self.
+
+        :class:`ListenRefused` for a listen URL it does not take, or (without
+        ``allow_remote``) one that is not loopback or for which libqi bound a non-loopback
+        address; ``RuntimeError`` when libqi cannot listen."""
+        problem = listen_url_problem(self.listen)
+        if problem is not None:
+            raise ListenRefused(self.listen, problem)
+        problem = None if self.allow_remote else loopback_problem(self.listen)
+        if problem is not None:
+            raise ListenRefused(self.listen, problem, remote=True)
         with self._lock:
             if self._session is not None:
                 raise RuntimeError("the simulated robot is already started")
@@ -144,7 +194,7 @@ class SimulatedRobot:
             classes.update(core)
             self._record = CallRecord(self.record_path, self.record_limit)
             self._context = SimContext(self.robot, classes, _LOG)
-            self._context.listen = self.listen  # ALPythonBridge evaluates only on loopback
+            self._context.allow_eval = self.allow_eval
             self._session = qi.Session()
             try:
                 self._serve(list(core))
@@ -174,8 +224,15 @@ class SimulatedRobot:
             self._session.registerService(name, served_object)
             self._registered.append(weakref.ref(served_object))
         self._session.listen(self.listen)
+        endpoints = list(self._session.endpoints())
+        problem = None if self.allow_remote else endpoints_problem(endpoints)
+        if problem is not None:  # checked on what libqi bound, before anything else
+            raise ListenRefused(self.listen, "libqi listens on %s: %s" % (
+                ", ".join(endpoint for endpoint in endpoints if endpoint not in private)
+                or "nothing", problem), remote=True)
+        self._context.endpoints = endpoints  # ALPythonBridge evaluates only on loopback
         self._url = self._listening_url(
-            [endpoint for endpoint in self._session.endpoints() if endpoint not in private])
+            [endpoint for endpoint in endpoints if endpoint not in private])
 
     def _listening_url(self, endpoints: List[str]) -> str:
         """The endpoint matching the requested URL's scheme and host (real port)."""

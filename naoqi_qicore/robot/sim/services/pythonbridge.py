@@ -9,10 +9,13 @@ call defines are there for the next calls):
   it is an expression (else None), the error text ("" when none) and what ``print`` wrote to
   standard output and to standard error.
 
-Here the namespace is private to the simulated robot's process, and code is evaluated only
-while the robot listens on a loopback address (a robot started with a non-loopback ``listen``
-URL refuses).  ``print`` is what the evaluated code prints with (writes to ``sys.stdout``
-itself go to the robot process's output).
+Here the namespace is private to the simulated robot's process.  Any process that reaches
+the robot could run code with the rights of the robot's process, so code is evaluated only
+when whoever started the robot allowed it (``allow_eval``: ``naoqi_sim --allow-eval``,
+``main.py --allow-eval``, ``run_behavior --allow-eval``, behavior_runner's ``allow_eval``
+parameter), and only while every address the robot listens on is loopback.  ``print`` is
+what the evaluated code prints with (writes to ``sys.stdout`` itself go to the robot
+process's output).
 """
 import builtins
 import threading
@@ -20,11 +23,6 @@ import traceback
 from typing import Any, Dict, List, Optional, Tuple
 
 from naoqi_qicore.robot.sim.services.module import SimModule
-
-
-def _loopback(url: str) -> bool:
-    from naoqi_qicore.robot.sim.robot import is_loopback_url
-    return is_loopback_url(url)
 
 
 class _Output:
@@ -48,6 +46,11 @@ def _value(value: Any, path: str = "the result") -> Any:
 
 
 _FILE = "<ALPythonBridge>"
+#: the answer of an evaluation while evaluating is off
+EVAL_OFF = ("evaluating Python code is off on this simulated robot (any local process could "
+            "run code with its rights); turn it on when a behavior needs it: naoqi_sim "
+            "--allow-eval, main.py --allow-eval, run_behavior --allow-eval, or the "
+            "allow_eval parameter of behavior_runner")
 
 
 def _traceback(error: Optional[BaseException]) -> str:
@@ -87,10 +90,13 @@ class ALPythonBridge(SimModule):
         (output.stderr if file is sys.stderr else output.stdout).append(text)
 
     def _check_allowed(self, method: str) -> None:
-        listen = getattr(self._sim, "listen", None)
-        if listen and not _loopback(listen):
-            raise self._error(method, "the simulated robot listens on %s, not on a loopback "
-                                      "address: it evaluates no code" % listen)
+        if not self._sim.allow_eval:
+            raise self._error(method, EVAL_OFF)
+        from naoqi_qicore.robot.sim.robot import endpoints_problem
+        endpoints = self._sim.endpoints
+        if endpoints and endpoints_problem(endpoints):
+            raise self._error(method, "the simulated robot listens on %s, not only on "
+                                      "loopback: it evaluates no code" % ", ".join(endpoints))
 
     def _run(self, method: str, code: str, mode: str
              ) -> Tuple[Any, Optional[BaseException], _Output]:
