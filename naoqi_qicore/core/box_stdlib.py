@@ -17,7 +17,8 @@ from typing import Any, Callable, Dict, Optional
 from naoqi_qicore.core.guard import BoxCodeGuard
 
 
-def _copy(module: types.ModuleType) -> types.ModuleType:
+def module_copy(module: types.ModuleType) -> types.ModuleType:
+    """A module of its own holding the public names of ``module``."""
     copy = types.ModuleType(module.__name__, module.__doc__)
     copy.__dict__.update((name, value) for name, value in vars(module).items()
                          if not name.startswith("__"))
@@ -26,7 +27,7 @@ def _copy(module: types.ModuleType) -> types.ModuleType:
 
 def box_time_module(guard: BoxCodeGuard) -> types.ModuleType:
     """``time`` whose ``sleep`` ends with ``BehaviorStopped`` when the behavior stops."""
-    module = _copy(time)
+    module = module_copy(time)
     module.sleep = guard.sleep  # type: ignore[attr-defined]
     return module
 
@@ -50,7 +51,7 @@ def box_threading_module(guard: BoxCodeGuard) -> types.ModuleType:
             self.function = guard.bind(self.function)
             super().start()
 
-    module = _copy(threading)
+    module = module_copy(threading)
     module.Thread = Thread  # type: ignore[attr-defined]
     module.Timer = Timer  # type: ignore[attr-defined]
     return module
@@ -59,7 +60,7 @@ def box_threading_module(guard: BoxCodeGuard) -> types.ModuleType:
 def box_thread_module(guard: BoxCodeGuard) -> types.ModuleType:
     """``thread`` (Python 2) / ``_thread`` whose ``start_new_thread`` runs the function as
     code of the box calling it."""
-    module = _copy(_thread)
+    module = module_copy(_thread)
 
     def start_new_thread(function: Callable[..., Any], args: tuple,
                          kwargs: Optional[Dict[str, Any]] = None) -> int:

@@ -51,6 +51,9 @@ class ScriptEnvironment:
     #: called each time a run ends, once box code can no longer call the robot: stops the
     #: work box code started there and left running (speech, sounds, LED animations...)
     stop: Optional[Callable[[], None]] = None
+    #: maps the paths box code opens itself (the robot's, e.g. ``/home/nao/...``) to files
+    #: of this machine, see :mod:`naoqi_qicore.core.box_paths` (None: as they are)
+    paths: Optional[Callable[[str], str]] = None
 
 
 BoxEnvironmentFactory = Callable[[BehaviorContext], ScriptEnvironment]

@@ -30,7 +30,10 @@ files under the behavior's project folder (:func:`package_folder`):
   them again, for that behavior) and removes the finder once no behavior needs it.
 
 Modules of the standard library, of site-packages (and any ``dist-packages``) and of
-naoqi_qicore itself are never taken over, wherever the project is.
+naoqi_qicore itself are never taken over, wherever the project is.  A folder of the
+robot's box code put on ``sys.path`` (``/home/nao/.local/share/PackageManager/apps/
+.lastUploadedChoregrapheBehavior/lib``) is searched where the box environment maps it
+(:mod:`naoqi_qicore.core.box_paths`).
 """
 from __future__ import annotations
 
@@ -53,6 +56,7 @@ from pathlib import Path
 from typing import Any, Dict, Iterable, List, Mapping, Optional, Tuple
 
 from naoqi_qicore.converter import pyport
+from naoqi_qicore.core.box_paths import PathMapper, mapped_search_path
 from naoqi_qicore.core.py2 import py2_module
 from naoqi_qicore.core.py2_text import rewrite_text_methods
 
@@ -170,8 +174,11 @@ class ProjectModules:
     """The project modules of one loaded behavior (:func:`install_project_modules`)."""
 
     def __init__(self, roots: Iterable[str], builtins: Dict[str, Any],
-                 modules: Optional[Mapping[str, types.ModuleType]] = None) -> None:
+                 modules: Optional[Mapping[str, types.ModuleType]] = None,
+                 paths: Optional[PathMapper] = None) -> None:
         self.roots = tuple(sorted({os.path.realpath(root) for root in roots}))
+        #: maps the robot's paths box code put on ``sys.path`` to folders of this machine
+        self.paths = paths
         #: the ``__builtins__`` of ported modules (the behavior's box builtins)
         self.builtins = builtins
         #: the ``__builtins__`` of the modules imported as they are
@@ -374,13 +381,21 @@ class ProjectModuleFinder:
         if not owners:
             return None
         spec = importlib.machinery.PathFinder.find_spec(fullname, path)
+        mapped = False
+        for mapper in {owner.paths for owner in owners if owner.paths is not None}:
+            if spec is not None:
+                break
+            # a robot folder box code put on sys.path (.../apps/<id>/lib): where it is here
+            spec = importlib.machinery.PathFinder.find_spec(fullname, mapped_search_path(
+                mapper, sys.path if path is None else path))
+            mapped = spec is not None
         if (spec is None or not spec.has_location or spec.origin is None
                 or type(spec.loader) is not importlib.machinery.SourceFileLoader):
-            return None
+            return spec if mapped else None
         origin = os.path.realpath(spec.origin)
         owner = next((owner for owner in reversed(owners) if owner.covers(origin)), None)
         if owner is None:
-            return None
+            return spec if mapped else None
         spec.loader = _ProjectModuleLoader(fullname, spec.origin, owner)
         return spec
 
@@ -392,12 +407,12 @@ _FINDER = ProjectModuleFinder()
 
 
 def install_project_modules(roots: Iterable[str], builtins: Dict[str, Any],
-                            modules: Optional[Mapping[str, types.ModuleType]] = None
-                            ) -> ProjectModules:
+                            modules: Optional[Mapping[str, types.ModuleType]] = None,
+                            paths: Optional[PathMapper] = None) -> ProjectModules:
     """Take over the modules under ``roots`` for a behavior whose box code has ``builtins``
-    and whose box environment gives ``modules`` (``naoqi``...), until
-    :meth:`ProjectModules.close`."""
-    owner = ProjectModules(roots, builtins, modules)
+    and whose box environment gives ``modules`` (``naoqi``...) and maps its robot paths
+    with ``paths``, until :meth:`ProjectModules.close`."""
+    owner = ProjectModules(roots, builtins, modules, paths)
     _FINDER.register(owner)
     return owner
 

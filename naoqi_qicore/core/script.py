@@ -68,14 +68,16 @@ def _let_stops_through(code: Union[str, ast.Module], filename: str) -> Union[str
     return ast.fix_missing_locations(_CatchAllHandlers().visit(tree))
 
 
-def box_builtins(modules: Mapping[str, types.ModuleType]) -> Dict[str, Any]:
-    """The ``__builtins__`` of box code that can import ``modules`` first."""
+def box_builtins(modules: Mapping[str, types.ModuleType],
+                 overrides: Optional[Mapping[str, Any]] = None) -> Dict[str, Any]:
+    """The ``__builtins__`` of box code that can import ``modules`` first (a dotted name:
+    a submodule given too, ``os.path``), with ``overrides`` of builtins (``open``)."""
     real_import = builtins.__import__
 
     def box_import(name: str, globals: Any = None, locals: Any = None,
                    fromlist: Any = (), level: int = 0) -> Any:
         if level == 0:
-            if name in modules:
+            if name in modules and (fromlist or "." not in name):
                 return modules[name]
             top = name.partition(".")[0]
             if top in modules:
@@ -90,6 +92,7 @@ def box_builtins(modules: Mapping[str, types.ModuleType]) -> Dict[str, Any]:
     namespace.pop("raw_input", None)
     namespace.update(PY2_BUILTINS)
     namespace.update(PY2_TEXT_BUILTINS)
+    namespace.update(overrides or {})
     namespace[STOP_CHECK_NAME] = let_stop_through
     namespace["__import__"] = box_import
     return namespace

@@ -3,7 +3,9 @@
 Without ``--url`` a simulated robot is started in this process; ``--scenario FILE|generic``
 has people around it say and do things (:mod:`naoqi_qicore.robot.sim.scenario`),
 ``--interactive`` reads them from stdin, ``--record FILE`` writes its call record (JSON
-Lines) and ``--allow-eval`` lets its ALPythonBridge evaluate code.  Before its boxes load,
+Lines), ``--root DIR`` keeps its files (``/home/nao/...``) in ``DIR`` and ``--allow-eval``
+lets its ALPythonBridge evaluate code.  The behavior's project is installed in the robot's
+files first (:mod:`naoqi_qicore.robot.robot_apps`) and runs from there.  Before its boxes load,
 the behavior waits for the robot given with ``--url`` to offer the services its box code
 calls, as long as it is still registering services (at most 10 s).  Once the run ended (and
 the robot answered its last motion calls) and the behavior is unloaded, one line on
@@ -38,6 +40,7 @@ engine that brings in libqi and the robot layer, and only when :func:`main` runs
 from __future__ import annotations
 
 import argparse
+import functools
 import logging
 import signal
 import sys
@@ -76,6 +79,10 @@ def _parser(folder: str) -> argparse.ArgumentParser:
     parser.add_argument("--record", metavar="FILE", default="",
                         help="simulated robot only: append every call it gets to FILE (JSON "
                              "Lines)")
+    parser.add_argument("--root", metavar="DIR", default="",
+                        help="simulated robot only: the folder of its files (/home/nao/... "
+                             "is DIR/home/nao/...), kept after the run (default: a temporary "
+                             "folder, removed)")
     parser.add_argument("--allow-eval", action="store_true",
                         help="simulated robot only: let ALPythonBridge evaluate the Python code "
                              "clients send (off by default: any local process could run code "
@@ -89,9 +96,9 @@ def main(folder: str, argv: Optional[List[str]] = None) -> int:
     parser = _parser(folder)
     options = parser.parse_args(argv)
     if options.url and (options.scenario or options.interactive or options.record
-                        or options.allow_eval):
-        parser.error("--scenario, --interactive, --record and --allow-eval need the simulated "
-                     "robot (leave out --url)")
+                        or options.allow_eval or options.root):
+        parser.error("--scenario, --interactive, --record, --root and --allow-eval need the "
+                     "simulated robot (leave out --url)")
     logging.basicConfig(level=logging.INFO if options.verbose else logging.WARNING,
                         format="%(levelname)s %(name)s: %(message)s")
     from naoqi_qicore.converter.loader import load_converted
@@ -115,6 +122,7 @@ def main(folder: str, argv: Optional[List[str]] = None) -> int:
     from naoqi_qicore.robot.naoqi_compat import box_environment
     from naoqi_qicore.robot.qi_log import follow_log_level
     follow_log_level(logging.getLogger().getEffectiveLevel())
+    from naoqi_qicore.robot.robot_apps import install_on_robot
 
     simulated: Any = None
     checked: Any = None  # the scenario runner whose expectations decide the run
@@ -135,10 +143,11 @@ def main(folder: str, argv: Optional[List[str]] = None) -> int:
         try:
             simulated = SimulatedRobot(robot=options.robot, listen="tcp://127.0.0.1:0",
                                        record=options.record or None,
-                                       allow_eval=options.allow_eval).start()
+                                       allow_eval=options.allow_eval,
+                                       root=options.root or None).start()
         except OSError as error:
-            print("error: cannot write the record %s: %s" % (options.record, error.strerror),
-                  file=sys.stderr)
+            print("error: cannot write %s: %s" % (error.filename or options.record,
+                                                   error.strerror), file=sys.stderr)
             return EXIT_BAD_FOLDER
         url = simulated.url
         if scenario is not None:
@@ -155,13 +164,16 @@ def main(folder: str, argv: Optional[List[str]] = None) -> int:
         except RuntimeError as error:
             print("error: cannot reach the robot at %s: %s" % (url, error), file=sys.stderr)
             return EXIT_NO_ROBOT
+        installed, files, warnings = install_on_robot(session, url, loaded)
+        for warning in warnings:
+            print("warning: %s" % warning, file=sys.stderr)
         from naoqi_qicore.robot.session import SERVICE_TIMEOUT, wait_for_services
         # a simulated robot started here has registered all its services already
         timeout = 0.0 if simulated is not None else SERVICE_TIMEOUT
         feed = _ScenarioFeed(checked) if checked is not None else None
         player = BehaviorPlayer(
-            loaded, session, listener=_reporter(options.verbose, feed),
-            environment=box_environment,
+            installed.loaded, session, listener=_reporter(options.verbose, feed),
+            environment=functools.partial(box_environment, files=files),
             await_services=lambda names: wait_for_services(session, names, timeout))
         if feed is not None:
             feed.player = player

@@ -24,6 +24,7 @@ which gives the focus back to the stacked activity.  Box scripts use the runner'
 qi session; motion goes through naoqi_bridge when one is up (see ``motion_sink``).
 With an empty ``robot_url`` and ``nao_ip`` the runner starts a simulated robot in-process.
 """
+import functools
 import os
 import queue
 import threading
@@ -40,6 +41,7 @@ from naoqi_qicore.core.motion import ALMotionSink
 from naoqi_qicore.core.player import BehaviorPlayer
 from naoqi_qicore.msg import ActivityFocus, BehaviorInfo, BehaviorState
 from naoqi_qicore.robot.naoqi_compat import box_environment
+from naoqi_qicore.robot.robot_apps import install_on_robot
 from naoqi_qicore.robot.session import (SERVICE_TIMEOUT, ConnectionState, RobotAddress,
                                         RobotSession)
 from naoqi_qicore.ros import diagnostics
@@ -355,9 +357,15 @@ class BehaviorRunner(Node):
 
     # -- engine ----------------------------------------------------------------------------
     def _start_player(self, loaded: _Loaded) -> None:
-        """Create and load the engine of ``loaded`` on the connected robot (lock held)."""
-        player = BehaviorPlayer(loaded.behavior, self._robot.session, motion=self._motion,
-                                listener=self._on_engine_event, environment=box_environment,
+        """Install ``loaded`` in the robot's files, then create and load its engine on the
+        connected robot (lock held)."""
+        installed, files, warnings = install_on_robot(self._robot.session, self._robot.url,
+                                                      loaded.behavior)
+        for warning in warnings:
+            self.get_logger().warning(warning)
+        player = BehaviorPlayer(installed.loaded, self._robot.session, motion=self._motion,
+                                listener=self._on_engine_event,
+                                environment=functools.partial(box_environment, files=files),
                                 await_services=self._robot.wait_for_services)
         try:
             player.load()

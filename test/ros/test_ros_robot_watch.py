@@ -143,8 +143,12 @@ def test_pepper_moving_on_its_base_and_its_tablet(pepper) -> None:
         assert moving["position"][1] == pytest.approx(0.0, abs=0.01)
         motion.stopMove()
         pepper.until(lambda s: not s["moving"], 5, "the base stopped")
+        html = pepper.sim.files.apps / "my-app" / "html"  # what the robot serves its tablet
+        html.mkdir(parents=True)
+        (html / "hello.png").write_bytes(b"\x89PNG\r\n\x1a\n")
+        (html / "index.html").write_text("<p>hello</p>")
         tablet = pepper.session.service("ALTabletService")
-        tablet.showImage("http://198.18.0.1/apps/my-app/hello.png")
+        assert tablet.showImage("http://198.18.0.1/apps/my-app/hello.png")
         shown = pepper.until(lambda s: s["tablet"]["image"], 5, "an image on the tablet")
         assert shown["tablet"] == {"url": "", "webview": False,
                                    "image": "http://198.18.0.1/apps/my-app/hello.png"}

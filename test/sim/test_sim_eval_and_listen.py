@@ -4,7 +4,6 @@ import json
 import os
 import subprocess
 import sys
-from pathlib import Path
 
 import pytest
 
@@ -14,15 +13,12 @@ from naoqi_qicore.robot.sim import SimulatedRobot, robot as robot_module  # noqa
 from naoqi_qicore.robot.sim.robot import ListenRefused  # noqa: E402
 from naoqi_qicore.ros.launcher import parse_arguments  # noqa: E402
 
-REPO = Path(__file__).resolve().parents[2]
-sys.path.insert(0, str(REPO / "test" / "ros"))
-from script_behaviors import script_behavior  # noqa: E402
-
 from naoqi_qicore.converter.api import convert  # noqa: E402
 
+sys.path.insert(0, os.path.dirname(__file__))
+from robot_projects import ENV, REPO, script_behavior  # noqa: E402
+
 READY = "naoqi_sim: listening on "
-ENV = dict(os.environ, PYTHONPATH=os.pathsep.join([str(REPO)] + [
-    p for p in os.environ.get("PYTHONPATH", "").split(os.pathsep) if p]), PYTHONUNBUFFERED="1")
 EVAL_OFF = "evaluating Python code is off on this simulated robot"
 
 

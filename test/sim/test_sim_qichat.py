@@ -4,6 +4,7 @@ import time
 
 import pytest
 
+from naoqi_qicore.robot.robot_files import RobotFiles
 from naoqi_qicore.robot.sim.context import SimContext
 from naoqi_qicore.robot.sim.robot import core_service_classes
 from naoqi_qicore.robot.sim.services import SERVICE_CLASSES, qichat, speech
@@ -228,27 +229,28 @@ def test_the_robot_lexicon_and_a_phrase_left_open_at_the_end_of_its_line():
 
 def test_load_topic_errors_name_the_file_and_the_line(sim, tmp_path):
     dialog = sim.service("ALDialog")
-    path = tmp_path / "bad_enu.top"
+    path = sim.files.local("/home/nao/bad_enu.top")
     path.write_text("topic: ~bad()\nlanguage: enu\nu:(fine) ok\nu:(broken [input) no\n")
-    with pytest.raises(RuntimeError, match=r"ALDialog::loadTopic: .*bad_enu\.top:4: "
+    with pytest.raises(RuntimeError, match=r"ALDialog::loadTopic: /home/nao/bad_enu\.top:4: "
                                            r"unclosed '\['"):
-        dialog.loadTopic(str(path))
+        dialog.loadTopic("/home/nao/bad_enu.top")
     path.write_text("topic: ~bad()\nlanguage: xxx\nu:(fine) ok\n")
     with pytest.raises(RuntimeError, match=r"bad_enu\.top:2: language 'xxx' is not installed"):
-        dialog.loadTopic(str(path))
+        dialog.loadTopic("bad_enu.top")  # relative: from /home/nao
     path.write_bytes(b"topic: ~bad()\nu:(caf\xe9) ok\n")
     with pytest.raises(RuntimeError, match="not UTF-8 text"):
-        dialog.loadTopic(str(path))
+        dialog.loadTopic(str(path))  # this machine's path of the robot's file
     assert dialog.getAllLoadedTopics() == []
 
 
 # -- the engine -----------------------------------------------------------------------------
 @pytest.fixture
-def sim(monkeypatch):
+def sim(monkeypatch, tmp_path):
     """A simulated NAO built in-process (real ALMemory, ALTextToSpeech...)."""
     monkeypatch.setattr(speech, "SECONDS_PER_CHARACTER", 0.0005)
     classes = {**SERVICE_CLASSES, **core_service_classes()}
     context = SimContext("nao", {n: c for n, c in classes.items() if "nao" in c.ROBOTS})
+    context.files = RobotFiles(tmp_path / "robot")
     yield context
     context.close()
 

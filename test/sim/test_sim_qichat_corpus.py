@@ -1,5 +1,6 @@
 """Every QiChat topic of the corpus projects reads and loads into the simulated ALDialog."""
 import os
+import shutil
 import sys
 from pathlib import Path
 from typing import List
@@ -44,9 +45,15 @@ def test_every_corpus_topic_loads_into_the_simulated_dialog(corpus_dir):
     dialog = context.service("ALDialog")
     assert isinstance(dialog, ALDialog)
     failures, loaded = [], 0
-    for path in corpus_topics(corpus_dir):
+    topics = corpus_topics(corpus_dir)
+    for path in topics:  # the topics go to the robot's files (with those they include)
+        copy = context.files.local("/home/nao/corpus/%s" % path.relative_to(corpus_dir))
+        copy.parent.mkdir(parents=True, exist_ok=True)
+        shutil.copyfile(path, copy)
+    for path in topics:
+        robot_path = "/home/nao/corpus/%s" % path.relative_to(corpus_dir)
         try:
-            name = dialog.loadTopic(str(path))
+            name = dialog.loadTopic(robot_path)
         except RuntimeError as error:
             failures.append(str(error))
             continue

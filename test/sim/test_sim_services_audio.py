@@ -12,15 +12,23 @@ from test_sim_services_context import sim, wait_until  # noqa: F401  (fixtures)
 
 
 @pytest.fixture
-def sound(tmp_path):
-    path = tmp_path / "beep.wav"
-    write_silence(str(path), 0.3)
-    return str(path)
+def sound(sim):
+    """A sound of the robot's files: its robot path."""
+    write_silence(str(sim.files.local("/home/nao/beep.wav")), 0.3)
+    return "/home/nao/beep.wav"
 
 
-def test_missing_file_is_an_error(sim, tmp_path):
-    with pytest.raises(RuntimeError, match="ALAudioPlayer::playFile: file '.*nope.wav' does not"):
-        sim.service("ALAudioPlayer").playFile(str(tmp_path / "nope.wav"))
+def test_missing_file_is_an_error(sim):
+    with pytest.raises(RuntimeError, match="ALAudioPlayer::playFile: file '/home/nao/nope.wav' "
+                                           "does not"):
+        sim.service("ALAudioPlayer").playFile("/home/nao/nope.wav")
+    # a file of this machine outside the robot's files: refused, whether it exists or not
+    for outside in (__file__, "/etc/no-such-file", "/home/nao/../../etc/passwd"):
+        for method in ("loadFile", "playFile"):
+            with pytest.raises(RuntimeError) as refused:
+                getattr(sim.service("ALAudioPlayer"), method)(outside)
+            assert str(refused.value) == ("ALAudioPlayer::%s: '%s' is outside the robot's "
+                                          "files (/home/nao/..., /tmp/...)" % (method, outside))
 
 
 def test_play_file_lasts_the_file_length(sim, sound):
@@ -89,13 +97,13 @@ def test_audio_device_volume_energy_and_recording(sim, tmp_path):
     assert device.getFrontMicEnergy() == 0.0
     device.enableEnergyComputation()
     assert device.getFrontMicEnergy() > 0.0
-    target = tmp_path / "rec.wav"
-    device.startMicrophonesRecording(str(target))
-    with pytest.raises(RuntimeError, match="already recording"):
-        device.startMicrophonesRecording(str(target))
+    target = "/home/nao/recordings/microphones/rec.wav"
+    device.startMicrophonesRecording(target)
+    with pytest.raises(RuntimeError, match="already recording to '/home/nao/recordings/"):
+        device.startMicrophonesRecording(target)
     time.sleep(0.05)
     device.stopMicrophonesRecording()
-    with wave.open(str(target)) as recorded:
+    with wave.open(str(sim.files.local(target))) as recorded:
         assert recorded.getnchannels() == 4 and recorded.getframerate() == 48000
         assert recorded.getnframes() > 0
 
@@ -103,10 +111,14 @@ def test_audio_device_volume_energy_and_recording(sim, tmp_path):
 def test_audio_recorder_checks_its_arguments(sim, tmp_path):
     recorder = sim.service("ALAudioRecorder")
     with pytest.raises(RuntimeError, match="type must be"):
-        recorder.startMicrophonesRecording(str(tmp_path / "a.mp3"), "mp3", 16000, [0, 0, 1, 0])
-    with pytest.raises(RuntimeError, match="not writable"):
-        recorder.startMicrophonesRecording("/proc/nope/a.wav", "wav", 16000, [0, 0, 1, 0])
-    recorder.startMicrophonesRecording(str(tmp_path / "a.wav"), "wav", 16000, [0, 0, 1, 0])
+        recorder.startMicrophonesRecording("/home/nao/a.mp3", "mp3", 16000, [0, 0, 1, 0])
+    with pytest.raises(RuntimeError, match="cannot record to '/home/nao/nope/a.wav': its "
+                                           "folder does not exist"):
+        recorder.startMicrophonesRecording("/home/nao/nope/a.wav", "wav", 16000, [0, 0, 1, 0])
+    with pytest.raises(RuntimeError, match=r"'/etc/owned\.wav' is outside the robot's files"):
+        recorder.startMicrophonesRecording("/etc/owned.wav", "wav", 16000, [0, 0, 1, 0])
+    assert not (tmp_path / "owned.wav").exists()
+    recorder.startMicrophonesRecording("a.wav", "wav", 16000, [0, 0, 1, 0])  # in /home/nao
     recorder.stopMicrophonesRecording()
-    with wave.open(str(tmp_path / "a.wav")) as recorded:
+    with wave.open(str(sim.files.local("/home/nao/a.wav"))) as recorded:
         assert recorded.getnchannels() == 1

@@ -19,11 +19,12 @@ XAR = """<?xml version="1.0" encoding="UTF-8" ?>
 
 
 @pytest.fixture
-def xar(tmp_path):
-    path = tmp_path / "dance" / "behavior.xar"
+def xar(sim):
+    """A behavior of the robot's files: its robot path."""
+    path = sim.files.local("/home/nao/dance/behavior.xar")
     path.parent.mkdir()
     path.write_text(XAR.format(fps=50, size=10, outro=8))
-    return str(path)
+    return "/home/nao/dance/behavior.xar"
 
 
 # -- ALRobotPosture ----------------------------------------------------------------------------
@@ -66,7 +67,7 @@ def test_posture_errors_and_stop_move(sim):
 def test_frame_manager_reads_the_timeline_and_plays_it(sim, xar):
     frames = sim.service("ALFrameManager")
     behavior = frames.newBehaviorFromFile(xar, "")
-    assert frames.getBehaviorPath(behavior) == os.path.dirname(xar)
+    assert frames.getBehaviorPath(behavior) == "/home/nao/dance"
     assert frames.getTimelineFps(behavior) == 50
     assert frames.getMotionLength(behavior) == pytest.approx(0.2)
     started = time.monotonic()
@@ -88,14 +89,16 @@ def test_frame_manager_reads_the_timeline_and_plays_it(sim, xar):
         frames.getBehaviorPath(behavior)
 
 
-def test_frame_manager_errors(sim, xar, tmp_path):
+def test_frame_manager_errors(sim, xar):
     frames = sim.service("ALFrameManager")
     behavior = frames.newBehaviorFromFile(xar, "Inner")
     assert frames.getMotionLength(behavior) == 0.0
     with pytest.raises(RuntimeError, match="no box named 'Nope'"):
         frames.newBehaviorFromFile(xar, "Nope")
     with pytest.raises(RuntimeError, match="does not exist"):
-        frames.newBehaviorFromFile(str(tmp_path / "none.xar"), "")
+        frames.newBehaviorFromFile("/home/nao/none.xar", "")
+    with pytest.raises(RuntimeError, match="'/etc/hostname' is outside the robot's files"):
+        frames.newBehaviorFromFile("/etc/hostname", "")
     root = frames.newBehaviorFromFile(xar, "")
     with pytest.raises(RuntimeError, match="no label 'middle'.*intro, outro"):
         frames.gotoAndPlay(root, "middle")
@@ -107,11 +110,10 @@ def test_frame_manager_errors(sim, xar, tmp_path):
     assert frames.getBehaviorPath(folder) == "/data/behaviors/x"
 
 
-def test_exit_behavior_ends_complete_behavior(sim, tmp_path):
-    path = tmp_path / "long.xar"
-    path.write_text(XAR.format(fps=5, size=100, outro=50))
+def test_exit_behavior_ends_complete_behavior(sim):
+    sim.files.local("/home/nao/long.xar").write_text(XAR.format(fps=5, size=100, outro=50))
     frames = sim.service("ALFrameManager")
-    behavior = frames.newBehaviorFromFile(str(path), "")
+    behavior = frames.newBehaviorFromFile("long.xar", "")
     task = frames.pCall("completeBehavior", behavior)
     time.sleep(0.05)
     frames.exitBehavior(behavior)
@@ -119,11 +121,14 @@ def test_exit_behavior_ends_complete_behavior(sim, tmp_path):
 
 
 # -- ALBehaviorManager ---------------------------------------------------------------------------
-def test_run_start_and_stop_behaviors_with_events(sim, xar, monkeypatch):
+def test_run_start_and_stop_behaviors_with_events(sim, xar):
     manager = sim.service("ALBehaviorManager")
     started = []
     manager.behaviorStarted.connect(started.append)
-    assert manager.installBehavior(os.path.dirname(xar), "dance/behavior_1", False)
+    assert manager.installBehavior("/home/nao/dance", "dance/behavior_1", False)
+    assert not manager.installBehavior("/home/nao/dance", "dance/behavior_1", False)
+    with pytest.raises(RuntimeError, match="'/etc' is outside the robot's files"):
+        manager.installBehavior("/etc", "etc/behavior_1", True)
     assert sim.memory.values("ALBehaviorManager/BehaviorAdded") == ["dance/behavior_1"]
     assert manager.resolveBehaviorName("dance") == "dance/behavior_1"
     begin = time.monotonic()
@@ -131,21 +136,26 @@ def test_run_start_and_stop_behaviors_with_events(sim, xar, monkeypatch):
     assert time.monotonic() - begin > 0.15
     assert wait_until(lambda: started == ["dance/behavior_1"])
     assert sim.memory.getData("BehaviorsRun") == []
-    monkeypatch.setattr("naoqi_qicore.robot.sim.services.behaviors.DEFAULT_BEHAVIOR_SECONDS", 5)
+    begin = time.monotonic()
     manager.startBehavior("animations/Stand/Gestures/Hey_1")
     assert manager.getRunningBehaviors() == ["animations/Stand/Gestures/Hey_1"]
     assert sim.memory.getData("BehaviorsRun") == ["animations/Stand/Gestures/Hey_1"]
     with pytest.raises(RuntimeError, match="already running"):
         manager.startBehavior("animations/Stand/Gestures/Hey_1")
     manager.stopBehavior("animations/Stand/Gestures/Hey_1")
+    assert time.monotonic() - begin < 1.0  # stopped before its 2.8 s
     assert not manager.isBehaviorRunning("animations/Stand/Gestures/Hey_1")
+    begin = time.monotonic()
+    manager.runBehavior("animations/Stand/Gestures/Hey_3")  # runs for its duration
+    assert 2.1 < time.monotonic() - begin < 3.0
 
 
 def test_behavior_queries_and_errors(sim):
     manager = sim.service("ALBehaviorManager")
     assert "animations/Stand/Gestures/Hey_1" in manager.getInstalledBehaviors()
-    assert manager.getBehaviorsByTag("hello") == ["animations/Sit/Gestures/Hey_1",
-                                                   "animations/Stand/Gestures/Hey_1"]
+    assert manager.getBehaviorsByTag("hi") == ["animations/Sit/Gestures/Hey_1",
+                                                "animations/Stand/Gestures/Hey_1"]
+    assert "animations/Stand/Gestures/BowShort_1" in manager.getBehaviorsByTag("hello")
     assert "happy" in manager.getTagList()
     assert manager.getBehaviorNature("dialog_applauncher") == "solitary"
     with pytest.raises(RuntimeError, match="'animations/Stand' is ambiguous"):

@@ -1,12 +1,15 @@
 """A small in-process context for the simulated services, and tests of their shared base."""
 import logging
 import math
+import shutil
+import tempfile
 import threading
 import time
 from typing import Any, Callable, Dict, List, Tuple
 
 import pytest
 
+from naoqi_qicore.robot.robot_files import RobotFiles
 from naoqi_qicore.robot.sim.context import TaskManager
 from naoqi_qicore.robot.sim.services import SERVICE_CLASSES, services_for
 from naoqi_qicore.robot.sim.services.module import SimModule
@@ -91,6 +94,7 @@ class FakeSim:
         self._services: Dict[str, Any] = {"ALMemory": self.memory, "ALMotion": self.motion}
         self.allow_eval = False
         self.endpoints: List[str] = []
+        self.files = RobotFiles(tempfile.mkdtemp(prefix="fake_robot_"))
 
     @staticmethod
     def clock() -> float:
@@ -108,6 +112,7 @@ class FakeSim:
         for service in self._services.values():
             if isinstance(service, SimModule):
                 service.close()
+        shutil.rmtree(self.files.root, ignore_errors=True)
 
 
 @pytest.fixture

@@ -35,20 +35,24 @@ def test_video_device_image_array(sim):
         video.getImageRemote("cam")
 
 
-def test_photo_capture_writes_images(sim, tmp_path):
+def test_photo_capture_writes_images(sim):
     photo = sim.service("ALPhotoCapture")
     photo.setResolution(0)
     photo.setPictureFormat("png")
     photo.setCameraID(1)
-    (path,) = photo.takePicture(str(tmp_path), "shot")
-    assert path == str(tmp_path / "shot.png") and os.path.getsize(path) > 100
-    with pytest.raises(RuntimeError, match="exists"):
-        photo.takePicture(str(tmp_path), "shot", False)
+    (path,) = photo.takePicture("/home/nao/pictures", "shot")  # a folder made when missing
+    assert path == "/home/nao/pictures/shot.png"
+    assert os.path.getsize(sim.files.local(path)) > 100
+    with pytest.raises(RuntimeError, match="'/home/nao/pictures/shot.png' exists"):
+        photo.takePicture("/home/nao/pictures", "shot", False)
+    with pytest.raises(RuntimeError, match="'/etc/shot.png' is outside the robot's files"):
+        photo.takePicture("/etc", "shot")
     photo.setPictureFormat("jpg")
     photo.setCaptureInterval(10)
     paths = photo.takePictures(2, "/home/nao/recordings/cameras/", "burst")
-    assert [os.path.basename(p) for p in paths] == ["burst_0.jpg", "burst_1.jpg"]
-    assert all(os.path.isfile(p) and not p.startswith("/home/nao") for p in paths)
+    assert paths == ["/home/nao/recordings/cameras/burst_0.jpg",
+                     "/home/nao/recordings/cameras/burst_1.jpg"]
+    assert all(sim.files.local(p).is_file() for p in paths)
     with pytest.raises(RuntimeError, match="unsupported format 'gif'"):
         photo.setPictureFormat("gif")
     photo.close()

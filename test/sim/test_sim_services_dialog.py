@@ -26,10 +26,10 @@ def fast_speech(monkeypatch):
 
 
 @pytest.fixture
-def topic_file(tmp_path):
-    path = tmp_path / "greetings_enu.top"
-    path.write_text(TOPIC)
-    return str(path)
+def topic_file(sim):
+    """A topic of the robot's files: its robot path."""
+    sim.files.local("/home/nao/greetings_enu.top").write_text(TOPIC)
+    return "/home/nao/greetings_enu.top"
 
 
 def test_speech_recognition_vocabulary_and_word_recognized(sim):

@@ -85,19 +85,26 @@ def test_image_buffers_cross_the_wire(robot):
     assert video.unsubscribe(handle)
 
 
-def test_the_choice_box_private_topic_loader_crosses_the_wire(robot, tmp_path):
+def test_the_choice_box_private_topic_loader_crosses_the_wire(robot):
     # Choregraphe's Choice box writes a topic named with a UUID and loads it this way
     context, client = robot
     name = "dlg_choice_4b04ad1f-5782-401b_grg"
-    (tmp_path / "choice.top").write_text(
+    behavior = context.files.local("/home/nao/app/behavior_1")
+    behavior.mkdir(parents=True)
+    (behavior / "choice.top").write_text(
         "topic: ~%s () \nlanguage: grg \ndynamic: choices4b04ad1f-5782-401b\n"
         "u:(in:onActivation) ~question \n\tu1:(~choices4b04ad1f-5782-401b) $test=0 \n" % name)
     dialog = client.service("ALDialog")
-    assert dialog._addDialogFromTopicBox("choice.top", str(tmp_path)) == name
-    assert dialog._addDialogFromTopicBox(str(tmp_path / "choice.top"), "/elsewhere") == name
+    # the behavior's folder as the box sees it: this machine's path of the robot's files
+    assert dialog._addDialogFromTopicBox("choice.top", str(behavior)) == name
+    assert dialog._addDialogFromTopicBox("choice.top", "/home/nao/app/behavior_1") == name
+    assert dialog._addDialogFromTopicBox("/home/nao/app/behavior_1/choice.top",
+                                         "/elsewhere") == name
     assert name in dialog.getAllLoadedTopics()
     with pytest.raises(RuntimeError, match="ALDialog::_addDialogFromTopicBox: file"):
-        dialog._addDialogFromTopicBox("missing.top", str(tmp_path))
+        dialog._addDialogFromTopicBox("missing.top", str(behavior))
+    with pytest.raises(RuntimeError, match="'../../../etc/passwd' is outside the robot's"):
+        dialog._addDialogFromTopicBox("../../../etc/passwd", "/home/nao/app")
     dialog.unloadTopic(name)
 
 

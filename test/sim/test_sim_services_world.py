@@ -24,22 +24,30 @@ def test_system_records_power_requests(sim):
     assert system.diskFree(False)[0][0] == "/home/nao"
 
 
-def test_preferences(sim, tmp_path):
+def test_preferences(sim):
     prefs = sim.service("ALPreferenceManager")
     prefs.setValue("com.app", "volume", 40)
     assert prefs.getValue("com.app", "volume") == 40
     assert prefs.getValue("com.app", "missing") is None
-    pref_file = tmp_path / "prefs.xml"
-    pref_file.write_text('<ModulePreference name="com.other"><Preference name="a" value="1"/>'
-                         '<Preference name="b" value="2"/></ModulePreference>')
-    prefs.importPrefFile(str(pref_file), False)
+    sim.files.local("/home/nao/prefs.xml").write_text(
+        '<ModulePreference name="com.other"><Preference name="a" value="1"/>'
+        '<Preference name="b" value="2"/></ModulePreference>')
+    prefs.importPrefFile("/home/nao/prefs.xml", False)
     assert prefs.getDomainList() == ["com.app", "com.other"]
     assert prefs.getValueList("com.other") == [["a", "1"], ["b", "2"]]
     prefs.removeValue("com.app", "volume")
     prefs.removeDomainValues("com.other")
     assert prefs.getDomainList() == []
     with pytest.raises(RuntimeError, match="does not exist"):
-        prefs.importPrefFile(str(tmp_path / "none.xml"), True)
+        prefs.importPrefFile("/home/nao/none.xml", True)
+    # no entity of a preference file is expanded: nothing of another file is read
+    sim.files.local("/home/nao/entity.xml").write_text(
+        '<!DOCTYPE m [<!ENTITY x SYSTEM "file:///etc/hostname">]>'
+        '<ModulePreference name="com.x"><Preference name="a" value="&x;"/></ModulePreference>')
+    with pytest.raises(RuntimeError, match="entity.xml: not a preference file .*external "
+                                           "entity"):
+        prefs.importPrefFile("/home/nao/entity.xml", True)
+    assert "com.x" not in prefs.getDomainList()
 
 
 def test_service_manager(sim):

@@ -8,13 +8,15 @@ global proxies of old scripts (``ALMemory``, ``ALMotion``, ``ALLeds``, ``ALLogge
 machine wins over ours.  ``self.session()`` and ``qi.Session()`` give box code sessions
 that behave as on the robot (:mod:`~naoqi_qicore.robot.naoqi_compat.box_session`).  When a
 run ends, what box code left running on the robot is stopped
-(:mod:`~naoqi_qicore.robot.naoqi_compat.robot_work`).
+(:mod:`~naoqi_qicore.robot.naoqi_compat.robot_work`).  Given the robot's files
+(:class:`~naoqi_qicore.robot.robot_files.RobotFiles`), the paths box code opens itself
+(``/home/nao/...``) are those files (:mod:`naoqi_qicore.core.box_paths`).
 """
 from __future__ import annotations
 
 import importlib.util
 from types import ModuleType
-from typing import Dict
+from typing import Dict, Optional
 
 from naoqi_qicore.core.environment import BehaviorContext, ScriptEnvironment
 from naoqi_qicore.robot.naoqi_compat import almath
@@ -22,6 +24,7 @@ from naoqi_qicore.robot.naoqi_compat.box_session import (BoxSession, LocalSubscr
                                                          PeriodicTasks, box_qi_module)
 from naoqi_qicore.robot.naoqi_compat.naoqi import global_proxies, naoqi_module
 from naoqi_qicore.robot.naoqi_compat.robot_work import RobotWork
+from naoqi_qicore.robot.robot_files import RobotFiles
 
 
 def _installed(name: str) -> bool:
@@ -31,9 +34,11 @@ def _installed(name: str) -> bool:
         return False
 
 
-def box_environment(context: BehaviorContext) -> ScriptEnvironment:
+def box_environment(context: BehaviorContext,
+                    files: Optional[RobotFiles] = None) -> ScriptEnvironment:
     """The ``naoqi``/``almath``/``qi`` environment of one behavior (a
-    ``BoxEnvironmentFactory``)."""
+    ``BoxEnvironmentFactory``, with ``files`` bound: the robot's files box code's paths
+    are mapped into)."""
     import qi
 
     local = LocalSubscriptions(context)
@@ -59,4 +64,5 @@ def box_environment(context: BehaviorContext) -> ScriptEnvironment:
         periodic.stop_all()
         local.close()
     return ScriptEnvironment(modules=modules, names=names, session=session, close=close,
-                             stop=work.stop)
+                             stop=work.stop,
+                             paths=files.box_path if files is not None else None)

@@ -51,6 +51,10 @@ def _parser() -> argparse.ArgumentParser:
     parser.add_argument("--interactive", action="store_true",
                         help="read what a person says (plain lines) and does (/touch head, "
                              "/face, /tablet X Y, /raise KEY VALUE, /help) from stdin")
+    parser.add_argument("--root", metavar="DIR",
+                        help="the folder of the robot's files (/home/nao/... is "
+                             "DIR/home/nao/...), kept when it stops (default: a private "
+                             "temporary folder, removed)")
     parser.add_argument("--allow-remote", action="store_true",
                         help="allow listening on a non-loopback address")
     parser.add_argument("--allow-eval", action="store_true",
@@ -87,7 +91,8 @@ def main(argv: Optional[List[str]] = None) -> int:
     if args.ignore_sigint:
         signal.signal(signal.SIGINT, signal.SIG_IGN)
     robot = SimulatedRobot(args.robot, args.listen, args.record, args.record_limit,
-                           allow_remote=args.allow_remote, allow_eval=args.allow_eval)
+                           allow_remote=args.allow_remote, allow_eval=args.allow_eval,
+                           root=args.root)
     try:
         try:
             robot.start()
@@ -97,8 +102,8 @@ def main(argv: Optional[List[str]] = None) -> int:
                 "robot on the network" if error.remote else ""), file=sys.stderr)
             return 2
         except OSError as error:
-            print("naoqi_sim: cannot write the record %s: %s" % (args.record, error.strerror),
-                  file=sys.stderr)
+            print("naoqi_sim: cannot write %s: %s" % (error.filename or args.record,
+                                                      error.strerror), file=sys.stderr)
             return 1
         except RuntimeError as error:
             print("naoqi_sim: cannot listen on %s: %s" % (args.listen, error), file=sys.stderr)

@@ -195,6 +195,9 @@ class SimContext:
         self.allow_eval = False
         #: the URLs the robot really listens on (libqi's endpoints)
         self.endpoints: List[str] = []
+        #: the robot's files (:class:`~naoqi_qicore.robot.robot_files.RobotFiles`), set by
+        #: the robot before its services are built
+        self.files: Any = None
 
     @staticmethod
     def clock() -> float:

@@ -18,6 +18,10 @@
     <naoqi_qicore.robot.sim.scenario.ScenarioRunner.observe_behavior>`), ``verdict()`` says
     how its expectations went (:class:`~naoqi_qicore.robot.sim.expectations.Verdict` as a
     dict).
+``NaoqiSimFiles``
+    Where the robot's files are on this machine: ``root()`` (the folder holding
+    ``home/nao/...``) and ``token()`` (the content of the root's ``.naoqi_sim_root`` file,
+    so that a client can tell the root is on its own machine).
 """
 from __future__ import annotations
 
@@ -125,3 +129,21 @@ class NaoqiSimScenario(SimModule):
     def verdict(self) -> Dict[str, Any]:
         """How the scenario's expectations went (``decided`` once known)."""
         return self._runner("verdict").verdict().as_dict()
+
+
+class NaoqiSimFiles(SimModule):
+    """Where the simulated robot's files are (see :mod:`naoqi_qicore.robot.robot_files`)."""
+
+    NAME = "NaoqiSimFiles"
+
+    def __init__(self, sim: SimContext, token: str) -> None:
+        super().__init__(sim)
+        self._token = token
+
+    def root(self) -> str:
+        """The folder of this machine holding the robot's ``home/nao/...``."""
+        return str(self._sim.files.root)
+
+    def token(self) -> str:
+        """What the root's ``.naoqi_sim_root`` file holds."""
+        return self._token

@@ -1,7 +1,9 @@
 """The simulated robot: every simulated service in a standalone libqi service directory.
 
 Clients reach it with their own ``qi.Session().connect(robot.url)`` exactly as a real NAO or
-Pepper.  Besides the NAOqi services it registers four services of its own (not recorded):
+Pepper.  It has files of its own (:mod:`naoqi_qicore.robot.robot_files`): NAOqi's layout
+under a root folder, by default a fresh private temporary folder removed when the robot
+stops.  Besides the NAOqi services it registers five services of its own (not recorded):
 
 * ``NaoqiSimRecorder``: ``calls(sinceIndex=0) -> [entry]``, ``count()``, ``clear()`` (the
   ``dropped()`` (the call record, see :mod:`naoqi_qicore.robot.sim.recorder`);
@@ -10,7 +12,11 @@ Pepper.  Besides the NAOqi services it registers four services of its own (not r
 * ``NaoqiSimPerception``: what the robot hears, sees and feels (see
   :mod:`naoqi_qicore.robot.sim.senses`);
 * ``NaoqiSimScenario``: the scenario played, told about the run by a program in another
-  process, and the verdict of its expectations (see :mod:`naoqi_qicore.robot.sim.control`).
+  process, and the verdict of its expectations (see :mod:`naoqi_qicore.robot.sim.control`);
+* ``NaoqiSimFiles``: where its files are (see :mod:`naoqi_qicore.robot.sim.control`).
+
+Its services stay registered under their names: one a client unregisters is registered
+again (:mod:`naoqi_qicore.robot.sim.registry`).
 
 :meth:`SimulatedRobot.play_scenario` plays a scenario (:mod:`naoqi_qicore.robot.sim.scenario`)
 against it and :meth:`SimulatedRobot.interact` lets a person at the keyboard talk to it
@@ -21,7 +27,10 @@ from __future__ import annotations
 import ipaddress
 import logging
 import re
+import secrets
+import shutil
 import socket
+import tempfile
 import threading
 import time
 import weakref
@@ -31,11 +40,13 @@ from urllib.parse import urlsplit
 
 import qi
 
+from naoqi_qicore.robot.robot_files import SIM_TOKEN_FILE, RobotFiles
 from naoqi_qicore.robot.sim.context import ROBOTS, SimContext
-from naoqi_qicore.robot.sim.control import (NaoqiSimActivities, NaoqiSimRecorder,
-                                            NaoqiSimScenario)
+from naoqi_qicore.robot.sim.control import (NaoqiSimActivities, NaoqiSimFiles,
+                                            NaoqiSimRecorder, NaoqiSimScenario)
 from naoqi_qicore.robot.sim.facade import recording_facade
 from naoqi_qicore.robot.sim.recorder import DEFAULT_LIMIT, CallRecord
+from naoqi_qicore.robot.sim.registry import OwnServices
 from naoqi_qicore.robot.sim.senses import NaoqiSimPerception
 
 DEFAULT_URL = "tcp://127.0.0.1:9559"
@@ -146,20 +157,25 @@ class SimulatedRobot:
     ``allow_remote``: listen beyond loopback (else :meth:`start` refuses a URL, or what
     libqi bound for it, that is not loopback: :class:`ListenRefused`);
     ``allow_eval``: ALPythonBridge evaluates the code clients send (off: it refuses, since
-    any local process could run code with this process's rights).
+    any local process could run code with this process's rights);
+    ``root``: the folder of the robot's files (kept; by default a private temporary folder
+    made at :meth:`start` and removed at :meth:`stop`).
     Use as a context manager, or call :meth:`start` then :meth:`stop`.
     """
 
     def __init__(self, robot: str = "nao", listen: str = DEFAULT_URL,
                  record: Optional[Union[str, Path]] = None,
                  record_limit: int = DEFAULT_LIMIT, *, allow_remote: bool = False,
-                 allow_eval: bool = False) -> None:
+                 allow_eval: bool = False, root: Optional[Union[str, Path]] = None) -> None:
         if robot not in ROBOTS:
             raise ValueError("robot must be one of %s, got %r" % (", ".join(ROBOTS), robot))
         self.robot = robot
         self.listen = listen
         self.allow_remote = allow_remote
         self.allow_eval = allow_eval
+        self.root = Path(root) if root is not None else None
+        self._temporary_root: Optional[Path] = None
+        self._services: Optional[OwnServices] = None
         self.record_path = Path(record) if record else None
         self.record_limit = record_limit
         self._session: Optional[Any] = None
@@ -195,16 +211,36 @@ class SimulatedRobot:
             self._record = CallRecord(self.record_path, self.record_limit)
             self._context = SimContext(self.robot, classes, _LOG)
             self._context.allow_eval = self.allow_eval
+            token = secrets.token_hex(16)
+            try:
+                self._context.files = self._files(token)
+            except OSError:
+                self._close()
+                raise
             self._session = qi.Session()
             try:
-                self._serve(list(core))
+                self._serve(list(core), token)
             except Exception:
                 self._close()
                 raise
         _LOG.info("simulated %s listening on %s", self.robot, self._url)
         return self
 
-    def _serve(self, first: List[str]) -> None:
+    def _files(self, token: str) -> RobotFiles:
+        """The robot's files, in ``root`` or a new private temporary folder, its
+        :data:`~naoqi_qicore.robot.robot_files.SIM_TOKEN_FILE` holding ``token``."""
+        if self.root is None:
+            self._temporary_root = Path(tempfile.mkdtemp(prefix="naoqi_sim_root_"))
+        files = RobotFiles(self.root if self.root is not None else self._temporary_root)
+        (files.root / SIM_TOKEN_FILE).write_text(token, encoding="utf-8")
+        return files
+
+    @property
+    def files(self) -> RobotFiles:
+        """The robot's files (see :mod:`naoqi_qicore.robot.robot_files`)."""
+        return self._started().files
+
+    def _serve(self, first: List[str], token: str) -> None:
         """Build every service (``first`` first), register them, then listen: a client
         finds every service as soon as it can connect (the services register in a service
         directory listening on a loopback port of its own until then)."""
@@ -220,9 +256,12 @@ class SimulatedRobot:
         served[NaoqiSimScenario.NAME] = NaoqiSimScenario(self._context, lambda: self._scenario)
         self._perception = NaoqiSimPerception(self._context)
         served[NaoqiSimPerception.NAME] = self._perception
+        served[NaoqiSimFiles.NAME] = NaoqiSimFiles(self._context, token)
+        self._services = OwnServices(self._session, _LOG)
         for name, served_object in served.items():
-            self._session.registerService(name, served_object)
+            self._services.register(name, served_object)
             self._registered.append(weakref.ref(served_object))
+        self._services.watch()
         self._session.listen(self.listen)
         endpoints = list(self._session.endpoints())
         problem = None if self.allow_remote else endpoints_problem(endpoints)
@@ -259,6 +298,9 @@ class SimulatedRobot:
         if self._perception is not None:
             self._perception.close()
             self._perception = None
+        if self._services is not None:
+            self._services.close()
+            self._services = None
         self._context.remote = None
         self._context.close()
         if self._session is not None:
@@ -272,6 +314,9 @@ class SimulatedRobot:
         self._registered = []
         self._record.close()
         self._context = self._record = None
+        if self._temporary_root is not None:
+            shutil.rmtree(self._temporary_root, ignore_errors=True)
+            self._temporary_root = None
 
     def __enter__(self) -> "SimulatedRobot":
         return self.start()

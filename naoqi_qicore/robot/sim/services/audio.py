@@ -1,7 +1,9 @@
 """Simulated audio: ALAudioPlayer, ALAudioDevice and ALAudioRecorder.
 
 Playing takes the sound's real length (WAV) or an estimate (compressed files), positions
-advance with the clock, and pause/stop/goTo act on what is playing.
+advance with the clock, and pause/stop/goTo act on what is playing.  Sounds are read from
+and recordings written to the robot's files (``/home/nao/...``; relative paths from
+``/home/nao``): another path is refused, whether or not such a file exists.
 """
 import itertools
 import math
@@ -43,9 +45,10 @@ class ALAudioPlayer(SimModule):
     # -- internals --------------------------------------------------------------------------
     def _load(self, method: str, path: str, length: Optional[float] = None) -> int:
         if length is None:
-            if not os.path.isfile(path):
+            local = self._file(method, path)
+            if not os.path.isfile(local):
                 raise self._error(method, "file '%s' does not exist" % path)
-            length = sound_length(path)
+            length = sound_length(local)
         with self._lock:
             file_id = next(self._ids)
             self._files[file_id] = Playback(path, length)
@@ -232,16 +235,19 @@ class _Recorder(SimModule):
     def __init__(self, sim: Any) -> None:
         super().__init__(sim)
         self._recording: Optional[MicrophoneRecording] = None
+        self._recording_path = ""
 
     def _start_recording(self, path: str, rate: int, channels: List[int]) -> None:
+        method = "startMicrophonesRecording"
+        local = self._file(method, path)
         with self._lock:
             if self._recording is not None:
-                raise self._error("startMicrophonesRecording",
-                                  "already recording to '%s'" % self._recording.path)
+                raise self._error(method, "already recording to '%s'" % self._recording_path)
             try:
-                self._recording = MicrophoneRecording(path, self._sim.clock, rate, channels)
+                self._recording = MicrophoneRecording(local, self._sim.clock, rate, channels)
             except OSError as error:
-                raise self._error("startMicrophonesRecording", describe(error))
+                raise self._error(method, "cannot record to '%s': %s" % (path, describe(error)))
+            self._recording_path = path
 
     def stopMicrophonesRecording(self) -> None:
         """Stop the recording and write its file."""

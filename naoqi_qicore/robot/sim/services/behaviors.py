@@ -1,34 +1,58 @@
 """Simulated ALBehaviorManager: installed behaviors, running them, and the events it raises.
 
-A behavior installed from a .xar runs through ALFrameManager (its timeline length); one
-without a file runs for ``DEFAULT_BEHAVIOR_SECONDS``.
+The robot's installed behaviors are, as on a NAO or Pepper:
+
+* its stock animations (:data:`STOCK_BEHAVIORS`, ``animations/Stand/Gestures/Hey_1``...):
+  each runs for its duration, as long as the real one moves;
+* the behaviors of the applications in its files
+  (``/home/nao/.local/share/PackageManager/apps/<package id>/``, Choregraphe's
+  ``.lastUploadedChoregrapheBehavior`` included), named ``<package id>/<behavior>``: a
+  converted behavior really runs (the engine plays it in the robot's process, connected
+  to the robot, as NAOqi ran installed behaviors), to its end or until stopped;
+* the ``.xar`` files a client installed with ``installBehavior``: they run through
+  ALFrameManager (their timeline's length).
+
+Every behavior can be stopped; ``behaviorStarted``/``behaviorStopped`` and the
+``BehaviorsRun`` memory key follow what runs.
 """
+import functools
+import math
 import os
+import shutil
 import threading
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any, Dict, List, Optional
 
 import qi
 
 from naoqi_qicore.robot.sim.services.module import Activity, SimModule, running_as
 
-DEFAULT_BEHAVIOR_SECONDS = 1.0
-
 
 @dataclass
 class InstalledBehavior:
-    """A behavior on the robot: name "<package>/<behavior>", optional .xar, tags, nature."""
+    """A behavior on the robot: name "<package>/<behavior>", tags, nature, and what runs:
+    its ``.xar`` (a robot path), its converted folder (of this machine), or neither (it
+    runs for ``seconds``, infinite: until stopped)."""
 
     name: str
-    xar: Optional[str] = None
+    seconds: float = math.inf
     nature: str = "interactive"
     tags: List[str] = field(default_factory=list)
+    xar: Optional[str] = None
+    folder: Optional[Path] = None
 
 
-DEFAULT_BEHAVIORS = [
-    InstalledBehavior("animations/Stand/Gestures/Hey_1", tags=["hello", "hi"]),
-    InstalledBehavior("animations/Stand/Gestures/Enthusiastic_4", tags=["happy"]),
-    InstalledBehavior("animations/Sit/Gestures/Hey_1", tags=["hello", "hi"]),
+#: the robot's own animations (durations as the real ones move) and applications
+STOCK_BEHAVIORS = [
+    InstalledBehavior("animations/Stand/Gestures/Hey_1", 2.8, tags=["hello", "hi"]),
+    InstalledBehavior("animations/Stand/Gestures/Hey_3", 2.2, tags=["hello"]),
+    InstalledBehavior("animations/Stand/Gestures/BowShort_1", 2.5, tags=["bow", "hello"]),
+    InstalledBehavior("animations/Stand/Gestures/Explain_1", 2.9, tags=["explain"]),
+    InstalledBehavior("animations/Stand/Gestures/Enthusiastic_4", 2.4, tags=["happy"]),
+    InstalledBehavior("animations/Stand/Emotions/Positive/Happy_4", 3.6, tags=["happy"]),
+    InstalledBehavior("animations/Stand/Waiting/ScratchHead_1", 4.2, tags=["thinking"]),
+    InstalledBehavior("animations/Sit/Gestures/Hey_1", 2.6, tags=["hello", "hi"]),
     InstalledBehavior("dialog_applauncher/.", nature="solitary"),
 ]
 
@@ -40,7 +64,8 @@ class ALBehaviorManager(SimModule):
 
     def __init__(self, sim: Any) -> None:
         super().__init__(sim)
-        self._installed: Dict[str, InstalledBehavior] = {b.name: b for b in DEFAULT_BEHAVIORS}
+        self._stock: Dict[str, InstalledBehavior] = {b.name: b for b in STOCK_BEHAVIORS}
+        self._added: Dict[str, InstalledBehavior] = {}
         self._loaded: List[str] = []
         self._running: Dict[str, Activity] = {}
         self._defaults: List[str] = []
@@ -50,20 +75,38 @@ class ALBehaviorManager(SimModule):
         self.behaviorFailed = qi.Signal("(ss)")
 
     # -- internals --------------------------------------------------------------------------
+    def _installed(self) -> Dict[str, InstalledBehavior]:
+        """Every installed behavior by name (the applications' as the robot's files hold
+        them now)."""
+        from naoqi_qicore.robot.robot_apps import installed_apps
+        with self._lock:
+            behaviors = dict(self._stock)
+            behaviors.update(self._added)
+        for app in installed_apps(self._sim.files):
+            for behavior in app.behaviors:
+                name = "%s/%s" % (app.package_id, behavior)
+                behaviors[name] = InstalledBehavior(name, folder=app.folder / behavior)
+        return behaviors
+
+    def _behavior(self, name: str) -> InstalledBehavior:
+        return self._installed()[self.resolveBehaviorName(name)]
+
     def _publish_running(self) -> None:
         with self._lock:
             running = sorted(self._running)
         self._memory().insertData("BehaviorsRun", running)
 
-    def _claim(self, method: str, behavior: str) -> str:
-        name = self.resolveBehaviorName(behavior)
+    def _claim(self, method: str, behavior: str) -> InstalledBehavior:
+        installed = self._behavior(behavior)
         with self._lock:
-            if name in self._running:
-                raise self._error(method, "behavior '%s' is already running" % name)
-            self._running[name] = Activity()
-        return name
+            if installed.name in self._running:
+                raise self._error(method, "behavior '%s' is already running" % installed.name)
+            self._running[installed.name] = Activity()
+        return installed
 
-    def _run(self, name: str, started: Optional[threading.Event] = None) -> None:
+    def _run(self, behavior: InstalledBehavior,
+             started: Optional[threading.Event] = None) -> None:
+        name = behavior.name
         with self._lock:
             activity = self._running[name]
         self._publish_running()
@@ -71,7 +114,7 @@ class ALBehaviorManager(SimModule):
         if started is not None:
             started.set()
         try:
-            self._play(name, activity)
+            self._play(behavior, activity)
         except RuntimeError as error:
             self._raise_event("ALBehaviorManager/BehaviorFailed", [name, str(error)])
             self.behaviorFailed(name, str(error))
@@ -82,54 +125,103 @@ class ALBehaviorManager(SimModule):
             self._publish_running()
             self.behaviorStopped(name)
 
-    def _play(self, name: str, activity: Activity) -> None:
-        xar = self._installed[name].xar
+    def _play(self, behavior: InstalledBehavior, activity: Activity) -> None:
         with running_as(activity):
-            if xar is None:
-                activity.sleep(DEFAULT_BEHAVIOR_SECONDS)
-                return
-            frames = self._sim.service("ALFrameManager")
-            behavior_id = frames.newBehaviorFromFile(xar, "")
-            try:
-                frames.completeBehavior(behavior_id)
-            finally:
-                frames.deleteBehavior(behavior_id)
+            if behavior.folder is not None:
+                self._play_converted(behavior, activity)
+            elif behavior.xar is not None:
+                self._play_timeline(behavior.xar)
+            else:
+                activity.sleep(behavior.seconds)
+
+    def _play_timeline(self, xar: str) -> None:
+        frames = self._sim.service("ALFrameManager")
+        behavior_id = frames.newBehaviorFromFile(xar, "")
+        try:
+            frames.completeBehavior(behavior_id)
+        finally:
+            frames.deleteBehavior(behavior_id)
+
+    def _play_converted(self, behavior: InstalledBehavior, activity: Activity) -> None:
+        """Play an application's converted behavior with the engine, on a session of this
+        robot, until it ends or ``activity`` is interrupted; its failure as an error."""
+        from naoqi_qicore.converter.loader import load_converted
+        from naoqi_qicore.core.player import BehaviorPlayer
+        from naoqi_qicore.robot.naoqi_compat import box_environment
+        from naoqi_qicore.xar.errors import XarError
+        assert behavior.folder is not None
+        try:
+            loaded = load_converted(behavior.folder)
+        except XarError as error:
+            raise self._error("runBehavior", "%s cannot be run: %s" % (behavior.name, error))
+        if not self._sim.endpoints:
+            raise self._error("runBehavior", "the robot is not listening")
+        session = qi.Session()
+        session.connect(self._sim.endpoints[0])
+        player = BehaviorPlayer(loaded, session, environment=functools.partial(
+            box_environment, files=self._sim.files))
+        try:
+            player.load()
+            player.play()
+            while not activity.interrupted and not player.wait(0.05):
+                pass
+            if activity.interrupted:
+                player.stop()
+            failed = player.last_error if player.status == "ERROR" else ""
+        except Exception as error:  # a behavior that does not load: its error
+            failed = str(error)
+        finally:
+            player.unload()
+            session.close()
+        if failed:
+            raise self._error("runBehavior", "%s failed: %s" % (behavior.name, failed))
 
     # -- installed behaviors --------------------------------------------------------------------
     def installBehavior(self, absolutePath: str, localPath: str, overwrite: bool) -> bool:
-        """Install the .xar (or the folder holding behavior.xar) under the name ``localPath``."""
-        xar = (os.path.join(absolutePath, "behavior.xar") if os.path.isdir(absolutePath)
-               else absolutePath)
+        """Install the .xar of the robot's files (or the folder holding its behavior.xar)
+        under the name ``localPath``."""
+        local = self._file("installBehavior", absolutePath)
+        xar = os.path.join(local, "behavior.xar") if os.path.isdir(local) else local
         if not os.path.isfile(xar):
             raise self._error("installBehavior", "no behavior at '%s'" % absolutePath)
+        installed = self._installed()
+        if localPath in installed and not overwrite:
+            return False
         with self._lock:
-            if localPath in self._installed and not overwrite:
-                return False
-            existed = localPath in self._installed
-            self._installed[localPath] = InstalledBehavior(localPath, xar)
-        self._raise_event("ALBehaviorManager/Behavior%s" % ("Updated" if existed else "Added"),
-                          localPath)
+            self._added[localPath] = InstalledBehavior(
+                localPath, xar=self._sim.files.robot_path_of(xar))
+        self._raise_event("ALBehaviorManager/Behavior%s" % (
+            "Updated" if localPath in installed else "Added"), localPath)
         return True
 
     def removeBehavior(self, behavior: str) -> bool:
-        """Uninstall a behavior (stopping it); False if it was not installed."""
-        if behavior not in self._installed:
+        """Uninstall a behavior (stopping it; an application's behavior goes with its
+        application's folder); False if it was not installed."""
+        installed = self._installed().get(behavior)
+        if installed is None:
             return False
         if self.isBehaviorRunning(behavior):
             self.stopBehavior(behavior)
         with self._lock:
-            del self._installed[behavior]
+            self._stock.pop(behavior, None)
+            self._added.pop(behavior, None)
             if behavior in self._loaded:
                 self._loaded.remove(behavior)
+        if installed.folder is not None:
+            app = self._sim.files.apps / behavior.split("/", 1)[0]
+            if app.is_symlink():
+                app.unlink()
+            else:
+                shutil.rmtree(app, ignore_errors=True)
         self._raise_event("ALBehaviorManager/BehaviorRemoved", behavior)
         return True
 
     def resolveBehaviorName(self, name: str) -> str:
         """Full "<package>/<behavior>" name of ``name`` (a full name or a package name)."""
-        with self._lock:
-            if name in self._installed:
-                return name
-            matches = sorted(b for b in self._installed if b.startswith(name.rstrip("/") + "/"))
+        installed = self._installed()
+        if name in installed:
+            return name
+        matches = sorted(b for b in installed if b.startswith(name.rstrip("/") + "/"))
         if len(matches) == 1:
             return matches[0]
         if matches:
@@ -151,8 +243,7 @@ class ALBehaviorManager(SimModule):
 
     def getInstalledBehaviors(self) -> List[str]:
         """Full names of the installed behaviors."""
-        with self._lock:
-            return sorted(self._installed)
+        return sorted(self._installed())
 
     def getBehaviorNames(self) -> List[str]:
         """Deprecated name of getInstalledBehaviors."""
@@ -168,21 +259,19 @@ class ALBehaviorManager(SimModule):
 
     def getBehaviorNature(self, behavior: str) -> str:
         """"interactive" or "solitary"."""
-        return self._installed[self.resolveBehaviorName(behavior)].nature
+        return self._behavior(behavior).nature
 
     def getBehaviorTags(self, behavior: str) -> List[str]:
         """Tags of a behavior."""
-        return list(self._installed[self.resolveBehaviorName(behavior)].tags)
+        return list(self._behavior(behavior).tags)
 
     def getBehaviorsByTag(self, tag: str) -> List[str]:
         """Behaviors carrying ``tag``."""
-        with self._lock:
-            return sorted(n for n, b in self._installed.items() if tag in b.tags)
+        return sorted(n for n, b in self._installed().items() if tag in b.tags)
 
     def getTagList(self) -> List[str]:
         """Every tag."""
-        with self._lock:
-            return sorted({t for b in self._installed.values() for t in b.tags})
+        return sorted({t for b in self._installed().values() for t in b.tags})
 
     # -- loading and running ----------------------------------------------------------------
     def preloadBehavior(self, behavior: str) -> bool:
@@ -211,9 +300,9 @@ class ALBehaviorManager(SimModule):
 
     def startBehavior(self, behavior: str) -> None:
         """Start a behavior and return once it has started."""
-        name = self._claim("startBehavior", behavior)
+        installed = self._claim("startBehavior", behavior)
         started = threading.Event()
-        self._sim.tasks.start(self._run, name, started)
+        self._sim.tasks.start(self._run, installed, started)
         started.wait()
 
     def stopBehavior(self, behavior: str) -> None:

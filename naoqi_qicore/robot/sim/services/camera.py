@@ -1,14 +1,13 @@
 """Simulated cameras: ALVideoDevice (image buffers) and ALPhotoCapture (image files).
 
 Images are synthetic: a color gradient with a bar that moves with the clock. Photos go to
-the requested folder when it exists and is writable, otherwise to the same path under a
-temporary folder standing for the robot's file system (removed when the robot stops).
+the requested folder of the robot's files (``/home/nao/recordings/cameras``...; created when
+missing); answers name them by the robot's paths.
 """
 import math
 import os
-import shutil
-import tempfile
-from typing import Any, Dict, List, Optional
+import posixpath
+from typing import Any, Dict, List
 
 import numpy
 import qi
@@ -172,28 +171,22 @@ class ALPhotoCapture(SimModule):
         self._format = "jpg"
         self._camera = 0
         self._interval_ms = 200
-        self._files_root: Optional[str] = None
-
-    def _target_folder(self, folder: str) -> str:
-        if os.path.isdir(folder) and os.access(folder, os.W_OK):
-            return folder
-        if self._files_root is None:
-            self._files_root = tempfile.mkdtemp(prefix="naoqi_sim_files_")
-        mirrored = os.path.join(self._files_root, folder.lstrip("/"))
-        os.makedirs(mirrored, exist_ok=True)
-        return mirrored
 
     def _write(self, folder: str, name: str, overwrite: bool, index: int) -> str:
+        """Write one picture; its robot path."""
         from matplotlib import image as matplotlib_image  # slow import, only when used
 
         width, height = RESOLUTIONS[self._resolution]
         stem = name if index < 0 else "%s_%d" % (name, index)
-        path = os.path.join(self._target_folder(folder), "%s.%s" % (stem, self._format))
-        if os.path.exists(path) and not overwrite:
-            raise self._error("takePicture", "'%s' exists (overwrite is off)" % path)
+        target = self._file("takePicture", posixpath.join(folder or ".", "%s.%s"
+                                                          % (stem, self._format)))
+        robot = self._sim.files.robot_path_of(target)
+        if os.path.exists(target) and not overwrite:
+            raise self._error("takePicture", "'%s' exists (overwrite is off)" % robot)
+        os.makedirs(os.path.dirname(target), exist_ok=True)
         pixels = synthetic_image(width, height, 3, self._sim.clock() + index)
-        matplotlib_image.imsave(path, pixels, format=PICTURE_FORMATS[self._format])
-        return path
+        matplotlib_image.imsave(target, pixels, format=PICTURE_FORMATS[self._format])
+        return robot
 
     def takePicture(self, folderPath: str, fileName: str, overwrite: bool = True) -> List[str]:
         """Write one picture; returns [path]."""
@@ -250,9 +243,3 @@ class ALPhotoCapture(SimModule):
     def getCaptureInterval(self) -> int:
         """Milliseconds between the pictures of a burst."""
         return self._interval_ms
-
-    def close(self) -> None:
-        """Remove the temporary robot file system."""
-        super().close()
-        if self._files_root is not None:
-            shutil.rmtree(self._files_root, ignore_errors=True)

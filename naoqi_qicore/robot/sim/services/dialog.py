@@ -4,28 +4,36 @@ There is no microphone: recognition happens through ``ALSpeechRecognition.simula
 (a simulation-only method) and ``ALDialog.forceInput``; both raise the ALMemory events of
 the real services (WordRecognized, Dialog/LastInput, Dialog/Answered...).  ALDialog reads
 topics with :mod:`~naoqi_qicore.robot.sim.services.qichat` (a topic it cannot read fails to
-load with ``file:line: message``).
+load with ``file:line: message``) from the robot's files only (``loadTopic`` and
+``include:``), and quotes nothing of a file that is not a topic.
 """
 import ast
-import os
+import posixpath
 import random
 import re
+from pathlib import Path
 from typing import Any, Callable, Dict, List, Optional, Sequence, Set, Tuple
 
 from naoqi_qicore.core.dialog_box import QICHAT_LANGUAGES
+from naoqi_qicore.robot.robot_files import HOME, RobotPathError
 from naoqi_qicore.robot.sim.services.extractor import Extractor
 from naoqi_qicore.robot.sim.services.module import check_range
-from naoqi_qicore.robot.sim.services.qichat import (Output, Rule, Topic, TopicError,
-                                                    Undefined, answer_for, candidates,
+from naoqi_qicore.robot.sim.services.qichat import (IncludeReader, Output, Rule, Topic,
+                                                    TopicError, Undefined, answer_for, candidates,
                                                     match_event, match_input, matches,
                                                     parse_topic, render_output,
                                                     split_arguments, topic_concept)
+from naoqi_qicore.robot.sim.services.qichat_lexicon import builtin_lexicon
 from naoqi_qicore.robot.sim.services.speech import INSTALLED_LANGUAGES
 
 #: the name NAOqi gives the private topic loader of the Choice box
 PRIVATE_LOAD = "_addDialogFromTopicBox"
 #: ``_fire`` without an event value (``e:onStart``)
 _NO_VALUE = object()
+#: the largest topic file read
+MAX_TOPIC_BYTES = 8 << 20
+#: how a topic file starts: blank lines and comments, then its ``topic:`` line
+_TOPIC_START = re.compile(r"\ufeff?(?:[ \t]*(?:#[^\n]*)?\r?\n)*[ \t]*topic[ \t]*:")
 
 
 class ALSpeechRecognition(Extractor):
@@ -207,9 +215,30 @@ class ALDialog(Extractor):
             raise self._error(method, "topic '%s' is not loaded" % name)
         return self._topics[name]
 
+    def _includes(self, origin: Optional[str]) -> IncludeReader:
+        """Reads a topic's ``include:`` files from the robot's files (beside ``origin``, the
+        including topic's robot path), else the robot's own lexicon; nothing else."""
+        def read(path: str, line: int) -> Tuple[str, str]:
+            if path.startswith("/") or origin:
+                try:
+                    local = self._sim.files.local(path, posixpath.dirname(origin or HOME))
+                    robot = self._sim.files.robot_path(path, posixpath.dirname(origin or HOME))
+                except RobotPathError as error:
+                    raise TopicError("include: %s" % error, line) from None
+                if local.is_file():
+                    text = self._topic_text(local, robot, MAX_TOPIC_BYTES)
+                    if text is None:
+                        raise TopicError("include: '%s' is not a QiChat topic" % path, line)
+                    return text, robot
+            lexicon = builtin_lexicon(posixpath.basename(path))
+            if lexicon is not None:
+                return lexicon, "<robot lexicon %s>" % posixpath.basename(path)
+            raise TopicError("include: file '%s' does not exist" % path, line)
+        return read
+
     def _add_topic(self, method: str, text: str, origin: Optional[str]) -> str:
         try:
-            topic = parse_topic(text, origin)
+            topic = parse_topic(text, origin, self._includes(origin))
         except TopicError as error:
             raise self._error(method, str(error) if origin else "<content>: %s" % error)
         for warning in topic.warnings:
@@ -226,25 +255,45 @@ class ALDialog(Extractor):
             self._last_proposal.pop(topic.name, None)
         return topic.name
 
-    def _load_topic_file(self, method: str, path: str) -> str:
-        if not os.path.isfile(path):
-            raise self._error(method, "file '%s' does not exist" % path)
+    @staticmethod
+    def _topic_text(local: Path, robot: str, limit: int) -> Optional[str]:
+        """The text of the topic file ``local`` (``robot``: its robot path, for errors);
+        None when it is not a topic (larger than ``limit``, or not starting with
+        ``topic:``), so that nothing of it is quoted.  TopicError when not UTF-8."""
+        if local.stat().st_size > limit:
+            return None
         try:
-            with open(path, encoding="utf-8") as source:
-                text = source.read()
+            text = local.read_text(encoding="utf-8")
         except UnicodeDecodeError as error:
-            raise self._error(method, "%s: not UTF-8 text (%s)" % (path, error.reason))
-        return self._add_topic(method, text, path)
+            raise TopicError("not UTF-8 text (%s)" % error.reason, None, robot) from None
+        return text if _TOPIC_START.match(text) else None
+
+    def _load_topic_file(self, method: str, path: str, base: str = HOME) -> str:
+        """Load the topic file ``path`` of the robot's files (relative: from ``base``).
+        Errors name the file but quote nothing of a file that is not a topic."""
+        local = Path(self._file(method, path, base))
+        if not local.is_file():
+            raise self._error(method, "file '%s' does not exist" % path)
+        robot = self._sim.files.robot_path(path, base)
+        try:
+            text = self._topic_text(local, robot, MAX_TOPIC_BYTES)
+        except TopicError as error:
+            raise self._error(method, str(error)) from None
+        if text is None:
+            raise self._error(method, "'%s' is not a QiChat topic (it does not start with "
+                                      "'topic: ~name()', or is over %d MB)"
+                              % (path, MAX_TOPIC_BYTES >> 20))
+        return self._add_topic(method, text, robot)
 
     def loadTopic(self, topicFilePath: str) -> str:
-        """Load a .top file; returns the topic name."""
+        """Load a .top file of the robot's files; returns the topic name."""
         return self._load_topic_file("loadTopic", topicFilePath)
 
     def addDialogFromTopicBox(self, topicFilePath: str, behaviorPath: str) -> str:
         """``_addDialogFromTopicBox``, the private method Choregraphe's Choice box calls with
         a topic file it wrote and its behavior's folder: loads the topic (a relative path
         is taken from that folder) and returns its name, as :meth:`loadTopic`."""
-        return self._load_topic_file(PRIVATE_LOAD, os.path.join(behaviorPath, topicFilePath))
+        return self._load_topic_file(PRIVATE_LOAD, topicFilePath, behaviorPath)
 
     addDialogFromTopicBox.__qi_name__ = PRIVATE_LOAD  # type: ignore[attr-defined]
 

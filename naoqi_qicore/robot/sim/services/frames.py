@@ -7,6 +7,7 @@ labels come from the behavior keyframes, and a behavior finishes at its last fra
 """
 import itertools
 import os
+import posixpath
 from dataclasses import dataclass, field
 from typing import Any, Dict, Optional, Union
 
@@ -45,7 +46,8 @@ def _local(element: Any) -> str:
 
 def read_timeline(xar_path: str, box_path: str) -> TimelineState:
     """Timeline facts of the box at ``box_path`` ("" = root, names joined by "/") of a .xar."""
-    tree = etree.parse(xar_path, etree.XMLParser(huge_tree=True))
+    tree = etree.parse(xar_path, etree.XMLParser(huge_tree=True, resolve_entities=False,
+                                                 no_network=True, load_dtd=False))
     box = next((e for e in tree.getroot().iter() if _local(e) == "Box"), None)
     if box is None:
         raise ValueError("no Box element")
@@ -127,13 +129,19 @@ class ALFrameManager(_BoxReports):
         return self._add(state)
 
     def newBehaviorFromFile(self, xmlFilePath: str, behName: str) -> str:
-        """Load the box ``behName`` ("" = root) of a .xar file; returns its id."""
-        if not os.path.isfile(xmlFilePath):
+        """Load the box ``behName`` ("" = root) of a .xar file of the robot's files;
+        returns its id."""
+        local = self._file("newBehaviorFromFile", xmlFilePath)
+        if not os.path.isfile(local):
             raise self._error("newBehaviorFromFile", "file '%s' does not exist" % xmlFilePath)
         try:
-            state = read_timeline(xmlFilePath, behName)
-        except (etree.XMLSyntaxError, ValueError) as error:
+            state = read_timeline(local, behName)
+        except etree.XMLSyntaxError as error:
+            raise self._error("newBehaviorFromFile", "%s: not a behavior file (%s)"
+                              % (xmlFilePath, error.msg))
+        except ValueError as error:
             raise self._error("newBehaviorFromFile", "%s: %s" % (xmlFilePath, error))
+        state.path = posixpath.dirname(self._sim.files.robot_path(xmlFilePath))
         return self._add(state)
 
     def getBehaviorPath(self, behaviorId: str) -> str:

@@ -11,6 +11,8 @@
   ``concurrent.futures.Future`` that the service completes when the work is done (a
   sentence spoken by the one speech thread); clients get a qi future (see ``facade``),
   and ``pCall`` of such a method holds no thread while the work waits its turn.
+* Files: a path a client gives names a file of the robot's own files
+  (:meth:`SimModule._file`, see :mod:`naoqi_qicore.robot.robot_files`), never another one.
 """
 import inspect
 import math
@@ -19,6 +21,8 @@ import typing
 from concurrent.futures import Future, InvalidStateError
 from contextlib import contextmanager
 from typing import Any, Callable, Dict, Iterator, List, Optional, Set, Tuple
+
+from naoqi_qicore.robot.robot_files import HOME, RobotPathError
 
 _current = threading.local()
 
@@ -217,6 +221,14 @@ class SimModule:
     def _error(self, method: str, message: str) -> RuntimeError:
         """A NAOqi-style error for ``method``."""
         return RuntimeError("%s::%s: %s" % (self.NAME, method, message))
+
+    def _file(self, method: str, path: str, base: str = HOME) -> str:
+        """The file of this machine that the robot's ``path`` (relative: from ``base``)
+        names; a NAOqi-style error naming ``path`` when it is outside the robot's files."""
+        try:
+            return str(self._sim.files.local(path, base))
+        except RobotPathError as error:
+            raise self._error(method, str(error)) from None
 
     def _memory(self) -> Any:
         return self._sim.service("ALMemory")

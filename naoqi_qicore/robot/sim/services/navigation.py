@@ -6,11 +6,13 @@ reports the odometry pose (ALMotion.getRobotPosition) relative to where the map 
 import json
 import math
 import os
-import shutil
-import tempfile
 from typing import Any, List, Optional, Tuple
 
+from naoqi_qicore.robot.robot_files import HOME
 from naoqi_qicore.robot.sim.services.module import SimModule, check_range
+
+#: where the robot keeps its explorations
+EXPLORATIONS = HOME + "/.local/share/Explorer"
 
 MAP_RESOLUTION = 0.05  # m per cell
 
@@ -50,7 +52,6 @@ class ALNavigation(SimModule):
         self._map: Optional[dict] = None
         self._localized = False
         self._map_origin = [0.0, 0.0, 0.0]
-        self._folder: Optional[str] = None
 
     def _motion(self) -> Any:
         return self._sim.service("ALMotion")
@@ -99,23 +100,27 @@ class ALNavigation(SimModule):
         return 0
 
     def saveExploration(self) -> str:
-        """Write the map to a file; returns its path."""
+        """Write the map to a file of the robot's files; returns its robot path."""
         if self._map is None:
             raise self._error("saveExploration", "nothing explored")
-        if self._folder is None:
-            self._folder = tempfile.mkdtemp(prefix="naoqi_sim_explorer_")
-        path = os.path.join(self._folder, "exploration_%d.explo" % len(os.listdir(self._folder)))
-        with open(path, "w", encoding="utf-8") as out:
+        folder = self._file("saveExploration", EXPLORATIONS)
+        os.makedirs(folder, exist_ok=True)
+        name = "exploration_%d.explo" % len(os.listdir(folder))
+        with open(os.path.join(folder, name), "w", encoding="utf-8") as out:
             json.dump(self._map, out)
-        return path
+        return EXPLORATIONS + "/" + name
 
     def loadExploration(self, path: str) -> bool:
-        """Load a map written by saveExploration."""
+        """Load a map written by saveExploration (a file of the robot's files)."""
+        local = self._file("loadExploration", path)
         try:
-            with open(path, encoding="utf-8") as source:
-                self._map = json.load(source)
+            with open(local, encoding="utf-8") as source:
+                loaded = json.load(source)
         except (OSError, ValueError):
             return False
+        if not isinstance(loaded, dict) or not {"resolution", "size", "radius"} <= set(loaded):
+            return False
+        self._map = loaded
         self._map_origin = self._pose()
         return True
 
@@ -170,11 +175,6 @@ class ALNavigation(SimModule):
         return 0 if self._move(local[0], local[1], turn) else 1
 
 
-    def close(self) -> None:
-        """Remove the saved explorations."""
-        super().close()
-        if self._folder is not None:
-            shutil.rmtree(self._folder, ignore_errors=True)
 
 
 class ALVisualCompass(SimModule):

@@ -41,8 +41,10 @@ class MicrophoneRecording:
         if not path or path.endswith(os.sep) or os.path.isdir(path):
             raise OSError("'%s' names no file" % path)
         folder = os.path.dirname(os.path.abspath(path))
+        if not os.path.isdir(folder):
+            raise OSError("its folder does not exist")
         if not os.access(folder, os.W_OK):
-            raise OSError("folder '%s' is not writable" % folder)
+            raise OSError("its folder is not writable")
         self.path = path
         self._clock = clock
         self._start = clock()

@@ -203,10 +203,12 @@ class ALTextToSpeech(SimModule):
         self._notify("TextDone", 1)
 
     def sayToFile(self, stringToSay: str, fileName: str) -> None:
-        """Write a silent WAV file as long as saying ``stringToSay`` would take."""
+        """Write a silent WAV file as long as saying ``stringToSay`` would take, in the
+        robot's files."""
+        local = self._file("sayToFile", fileName)
         seconds = sum(s for _, s in speech_plan(stringToSay, self._parameters["speed"]))
         try:
-            write_silence(fileName, seconds)
+            write_silence(local, seconds)
         except OSError as error:
             raise self._error("sayToFile", "cannot write '%s': %s" % (fileName, describe(error)))
 

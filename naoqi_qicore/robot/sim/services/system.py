@@ -10,6 +10,7 @@ import qi
 from lxml import etree
 
 from naoqi_qicore.robot.sim.services.module import SimModule
+from naoqi_qicore.xar.parser import safe_xml_parser
 
 SYSTEM_VERSION = "2.8.6.23"
 TOTAL_MEMORY_KB = 4 * 1024 * 1024
@@ -132,13 +133,16 @@ class ALPreferenceManager(SimModule):
             return sorted(self._domains)
 
     def importPrefFile(self, path: str, override: bool) -> None:
-        """Import ``<ModulePreference name=domain><Preference name=.. value=..>`` files."""
-        if not os.path.isfile(path):
+        """Import ``<ModulePreference name=domain><Preference name=.. value=..>`` files of
+        the robot's files (no entity is expanded)."""
+        local = self._file("importPrefFile", path)
+        if not os.path.isfile(local):
             raise self._error("importPrefFile", "file '%s' does not exist" % path)
         try:
-            root = etree.parse(path).getroot()
+            root = etree.parse(local, safe_xml_parser()).getroot()
         except etree.XMLSyntaxError as error:
-            raise self._error("importPrefFile", "%s: %s" % (path, error))
+            raise self._error("importPrefFile", "%s: not a preference file (%s)"
+                              % (path, error.msg))
         domain = root.get("name")
         if not domain:
             raise self._error("importPrefFile", "%s: the root element has no name" % path)

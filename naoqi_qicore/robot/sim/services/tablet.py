@@ -2,17 +2,27 @@
 
 Nothing is displayed; the tablet's state (URL, image, video position, brightness...) evolves
 as on the robot, and ``simulateTouch`` / ``simulateInputText`` stand for the user's fingers.
+The robot serves its applications' ``html`` folders to the tablet
+(``http://198.18.0.1/apps/<package id>/<file>`` is ``<file>`` in the ``html`` folder of the
+application in the robot's files): an image or a video there that is missing is not shown,
+and such a URL leading out of the robot's files is refused.
 """
 import itertools
+import os
+import posixpath
 from typing import Any, List, Optional
+from urllib.parse import unquote, urlsplit
 
 import qi
 
+from naoqi_qicore.robot.robot_files import APPS
 from naoqi_qicore.robot.sim.services.module import SimModule, check_range
 
 ROBOT_IP_FOR_TABLET = "198.18.0.1"
 KEYBOARDS = ["English", "French", "German", "Italian", "Japanese", "Spanish", "Chinese"]
 _WEB = ("http://", "https://", "file://")
+#: the robot's address as the tablet (and a box asking ``robotIp()``) knows it
+_ROBOT_HOSTS = (ROBOT_IP_FOR_TABLET, "127.0.0.1", "localhost")
 
 
 class ALTabletService(SimModule):
@@ -51,11 +61,36 @@ class ALTabletService(SimModule):
         self.videoFinished = qi.Signal("()")
         self.onImageLoaded = qi.Signal("()")
 
+    def _app_file(self, method: str, url: str) -> Optional[bool]:
+        """For the URL of a file the robot serves from an application
+        (``http://<robot>/apps/<package id>/<file>``): whether the file is in that
+        application's ``html`` folder; None for any other URL.  A NAOqi-style error when
+        it leads out of the robot's files."""
+        parts = urlsplit(url)
+        if parts.scheme != "http" or parts.hostname not in _ROBOT_HOSTS \
+                or not parts.path.startswith("/apps/"):
+            return None
+        app, _, rest = unquote(parts.path[len("/apps/"):]).partition("/")
+        html = posixpath.join(APPS, app, "html")
+        robot_path = posixpath.normpath(posixpath.join(html, rest))
+        local = self._file(method, robot_path)
+        if app not in ("", ".", "..") and robot_path.startswith(html + "/") \
+                and os.path.exists(local):
+            return True
+        self._sim.log.warning("ALTabletService.%s: %s is no file of the application's html "
+                             "folder in the robot's files", method, url)
+        return False
+
     # -- web view ---------------------------------------------------------------------------
     def loadUrl(self, url: str) -> bool:
         """Load a page (http, https or file URL); False and onLoadPageError otherwise."""
         if not url.startswith(_WEB):
             self.onLoadPageError(-1, "unsupported URL", url)
+            return False
+        try:
+            self._app_file("loadUrl", url)
+        except RuntimeError as error:
+            self.onLoadPageError(-1, str(error), url)
             return False
         self._url = url
         self.onPageStarted()
@@ -106,14 +141,14 @@ class ALTabletService(SimModule):
     # -- images -----------------------------------------------------------------------------
     def preLoadImage(self, url: str) -> bool:
         """Fetch an image in advance."""
-        if not url.startswith(_WEB):
+        if not url.startswith(_WEB) or self._app_file("preLoadImage", url) is False:
             return False
         self._preloaded.append(url)
         return True
 
     def showImage(self, url: str) -> bool:
-        """Show an image."""
-        if not url.startswith(_WEB):
+        """Show an image (False when it cannot be fetched)."""
+        if not url.startswith(_WEB) or self._app_file("showImage", url) is False:
             return False
         self._image = url
         self.onImageLoaded()
@@ -142,8 +177,8 @@ class ALTabletService(SimModule):
 
     # -- video ------------------------------------------------------------------------------
     def playVideo(self, url: str) -> bool:
-        """Play a video."""
-        if not url.startswith(_WEB):
+        """Play a video (False when it cannot be fetched)."""
+        if not url.startswith(_WEB) or self._app_file("playVideo", url) is False:
             return False
         self._video = [url, 0.0, self._sim.clock()]
         self.videoStarted()

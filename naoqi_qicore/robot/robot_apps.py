@@ -1,0 +1,315 @@
+"""Applications in the robot's files: which are installed with their behaviors, and
+installing a converted behavior's project as one.
+
+A robot keeps each application in ``/home/nao/.local/share/PackageManager/apps/<package
+id>/`` (its project: ``manifest.xml``, behavior folders, ``lib/``, ``html/``, sounds...);
+Choregraphe's "play" uploads the project as ``.lastUploadedChoregrapheBehavior`` and runs
+it from there.  Boxes depend on it: the standard tablet boxes find their application's
+name in the behavior's path (``PackageManager/apps/<id>/<behavior>``), scripts import
+modules from ``.../apps/.lastUploadedChoregrapheBehavior/lib``.
+
+:func:`install_behavior` copies the converted project of a behavior (or, for a lone
+``.xar``, its converted folder and the files next to the ``.xar``) into
+``apps/<package id>/``, points ``.lastUploadedChoregrapheBehavior`` at it, and gives the
+behavior back as loaded from there, so that its path is the robot's.  The package id is
+the ``uuid`` of the project's ``manifest.xml``, else derived from the project's (or the
+``.xar``'s) name.  An unchanged project is not copied again.
+
+:func:`robot_files` says where a robot's files are for this process: the simulated
+robot's own root when the robot is a simulated one on this machine (``NaoqiSimFiles``),
+else a folder of this machine that mirrors what this process installed (a real robot's
+files are on the robot: boxes read their project there from the mirror, and the robot's
+services get the robot's paths, which exist once the application is installed on the
+robot too).
+"""
+from __future__ import annotations
+
+import dataclasses
+import hashlib
+import os
+import re
+import shutil
+import tempfile
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, List, Optional, Tuple
+
+from lxml import etree
+
+from naoqi_qicore.converter.loader import LoadedBehavior
+from naoqi_qicore.converter.project import (MAX_PROJECT_DEPTH, PROJECT_INDEX,
+                                            is_project_folder, project_files, project_index,
+                                            read_project_index)
+from naoqi_qicore.robot.robot_files import LAST_UPLOADED, SIM_TOKEN_FILE, RobotFiles
+from naoqi_qicore.xar.errors import XarError
+from naoqi_qicore.xar.parser import safe_xml_parser
+
+MANIFEST = "manifest.xml"
+#: the behavior folder of an application made from a lone ``.xar`` (Choregraphe's default)
+LONE_BEHAVIOR = "behavior_1"
+#: written in an application folder this module installed: what it was copied from
+INSTALL_STAMP = ".naoqi_qicore_installed"
+#: the simulated robot's service that says where its files are
+SIM_FILES_SERVICE = "NaoqiSimFiles"
+_PACKAGE_ID = re.compile(r"[A-Za-z0-9_][A-Za-z0-9_.-]{0,127}")
+_OTHER = re.compile(r"[^A-Za-z0-9_.-]+")
+
+
+@dataclass
+class InstalledApp:
+    """An application in the robot's files."""
+
+    #: its folder's name (``.lastUploadedChoregrapheBehavior`` for Choregraphe's upload)
+    package_id: str
+    folder: Path
+    #: its behaviors: folders relative to the application's (``behavior_1``, ``.``)
+    behaviors: List[str]
+
+
+@dataclass
+class InstalledBehavior:
+    """A behavior installed by :func:`install_behavior`."""
+
+    package_id: str
+    #: ``<package id>/<behavior>``, as ALBehaviorManager names it
+    name: str
+    #: the behavior as loaded from the robot's files
+    loaded: LoadedBehavior
+
+
+def app_behaviors(folder: Path) -> List[str]:
+    """The behaviors of the application in ``folder``: those of its converted project
+    (:data:`PROJECT_INDEX`), else those its ``manifest.xml`` lists."""
+    converted = read_project_index(folder)
+    if converted:
+        return [_relative(path, folder) for _, path in converted]
+    try:
+        root = etree.parse(str(folder / MANIFEST), safe_xml_parser()).getroot()
+    except (OSError, etree.XMLSyntaxError):
+        return []
+    paths = [element.get("path", "") for element in root.iter("behavior")]
+    return [path for path in paths if path and ".." not in path.split("/")
+            and not path.startswith("/")]
+
+
+def _relative(path: Path, folder: Path) -> str:
+    return os.path.relpath(path, folder).replace(os.sep, "/")
+
+
+def installed_apps(files: RobotFiles) -> List[InstalledApp]:
+    """Every application in the robot's files, by package id."""
+    apps = []
+    for entry in sorted(files.apps.iterdir()) if files.apps.is_dir() else []:
+        if entry.name.startswith(".") and entry.name != LAST_UPLOADED:
+            continue
+        if entry.is_dir():
+            apps.append(InstalledApp(entry.name, entry, app_behaviors(entry)))
+    return apps
+
+
+def package_id(project: Path, fallback: str) -> str:
+    """The package id of the project in ``project``: its ``manifest.xml``'s ``uuid`` when it
+    can name a folder, else ``fallback`` made into one."""
+    try:
+        uuid = etree.parse(str(project / MANIFEST), safe_xml_parser()).getroot().get("uuid")
+    except (OSError, etree.XMLSyntaxError):
+        uuid = None
+    if uuid and _PACKAGE_ID.fullmatch(uuid) and uuid.strip(".") == uuid:
+        return uuid
+    name = _OTHER.sub("_", fallback).strip("._-")[:128]
+    return name or "behavior"
+
+
+def _project_of(folder: Path) -> Optional[Path]:
+    """The project around the converted behavior in ``folder``: the nearest folder at most
+    :data:`MAX_PROJECT_DEPTH` levels up that is a converted project or holds a
+    ``manifest.xml`` or ``.pml``."""
+    for parent in [folder, *folder.parents][:MAX_PROJECT_DEPTH + 1]:
+        if (parent / PROJECT_INDEX).is_file() or is_project_folder(parent):
+            return parent
+    return None
+
+
+def _lone_name(loaded: LoadedBehavior, folder: Path) -> str:
+    """The name of a behavior without a project: its ``.xar``'s (``dance`` for
+    ``dance.xar`` or ``dance/behavior.xar``), else its converted folder's."""
+    source = str(loaded.behavior.source or "").split("!")[0]
+    if source:
+        path = Path(source)
+        return path.parent.name if path.stem == "behavior" and path.parent.name else path.stem
+    return folder.name
+
+
+def _stamp(sources: List[Path]) -> str:
+    """What a copy of ``sources`` depends on: every file's name, size and time."""
+    sha = hashlib.sha256()
+    for source in sources:
+        sha.update(("%s\0" % source).encode("utf-8", "surrogateescape"))
+        files = [source] if source.is_file() else sorted(source.rglob("*"))
+        for path in files:
+            try:
+                info = path.stat()
+            except OSError:
+                continue
+            sha.update(("%s %d %d\0" % (path, info.st_size, info.st_mtime_ns)).encode(
+                "utf-8", "surrogateescape"))
+    return sha.hexdigest()
+
+
+def _copy_tree(source: Path, target: Path) -> None:
+    shutil.copytree(source, target, ignore_dangling_symlinks=True, dirs_exist_ok=True,
+                    ignore=shutil.ignore_patterns("__pycache__"))
+
+
+def _write_lone_project(target: Path, package: str, name: str) -> None:
+    """The ``manifest.xml`` and converted project index of an application made from a lone
+    behavior."""
+    manifest = etree.Element("package", uuid=package, version="0.0.0", format_version="5")
+    names = etree.SubElement(manifest, "names")
+    etree.SubElement(names, "name", lang="en_US").text = name
+    behaviors = etree.SubElement(manifest, "behaviors")
+    etree.SubElement(behaviors, "behavior", name=name, path=LONE_BEHAVIOR, nature="interactive")
+    (target / MANIFEST).write_bytes(etree.tostring(manifest, xml_declaration=True,
+                                                   encoding="UTF-8", pretty_print=True))
+    (target / PROJECT_INDEX).write_text(project_index(name, [(name, LONE_BEHAVIOR)]),
+                                        encoding="utf-8")
+
+
+def _lone_neighbours(loaded: LoadedBehavior, converted: Path) -> Tuple[Optional[Path], List[str]]:
+    """The folder of a lone behavior's ``.xar`` (whose files the behavior opens) and the
+    relative names in it not to copy (the ``.xar``, a converted folder inside it)."""
+    source = str(loaded.behavior.source or "")
+    if not source or "!" in source:
+        return None, []
+    xar = Path(source)
+    if not xar.is_file():
+        return None, []
+    folder = xar.resolve().parent
+    skipped = [xar.name]
+    if folder in converted.parents:
+        skipped.append(_relative(converted, folder))
+    return folder, skipped
+
+
+def install_behavior(files: RobotFiles, loaded: LoadedBehavior) -> Tuple[InstalledBehavior,
+                                                                         List[str]]:
+    """Install the project of the converted behavior ``loaded`` into the robot's files
+    (see the module's documentation); the installed behavior and the warnings.
+    ``ValueError`` when ``loaded`` has no converted folder."""
+    if loaded.folder is None:
+        raise ValueError("a behavior made in memory has no files to install")
+    converted = Path(loaded.folder).resolve()
+    warnings: List[str] = []
+    project = _project_of(converted)
+    if project is not None:
+        package = package_id(project, project.name)
+        behavior = _relative(converted, project)
+        sources: List[Path] = [project]
+        neighbours, skipped = None, []
+    else:
+        name = _lone_name(loaded, converted)
+        package, behavior = package_id(converted, name), LONE_BEHAVIOR
+        neighbours, skipped = _lone_neighbours(loaded, converted)
+        sources = [converted] + ([neighbours] if neighbours is not None else [])
+    app = files.apps / package
+    stamp = _stamp(sources)
+    try:
+        current = (app / INSTALL_STAMP).read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError):
+        current = ""
+    if current != stamp:
+        staging = Path(tempfile.mkdtemp(prefix=".installing-", dir=str(files.apps)))
+        try:
+            if project is not None:
+                _copy_tree(project, staging)
+                if not (staging / PROJECT_INDEX).is_file():  # a project converted by parts
+                    (staging / PROJECT_INDEX).write_text(
+                        project_index(package, [(converted.name, behavior)]), encoding="utf-8")
+            else:
+                _copy_tree(converted, staging / LONE_BEHAVIOR)
+                if neighbours is not None:
+                    warnings += _copy_neighbours(neighbours, skipped, staging / LONE_BEHAVIOR)
+                _write_lone_project(staging, package, _lone_name(loaded, converted))
+            (staging / INSTALL_STAMP).write_text(stamp, encoding="utf-8")
+            _replace(staging, app)
+        finally:
+            shutil.rmtree(staging, ignore_errors=True)
+    _point_last_uploaded(files, package)
+    folder = app / behavior if behavior != "." else app
+    relocated = dataclasses.replace(loaded, folder=folder)
+    name = package + "/" + (behavior if behavior != "." else ".")
+    return InstalledBehavior(package, name, relocated), warnings
+
+
+def _copy_neighbours(folder: Path, skipped: List[str], target: Path) -> List[str]:
+    """Copy the files next to a lone ``.xar`` (the converter's rules for a project's files)
+    into its application's behavior folder; the warnings."""
+    try:
+        found = project_files(folder, skipped)
+    except XarError as error:
+        return ["%s: the files next to the behavior are not installed on the robot: %s"
+                % (folder, error)]
+    for relative, path in found.files.items():
+        destination = target / relative
+        if destination.exists():
+            continue  # a converted file of the same name wins
+        destination.parent.mkdir(parents=True, exist_ok=True)
+        shutil.copy2(path, destination)
+    return list(found.warnings)
+
+
+def _replace(staging: Path, app: Path) -> None:
+    """Put the application copied in ``staging`` in ``app``'s place."""
+    if app.is_symlink() or app.is_file():
+        app.unlink()
+    elif app.exists():
+        old = Path(tempfile.mkdtemp(prefix=".removing-", dir=str(app.parent)))
+        os.replace(app, old / "app")
+        shutil.rmtree(old, ignore_errors=True)
+    os.replace(staging, app)
+
+
+def _point_last_uploaded(files: RobotFiles, package: str) -> None:
+    """Make ``.lastUploadedChoregrapheBehavior`` the application ``package`` (a link)."""
+    link = files.apps / LAST_UPLOADED
+    if link.is_symlink() and os.readlink(link) == package:
+        return
+    temporary = files.apps / (".link-%s-%d" % (package, os.getpid()))
+    if temporary.is_symlink():
+        temporary.unlink()
+    os.symlink(package, temporary)
+    if link.is_dir() and not link.is_symlink():
+        shutil.rmtree(link)
+    os.replace(temporary, link)
+
+
+def mirror_folder(url: str) -> Path:
+    """The folder of this machine mirroring the files of the robot at ``url``:
+    ``$XDG_CACHE_HOME/naoqi_qicore/robot_files/<host_port>``."""
+    base = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
+    address = _OTHER.sub("_", url.split("://", 1)[-1].rsplit("@", 1)[-1]).strip("._-")
+    return Path(base) / "naoqi_qicore" / "robot_files" / (address or "robot")
+
+
+def robot_files(session: Any, mirror: Path) -> RobotFiles:
+    """The files of ``session``'s robot for this process: a simulated robot's own root
+    when it is on this machine, else ``mirror``."""
+    try:
+        service = session.service(SIM_FILES_SERVICE)
+        root, token = Path(service.root()), service.token()
+    except RuntimeError:
+        return RobotFiles(mirror)
+    try:
+        same = (root / SIM_TOKEN_FILE).read_text(encoding="utf-8") == token
+    except (OSError, UnicodeDecodeError):
+        same = False
+    return RobotFiles(root if same else mirror)
+
+
+def install_on_robot(session: Any, url: str, loaded: LoadedBehavior
+                     ) -> Tuple[InstalledBehavior, RobotFiles, List[str]]:
+    """Install ``loaded`` into the files of ``session``'s robot (at ``url``) as this process
+    has them (:func:`robot_files`); the installed behavior, the files and the warnings."""
+    files = robot_files(session, mirror_folder(url))
+    installed, warnings = install_behavior(files, loaded)
+    return installed, files, warnings

@@ -1,0 +1,128 @@
+"""The robot's files: NAOqi's folder layout under a folder of this machine, and the paths
+boxes and clients give to the robot, mapped into it.
+
+On a NAO or Pepper, boxes and services name files by the robot's paths: an application
+lives in ``/home/nao/.local/share/PackageManager/apps/<package id>/`` (Choregraphe's play
+uses ``.lastUploadedChoregrapheBehavior``), recordings go to ``/home/nao/recordings/...``,
+a relative path is taken from ``/home/nao``.  :class:`RobotFiles` is that tree under a
+*root* folder of this machine: the robot's ``/home/nao/x`` is ``<root>/home/nao/x``.  The
+mapped part of the robot's tree is :data:`MAPPED` (the nao user's home and ``/tmp``); no
+other robot path exists there.
+
+Two mappings, for two kinds of callers:
+
+* :meth:`RobotFiles.local` for what a *client* asks a robot service to read or write
+  (the simulated robot's services): the path is normalized (``..`` collapsed), must name a
+  place in the mapped tree (or be a file of this machine already inside the root) and,
+  symbolic links followed, stay inside the root; otherwise :class:`RobotPathError`, whose
+  message names the path and nothing of any file's content;
+* :meth:`RobotFiles.box_path` for the files *box code* opens itself (it runs with the
+  rights of its process anyway): a path in the nao user's home (:data:`BOX_MAPPED`) goes to
+  the root, any other is left as it is (box code's ``/tmp`` is this machine's: box code
+  runs here, not on the robot, as it does with a real robot).
+"""
+from __future__ import annotations
+
+import os
+import posixpath
+from pathlib import Path
+from typing import Optional, Tuple, Union
+
+#: the nao user's home, NAOqi's working folder (where relative paths start)
+HOME = "/home/nao"
+#: where installed applications live
+APPS = HOME + "/.local/share/PackageManager/apps"
+#: the application folder Choregraphe's "play" uploads to
+LAST_UPLOADED = ".lastUploadedChoregrapheBehavior"
+#: where NAOqi's recordings go
+RECORDINGS = HOME + "/recordings"
+#: the robot folders that exist under a root
+MAPPED = (HOME, "/tmp")
+#: the robot folders box code's own paths name (the others are this machine's)
+BOX_MAPPED = (HOME,)
+#: the folders a new root is given (NAOqi's layout)
+LAYOUT = (APPS, RECORDINGS + "/microphones", RECORDINGS + "/cameras",
+          HOME + "/.local/share/Aldebaran", HOME + "/.config", "/tmp")
+
+#: the file in a simulated robot's root holding the token its ``NaoqiSimFiles`` service
+#: tells (a client finding it knows the root is on its machine)
+SIM_TOKEN_FILE = ".naoqi_sim_root"
+
+
+class RobotPathError(ValueError):
+    """A path that names no place among the robot's files."""
+
+
+def _in_tree(robot_path: str, tops: Tuple[str, ...] = MAPPED) -> bool:
+    return any(robot_path == top or robot_path.startswith(top + "/") for top in tops)
+
+
+class RobotFiles:
+    """The robot's files under ``root`` (a folder of this machine; created with NAOqi's
+    layout when missing)."""
+
+    def __init__(self, root: Union[str, Path]) -> None:
+        self.root = Path(root).resolve()
+        for folder in LAYOUT:
+            (self.root / folder.lstrip("/")).mkdir(parents=True, exist_ok=True)
+
+    # -- paths -------------------------------------------------------------------------------
+    def robot_path(self, path: str, base: str = HOME) -> str:
+        """The robot's absolute, normalized path of ``path`` as a service takes it: ``~``
+        is the nao user's home, a relative path starts at ``base``, a file of this machine
+        inside the root is its robot path.  :class:`RobotPathError` when it names no place
+        in the mapped tree."""
+        if not isinstance(path, str) or not path or "\0" in path:
+            raise RobotPathError("%r is not a file path" % (path,))
+        if path == "~" or path.startswith("~/"):
+            path = HOME + path[1:]
+        robot = self.robot_path_of(path) if path.startswith("/") else None
+        if robot is None:
+            if not path.startswith("/") and base != HOME:
+                base = self.robot_path(base)
+            robot = posixpath.normpath(posixpath.join(base, path))
+            if robot.startswith("//"):
+                robot = robot[1:]
+        if not _in_tree(robot):
+            raise RobotPathError("'%s' is outside the robot's files (%s)"
+                                 % (path, ", ".join(top + "/..." for top in MAPPED)))
+        return robot
+
+    def local(self, path: str, base: str = HOME) -> Path:
+        """The file of this machine that the robot's ``path`` is (see
+        :meth:`robot_path`); :class:`RobotPathError` when it is outside the mapped tree or
+        a symbolic link leads out of the root."""
+        robot = self.robot_path(path, base)
+        local = self.root / robot.lstrip("/")
+        resolved = local.resolve()
+        if resolved != self.root and self.root not in resolved.parents:
+            raise RobotPathError("'%s' leads out of the robot's files" % path)
+        return local
+
+    def robot_path_of(self, local: Union[str, Path]) -> Optional[str]:
+        """The robot's path of a file of this machine inside the root (normalized), else
+        None."""
+        text = os.path.normpath(os.path.abspath(str(local)))
+        root = str(self.root)
+        if text != root and not text.startswith(root + os.sep):
+            return None
+        robot = "/" + os.path.relpath(text, root).replace(os.sep, "/")
+        return "/" if robot == "/." else robot
+
+    def box_path(self, path: str) -> str:
+        """Where box code's ``path`` is on this machine: a path of :data:`BOX_MAPPED`
+        (``/home/nao/...``) in the root, any other as it is."""
+        if not path.startswith("/"):
+            return path
+        robot = posixpath.normpath(path)
+        if robot.startswith("//"):
+            robot = robot[1:]
+        if not _in_tree(robot, BOX_MAPPED):
+            return path
+        return str(self.root) + robot
+
+    # -- applications ------------------------------------------------------------------------
+    @property
+    def apps(self) -> Path:
+        """The folder of installed applications."""
+        return self.root / APPS.lstrip("/")

@@ -1,0 +1,293 @@
+"""The simulated robot's own files (issue 21 point 3, issue 23 point 1): NAOqi's layout under
+a root per robot, client paths mapped into it and nothing outside, the behavior's project
+installed where the robot keeps applications, box code's own /home/nao paths, and its
+services staying registered."""
+import json
+import os
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from naoqi_qicore.converter.loader import load_converted
+from naoqi_qicore.robot.robot_apps import install_behavior, installed_apps, package_id
+from naoqi_qicore.robot.robot_files import RobotFiles, RobotPathError
+
+qi = pytest.importorskip("qi")
+
+from naoqi_qicore.converter.api import convert  # noqa: E402
+from naoqi_qicore.robot.sim import SimulatedRobot  # noqa: E402
+
+sys.path.insert(0, os.path.dirname(__file__))
+from robot_projects import (ENV, LAST, PACKAGE_ID, REPO, layout_project,  # noqa: E402
+                            script_behavior)
+OUTSIDE = "is outside the robot's files (/home/nao/..., /tmp/...)"
+
+
+# -- the mapping --------------------------------------------------------------------------------
+def test_robot_paths_map_into_the_root_and_nowhere_else(tmp_path):
+    files = RobotFiles(tmp_path / "root")
+    root = files.root
+    assert (root / "home/nao/.local/share/PackageManager/apps").is_dir()
+    assert (root / "home/nao/recordings/microphones").is_dir()
+    assert (root / "home/nao/recordings/cameras").is_dir()
+    assert files.local("/home/nao/x.wav") == root / "home/nao/x.wav"
+    assert files.local("x.wav") == root / "home/nao/x.wav"  # NAOqi's working folder
+    assert files.local("~/rec/x.wav") == root / "home/nao/rec/x.wav"
+    assert files.local("sounds/x.wav", "/home/nao/apps/a") == root / "home/nao/apps/a/sounds/x.wav"
+    assert files.local("/tmp/x") == root / "tmp/x"
+    assert files.local("/home/nao/a/../b") == root / "home/nao/b"
+    assert files.local(str(root / "home/nao/c")) == root / "home/nao/c"  # this machine's path
+    assert files.robot_path(str(root / "home/nao/c/../d")) == "/home/nao/d"
+    for path in ("/etc/passwd", "/home/nao/../../etc/passwd", "../../etc/passwd", "/",
+                 "/home/naomi/x", str(REPO / "setup.py"), str(root / "etc" / "x"),
+                 str(root)):
+        with pytest.raises(RobotPathError) as refused:
+            files.local(path)
+        assert str(refused.value) == "'%s' %s" % (path, OUTSIDE)
+    (root / "home/nao/link").symlink_to("/etc")
+    with pytest.raises(RobotPathError, match="'/home/nao/link/passwd' leads out of the "
+                                             "robot's files"):
+        files.local("/home/nao/link/passwd")
+    with pytest.raises(RobotPathError, match="is not a file path"):
+        files.local("/home/nao/a\0b")
+    # box code's own paths: the robot's tree into the root, the rest as it is
+    assert files.box_path("/home/nao/x") == str(root / "home/nao/x")
+    assert files.box_path("/home/nao/../../usr/lib") == "/home/nao/../../usr/lib"
+    assert files.box_path("/usr/share/x") == "/usr/share/x"
+    assert files.box_path("/tmp/x") == "/tmp/x"  # box code runs here: its /tmp is ours
+    assert files.box_path("relative/x") == "relative/x"
+
+
+# -- what a client of the simulated robot can do -----------------------------------------------
+@pytest.fixture
+def robot():
+    with SimulatedRobot(listen="tcp://127.0.0.1:0") as simulated:
+        client = qi.Session()
+        client.connect(simulated.url)
+        yield simulated, client
+        client.close()
+
+
+def test_clients_write_only_inside_the_robots_files(robot, tmp_path):
+    simulated, client = robot
+    victim = Path.home() / ".naoqi_qicore_test_victim"  # a file the runner's user owns
+    assert not victim.exists()
+    outside = [str(victim), "/etc/naoqi_owned", str(REPO / "owned.wav")]
+    speech = client.service("ALTextToSpeech")
+    device, recorder = client.service("ALAudioDevice"), client.service("ALAudioRecorder")
+    for path in outside:
+        for write in (lambda: speech.sayToFile("hello", path),
+                      lambda: device.startMicrophonesRecording(path),
+                      lambda: recorder.startMicrophonesRecording(path, "wav", 16000, [1, 1, 1, 1])):
+            with pytest.raises(RuntimeError, match="'%s' %s" % (path, OUTSIDE.replace(
+                    "(", r"\(").replace(")", r"\)").replace(".", r"\."))):
+                write()
+        assert not os.path.exists(path)
+    # /tmp is the robot's /tmp: this machine's /tmp is not touched
+    target = tmp_path / "said.wav"
+    with pytest.raises(RuntimeError, match="ALTextToSpeech::sayToFile: cannot write"):
+        speech.sayToFile("hello", str(target))
+    assert not target.exists()
+    speech.sayToFile("hello", "/home/nao/said.wav")
+    assert (simulated.files.root / "home/nao/said.wav").stat().st_size > 44
+    recorder.startMicrophonesRecording("/home/nao/recordings/microphones/r.wav", "wav",
+                                       16000, [1, 1, 1, 1])
+    recorder.stopMicrophonesRecording()
+    assert (simulated.files.root / "home/nao/recordings/microphones/r.wav").is_file()
+
+
+def test_clients_learn_nothing_of_files_outside(robot):
+    simulated, client = robot
+    dialog, player = client.service("ALDialog"), client.service("ALAudioPlayer")
+    first_line = Path("/etc/passwd").read_text().splitlines()[0]
+    with pytest.raises(RuntimeError) as refused:
+        dialog.loadTopic("/etc/passwd")
+    assert "'/etc/passwd' %s" % OUTSIDE in str(refused.value)
+    assert first_line not in str(refused.value) and "root" not in str(refused.value)
+    # a file of the robot that is not a topic: named, not quoted
+    secret = simulated.files.local("/home/nao/.auth/keys.json")
+    secret.parent.mkdir()
+    secret.write_text('{"token": "s3cr3t-value"}\n')
+    with pytest.raises(RuntimeError) as refused:
+        dialog.loadTopic("/home/nao/.auth/keys.json")
+    assert "'/home/nao/.auth/keys.json' is not a QiChat topic" in str(refused.value)
+    assert "s3cr3t" not in str(refused.value)
+    # existing or not, a file outside answers the same
+    answers = []
+    for path in ("/etc/passwd", "/etc/no-such-file-here"):
+        with pytest.raises(RuntimeError) as refused:
+            player.loadFile(path)
+        answers.append(str(refused.value).split("\n")[0].replace(path, "PATH"))
+    assert answers[0] == answers[1]
+    assert "PATH' %s" % OUTSIDE in answers[0]
+
+
+def test_the_tablet_shows_an_applications_files_from_the_robots_files():
+    with SimulatedRobot(robot="pepper", listen="tcp://127.0.0.1:0") as simulated:
+        client = qi.Session()
+        client.connect(simulated.url)
+        tablet = client.service("ALTabletService")
+        html = simulated.files.apps / "my-app" / "html"
+        html.mkdir(parents=True)
+        (html / "hello.png").write_bytes(b"\x89PNG\r\n\x1a\n")
+        assert tablet.showImage("http://198.18.0.1/apps/my-app/hello.png")
+        assert tablet.getShownImage() == "http://198.18.0.1/apps/my-app/hello.png"
+        tablet.hideImage()
+        # a file the application does not have is not shown, as the robot's web server
+        # answers 404 for it
+        assert not tablet.showImage("http://198.18.0.1/apps/my-app/missing.png")
+        assert not tablet.playVideo("http://198.18.0.1/apps/my-app/missing.mp4")
+        assert not tablet.preLoadImage("http://198.18.0.1/apps/other-app/hello.png")
+        # nor is a file of the robot outside the application's html folder
+        secret = simulated.files.local("/home/nao/.auth/keys.json")
+        secret.parent.mkdir()
+        secret.write_text("{}")
+        (html.parent / "behavior_1").mkdir()
+        (html.parent / "behavior_1" / "icon.png").write_bytes(b"\x89PNG\r\n\x1a\n")
+        for url in ("http://198.18.0.1/apps/my-app/../../../../../.auth/keys.json",
+                    "http://198.18.0.1/apps/%2e%2e/%2e%2e/%2e%2e/%2e%2e/.auth/keys.json",
+                    "http://198.18.0.1/apps/my-app/../behavior_1/icon.png"):
+            assert not tablet.showImage(url)
+        assert tablet.getShownImage() == ""
+        # a URL leading out of the robot's files is refused, the file there or not
+        for url in ("http://198.18.0.1/apps/my-app/../../../../../../../etc/passwd",
+                    "http://198.18.0.1/apps/%2e%2e/%2e%2e/%2e%2e/%2e%2e/%2e%2e/%2e%2e/etc/passwd"):
+            with pytest.raises(RuntimeError, match=OUTSIDE.replace("(", r"\(").replace(
+                    ")", r"\)").replace(".", r"\.")):
+                tablet.showImage(url)
+            assert not tablet.loadUrl(url)
+        assert tablet.getShownImage() == ""
+        # other sites' files are the tablet's business
+        assert tablet.showImage("https://example.org/a.png")
+        client.close()
+
+
+def test_robot_files_are_private_and_go_with_the_robot(tmp_path):
+    with SimulatedRobot(listen="tcp://127.0.0.1:0") as simulated:
+        root = simulated.files.root
+        assert root.stat().st_mode & 0o077 == 0
+        client = qi.Session()
+        client.connect(simulated.url)
+        assert client.service("NaoqiSimFiles").root() == str(root)
+        client.close()
+    assert not root.exists()
+    kept = tmp_path / "kept"
+    with SimulatedRobot(listen="tcp://127.0.0.1:0", root=kept) as simulated:
+        simulated.service("ALTextToSpeech").sayToFile("hi", "/home/nao/hi.wav")
+    assert (kept / "home/nao/hi.wav").is_file()
+
+
+# -- the service directory ------------------------------------------------------------------
+class _Impostor:
+    def getJointNames(self, name):
+        return ["owned"]
+
+
+def _holder(client, name):
+    return [info["serviceId"] for info in client.services() if info["name"] == name]
+
+
+def test_a_client_cannot_take_the_robots_services_away(robot):
+    simulated, client = robot
+    directory = client.service("ServiceDirectory")
+    directory.unregisterService(_holder(client, "ALMotion")[0])
+    deadline = time.monotonic() + 2
+    while not _holder(client, "ALMotion") and time.monotonic() < deadline:
+        time.sleep(0.01)
+    assert client.service("ALMotion").getJointNames("Head") == ["HeadYaw", "HeadPitch"]
+    # unregistering and registering an impostor at once, again and again: the robot's wins
+    impostor = _Impostor()
+    for _ in range(20):
+        for service_id in _holder(client, "ALMotion"):
+            directory.unregisterService(service_id, _async=True)
+        try:
+            client.registerService("ALMotion", impostor)
+        except RuntimeError:
+            pass
+    deadline = time.monotonic() + 3
+    while time.monotonic() < deadline:
+        other = qi.Session()
+        other.connect(simulated.url)
+        try:
+            if other.service("ALMotion").getJointNames("Head") == ["HeadYaw", "HeadPitch"]:
+                break
+        except RuntimeError:
+            pass
+        finally:
+            other.close()
+        time.sleep(0.05)
+    else:
+        pytest.fail("the robot's ALMotion did not come back")
+    assert len(_holder(client, "ALMotion")) == 1
+    # a client's own service is its own business
+    own = client.registerService("MyModule", _Impostor())
+    directory.unregisterService(own)
+    time.sleep(0.2)
+    assert _holder(client, "MyModule") == []
+
+
+# -- a project that leans on the robot's layout, run by main.py --------------------------------
+def _inserted(record: Path) -> dict:
+    calls = [json.loads(line) for line in record.read_text().splitlines()]
+    return {call["args"][0]: call["args"][1] for call in calls
+            if call["method"] == "insertData" and call["args"][0].startswith("Test/")}
+
+
+def test_a_project_runs_from_where_the_robot_keeps_applications(tmp_path):
+    out = tmp_path / "converted"
+    convert(layout_project(tmp_path), out)
+    record, root = tmp_path / "calls.jsonl", tmp_path / "robot"
+    done = subprocess.run([sys.executable, str(out / "behavior_1" / "main.py"), "--robot",
+                           "nao", "--record", str(record), "--root", str(root)], env=ENV,
+                          capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    assert "box error" not in done.stderr
+    seen = _inserted(record)
+    assert seen["Test/AppName"] == PACKAGE_ID + "/behavior_1"
+    assert seen["Test/Absolute"] == "/%s/behavior_1" % PACKAGE_ID
+    assert seen["Test/Greeting"] == "hello from lib"  # a Python 2 module of lib/, ported
+    assert seen["Test/Lib"] == ["greeting.py"]
+    assert seen["Test/Words"] == ["tea", "coffee"]
+    assert seen["Test/Recorded"] is True
+    assert seen["Test/Resolved"] == [".lastUploadedChoregrapheBehavior/behavior_1",
+                                     PACKAGE_ID + "/behavior_1"]
+    assert seen["Test/Installed"] == [".lastUploadedChoregrapheBehavior/behavior_1",
+                                      PACKAGE_ID + "/behavior_1"]
+    played = [call for call in map(json.loads, record.read_text().splitlines())
+              if call["method"] == "playFile"]
+    assert [call.get("error") for call in played] == [None, None]
+    apps = root / LAST.lstrip("/")
+    assert (apps.parent / PACKAGE_ID / "behavior_1" / "sounds" / "beep.wav").is_file()
+    assert os.readlink(apps) == PACKAGE_ID
+    assert (root / "home/nao/recordings/microphones/test.wav").is_file()
+
+
+def test_a_lone_behavior_is_installed_under_a_derived_id(tmp_path):
+    (tmp_path / "wave it").mkdir()
+    xar = script_behavior(tmp_path / "wave it", "behavior", "pass")
+    (tmp_path / "wave it" / "hello.wav").write_bytes(b"RIFF")
+    convert(xar, tmp_path / "out")
+    files = RobotFiles(tmp_path / "root")
+    installed, warnings = install_behavior(files, load_converted(tmp_path / "out"))
+    assert warnings == []
+    assert installed.name == "wave_it/behavior_1"
+    assert installed.loaded.folder == files.apps / "wave_it" / "behavior_1"
+    assert (files.apps / "wave_it" / "behavior_1" / "hello.wav").read_bytes() == b"RIFF"
+    assert [(app.package_id, app.behaviors) for app in installed_apps(files)] == [
+        (".lastUploadedChoregrapheBehavior", ["behavior_1"]), ("wave_it", ["behavior_1"])]
+    # installed again unchanged: nothing copied
+    stamp = (files.apps / "wave_it" / ".naoqi_qicore_installed").stat().st_mtime_ns
+    install_behavior(files, load_converted(tmp_path / "out"))
+    assert (files.apps / "wave_it" / ".naoqi_qicore_installed").stat().st_mtime_ns == stamp
+
+
+def test_a_manifest_id_that_is_no_folder_name_is_not_used(tmp_path):
+    for uuid in ("../../etc", ".hidden", "a/b", "", "x" * 200):
+        (tmp_path / "manifest.xml").write_text('<package uuid="%s"/>' % uuid)
+        assert package_id(tmp_path, "my project!") == "my_project"
+    (tmp_path / "manifest.xml").write_text('<package uuid="good-id_2"/>')
+    assert package_id(tmp_path, "x") == "good-id_2"
+
