@@ -41,6 +41,7 @@ from __future__ import annotations
 import argparse
 import collections
 import concurrent.futures
+import functools
 import json
 import logging
 import re
@@ -342,6 +343,7 @@ def run_one(name: str, path: Path, seconds: float, scenario: Optional[str]) -> O
     import qi
     from naoqi_qicore.core import BehaviorPlayer
     from naoqi_qicore.robot.naoqi_compat import box_environment
+    from naoqi_qicore.robot.robot_apps import install_on_robot
     from naoqi_qicore.robot.sim import SimulatedRobot
     from naoqi_qicore.xar.errors import XarError
 
@@ -380,7 +382,10 @@ def run_one(name: str, path: Path, seconds: float, scenario: Optional[str]) -> O
             robot.play_scenario(load_scenario(scenario, kind.kind))
         session = qi.Session()
         session.connect(robot.url)
-        player = BehaviorPlayer(loaded, session, listener=listen, environment=box_environment)
+        # installed where the robot keeps applications, and run from there
+        installed, files, _ = install_on_robot(session, robot.url, loaded)
+        player = BehaviorPlayer(installed.loaded, session, listener=listen,
+                                environment=functools.partial(box_environment, files=files))
         play_started = stopped = time.time()
         try:
             player.load()

@@ -20,7 +20,9 @@ and then box code gets versions of the functions that take paths which map them 
   :mod:`naoqi_qicore.core.project_modules`).
 
 A path the mapper does not know stays as it is.  Other libraries box code hands a robot
-path to (``wave.open``...) get it unmapped.
+path to (``wave.open``...) get it unmapped.  With a temporary folder of the robot, box
+code's ``tempfile`` makes its files and folders there (NAOqi's boxes record into a folder
+``tempfile.mkdtemp()`` made and ask the robot to write there: the robot must see it).
 """
 from __future__ import annotations
 
@@ -30,6 +32,7 @@ import glob
 import io
 import os
 import shutil
+import tempfile
 import types
 from typing import Any, Callable, Dict, Iterable, Optional
 
@@ -47,6 +50,9 @@ _OS_TWO_PATHS = ("rename", "replace")
 _PATH_FUNCTIONS = ("exists", "lexists", "isfile", "isdir", "islink", "getsize", "getmtime",
                    "getatime", "getctime", "realpath")
 _SHUTIL_FUNCTIONS = ("copy", "copy2", "copyfile", "copytree", "move")
+#: ``tempfile``'s functions taking ``dir``, and its position among their arguments
+_DIR_POSITION = {"mkdtemp": 2, "mkstemp": 2, "TemporaryDirectory": 2, "NamedTemporaryFile": 6,
+                 "TemporaryFile": 6, "SpooledTemporaryFile": 7}
 
 
 def _mapped_value(mapper: PathMapper, value: Any) -> Any:
@@ -111,6 +117,26 @@ def box_path_modules(mapper: PathMapper) -> Dict[str, types.ModuleType]:
     files.rmtree = mapping(shutil.rmtree, mapper)  # type: ignore[attr-defined]
     return {"os": system, "os.path": path, "io": streams, "codecs": coding, "glob": patterns,
             "shutil": files}
+
+
+def box_tempfile_module(folder: str) -> types.ModuleType:
+    """``tempfile`` whose files and folders are made in ``folder`` unless told otherwise."""
+    module = module_copy(tempfile)
+
+    def in_folder(function: Callable) -> Callable:
+        @functools.wraps(function)
+        def call(*args: Any, **kwargs: Any) -> Any:
+            if kwargs.get("dir") is None and len(args) < _DIR_POSITION[function.__name__]:
+                kwargs["dir"] = folder
+            return function(*args, **kwargs)
+        return call
+
+    for name in _DIR_POSITION:
+        setattr(module, name, in_folder(getattr(tempfile, name)))
+    module.gettempdir = lambda: folder  # type: ignore[attr-defined]
+    module.gettempdirb = lambda: os.fsencode(folder)  # type: ignore[attr-defined]
+    module.tempdir = folder  # type: ignore[attr-defined]
+    return module
 
 
 def box_path_builtins(mapper: Optional[PathMapper]) -> Dict[str, Any]:

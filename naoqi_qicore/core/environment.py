@@ -54,6 +54,9 @@ class ScriptEnvironment:
     #: maps the paths box code opens itself (the robot's, e.g. ``/home/nao/...``) to files
     #: of this machine, see :mod:`naoqi_qicore.core.box_paths` (None: as they are)
     paths: Optional[Callable[[str], str]] = None
+    #: the robot's temporary folder as this machine has it: where box code's ``tempfile``
+    #: makes files (None: this machine's)
+    temporary_folder: Optional[str] = None
 
 
 BoxEnvironmentFactory = Callable[[BehaviorContext], ScriptEnvironment]

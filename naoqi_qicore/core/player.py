@@ -34,7 +34,8 @@ from pathlib import Path
 from typing import Any, Callable, Dict, Iterator, List, Optional, Set, Tuple, Union
 
 from naoqi_qicore.core.box import BoxNode, DiagramNode
-from naoqi_qicore.core.box_paths import box_path_builtins, box_path_modules
+from naoqi_qicore.core.box_paths import (box_path_builtins, box_path_modules,
+                                         box_tempfile_module)
 from naoqi_qicore.core.box_stdlib import box_stdlib_modules
 from naoqi_qicore.core.clock import Clock, MonotonicClock
 from naoqi_qicore.core.dependencies import MissingDependencies, missing_dependencies
@@ -250,14 +251,18 @@ class BehaviorPlayer:
         # box code names the robot's files (/home/nao/...) in its own file calls too
         paths = environment.paths
         stdlib.update(box_path_modules(paths) if paths is not None else {})
+        if environment.temporary_folder is not None:
+            stdlib["tempfile"] = box_tempfile_module(environment.temporary_folder)
         self._builtins = box_builtins(dict(environment.modules, **stdlib),
                                       box_path_builtins(paths))
         self._provided_modules = sorted(set(environment.modules) | set(stdlib))
-        if self.project_folder is not None:
-            # box code imports the project's modules (Python 2 ones ported) while loaded
-            self._project_modules = install_project_modules(
-                {self.project_folder, self.behavior_path}, self._builtins,
-                environment.modules, paths)
+        if self.project_folder is not None or paths is not None:
+            # box code imports the project's modules (Python 2 ones ported) while loaded,
+            # and finds the robot folders it puts on sys.path where they are mapped
+            roots = ({self.project_folder, self.behavior_path}
+                     if self.project_folder is not None else set())
+            self._project_modules = install_project_modules(roots, self._builtins,
+                                                            environment.modules, paths)
         # NAOqi ran box scripts where these were already imported; scripts rely on it
         names = {"ALFrameManager": self.frame_manager, "time": stdlib["time"],
                  "random": random, "os": stdlib.get("os", os), "sys": PY2_SYS}

@@ -121,6 +121,11 @@ class RobotFiles:
             return path
         return str(self.root) + robot
 
+    @property
+    def temporary(self) -> Path:
+        """The robot's ``/tmp`` on this machine."""
+        return self.root / "tmp"
+
     # -- applications ------------------------------------------------------------------------
     @property
     def apps(self) -> Path:

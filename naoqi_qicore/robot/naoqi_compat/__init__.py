@@ -63,6 +63,9 @@ def box_environment(context: BehaviorContext,
     def close() -> None:
         periodic.stop_all()
         local.close()
+    if files is None:
+        return ScriptEnvironment(modules=modules, names=names, session=session, close=close,
+                                 stop=work.stop)
     return ScriptEnvironment(modules=modules, names=names, session=session, close=close,
-                             stop=work.stop,
-                             paths=files.box_path if files is not None else None)
+                             stop=work.stop, paths=files.box_path,
+                             temporary_folder=str(files.temporary))
