@@ -4,7 +4,9 @@ Action: ``behavior/run`` (RunBehavior): run a behavior to its end and learn how 
 (see ``run_action``).
 Services (relative names): ``behavior/play`` (Play), ``behavior/stop``,
 ``behavior/pause``, ``behavior/resume`` (std_srvs/Trigger), ``behavior/goto`` (GoTo),
-``behavior/load`` (LoadBehavior), ``behavior/list`` (ListBehaviors).
+``behavior/load`` (LoadBehavior), ``behavior/list`` (ListBehaviors), ``behavior/installed``
+(ListInstalledBehaviors: the robot's installed behaviors, which a goal runs on the robot
+by name, see ``installed_behaviors``).
 Topics (latched): ``behavior/state`` (BehaviorState, on every change and at
 ``state_rate`` while playing; with the errors of the current run) and ``behavior/focus``
 (ActivityFocus).
@@ -52,6 +54,7 @@ from naoqi_qicore.ros.path_roots import (default_behavior_roots, is_under, outsi
                                          resolve_roots)
 from naoqi_qicore.ros.behavior_run import WHERE_ROBOT_CONNECTION, BehaviorRun, error_message
 from naoqi_qicore.ros.focus import STOP_AND_STACK_CURRENT, STOP_CURRENT, FocusTracker, LifeObserver
+from naoqi_qicore.ros.installed_behaviors import InstalledBehaviors, RobotBehaviorRun, runs_here
 from naoqi_qicore.ros.live_view import LiveView
 from naoqi_qicore.ros.motion_sink import MOTION_OUTPUTS, BridgeMotionSink
 from naoqi_qicore.ros.qos import LATCHED
@@ -61,7 +64,7 @@ from naoqi_qicore.ros.robot_parameters import (CONNECTION_PARAMETERS, ROBOT_SERV
 from naoqi_qicore.ros.run_action import RunActionServer
 from naoqi_qicore.ros.sim_scenario import ScenarioFeed, scenario_service
 from naoqi_qicore.ros.spin import NodeSetupError, run_node
-from naoqi_qicore.srv import GoTo, ListBehaviors, LoadBehavior, Play
+from naoqi_qicore.srv import GoTo, ListBehaviors, ListInstalledBehaviors, LoadBehavior, Play
 
 #: longest wait for ALAutonomousLife.switchFocus to answer (s)
 FOCUS_TIMEOUT = 30.0
@@ -143,6 +146,8 @@ class BehaviorRunner(Node):
         self._cache_dir, self._behavior_roots = self._declare_parameters()
         self._lock = threading.RLock()
         self._focus_lock = threading.Lock()
+        # behavior/run goals start one at a time, each preempting the run before it
+        self._start_lock = threading.Lock()
         self._loaded: Optional[_Loaded] = None
         #: the current or last run
         self._run: Optional[BehaviorRun] = None
@@ -187,6 +192,8 @@ class BehaviorRunner(Node):
             self.close()
             raise NodeSetupError(str(error)) from None
         self._view = self._start_view(self.get_parameter("view_port").value)
+        rate = self.get_parameter("state_rate").value
+        self._installed = InstalledBehaviors(self._robot, 1.0 / rate, self.get_logger().info)
         services = [
             (Play, "behavior/play", self._play),
             (Trigger, "behavior/stop", self._stop),
@@ -195,10 +202,10 @@ class BehaviorRunner(Node):
             (GoTo, "behavior/goto", self._goto),
             (LoadBehavior, "behavior/load", self._load),
             (ListBehaviors, "behavior/list", self._list),
+            (ListInstalledBehaviors, "behavior/installed", self._installed.serve),
         ]
         for service_type, name, handler in services:
             self.create_service(service_type, name, handler)
-        rate = self.get_parameter("state_rate").value
         self.create_timer(1.0 / rate, self._publish_state_while_playing)
         self._action = RunActionServer(self, self)
 
@@ -477,6 +484,9 @@ class BehaviorRunner(Node):
     def stop_run(self, run: BehaviorRun, reason: str) -> None:
         """Stop ``run`` if it still runs: its boxes' onStop, unload, focus released; it ends
         STOPPED saying ``reason``."""
+        if isinstance(run, RobotBehaviorRun):
+            run.stop(reason)
+            return
         with self._lock:
             if run is not self._run or run.ended:
                 return
@@ -502,10 +512,20 @@ class BehaviorRunner(Node):
     def start_run(self, goal: Any) -> BehaviorRun:
         """Run the behavior of a ``behavior/run`` goal (preempting the run in progress);
         ``ValueError`` saying why it cannot."""
+        with self._start_lock:
+            current = self._run
+            if current is not None and not current.ended:
+                self.stop_run(current, "preempted by a new behavior/run goal")
+            if not runs_here(goal.request.behavior, self._is_loaded(goal.request.behavior)):
+                run = self._installed.start(goal)  # an installed behavior: on the robot
+                self._run = run
+                run.watch()
+                return run
+            return self._start_here(goal)
+
+    def _start_here(self, goal: Any) -> BehaviorRun:
+        """Run the goal's behavior in the runner (see :meth:`start_run`)."""
         request = goal.request
-        current = self._run
-        if current is not None and not current.ended:
-            self.stop_run(current, "preempted by a new behavior/run goal")
         if request.label:
             target: Optional[Union[str, int]] = request.label
         elif request.frame >= 0:
@@ -780,6 +800,10 @@ class BehaviorRunner(Node):
 
     def _stop(self, request: Trigger.Request, response: Trigger.Response) -> Trigger.Response:
         def stop() -> str:
+            run = self._run
+            if isinstance(run, RobotBehaviorRun) and not run.ended:
+                self.stop_run(run, "behavior/stop was called")
+                return "stopped %s on the robot" % run.behavior
             with self._lock:
                 player = self._player()
                 if player.status not in ("PLAYING", "PAUSED"):
