@@ -1,6 +1,7 @@
 """The simulated robot plays a sound file as long as the file is: its length is read from
 the file (a music file at a low bitrate is not cut short by a guess from its size)."""
 import os
+import shutil
 import sys
 
 import pytest
@@ -30,7 +31,8 @@ def test_wav_and_unreadable_files(tmp_path):
 
 def test_the_audio_player_tells_and_plays_the_files_length(sim, low_bitrate_sound):  # noqa: F811
     player = sim.service("ALAudioPlayer")
-    file_id = player.loadFile(str(low_bitrate_sound("song.ogg", 46.0)))
+    shutil.copyfile(low_bitrate_sound("song.ogg", 46.0), sim.files.local("/home/nao/song.ogg"))
+    file_id = player.loadFile("/home/nao/song.ogg")  # a file of the robot's
     assert player.getFileLength(file_id) == pytest.approx(46.0, abs=0.1)
     player.goTo(file_id, 45.5)  # the head can go where the music still plays
     assert player.getCurrentPosition(file_id) == pytest.approx(45.5)
