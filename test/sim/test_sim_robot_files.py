@@ -12,7 +12,8 @@ from pathlib import Path
 import pytest
 
 from naoqi_qicore.converter.loader import load_converted
-from naoqi_qicore.robot.robot_apps import install_behavior, installed_apps, package_id
+from naoqi_qicore.robot.robot_apps import (install_behavior, install_on_robot, installed_apps,
+                                           package_id)
 from naoqi_qicore.robot.robot_files import RobotFiles, RobotPathError
 
 qi = pytest.importorskip("qi")
@@ -291,3 +292,47 @@ def test_a_manifest_id_that_is_no_folder_name_is_not_used(tmp_path):
     (tmp_path / "manifest.xml").write_text('<package uuid="good-id_2"/>')
     assert package_id(tmp_path, "x") == "good-id_2"
 
+
+
+class _RealRobot:
+    """A robot session without the simulated robot's NaoqiSimFiles (a NAO or a Pepper)."""
+
+    def service(self, name):
+        raise RuntimeError("Cannot find service '%s' in index" % name)
+
+
+class _ElsewhereSimulated:
+    """A simulated robot whose root is not on this machine (another token)."""
+
+    def __init__(self, root):
+        self._root = root
+
+    def service(self, name):
+        root = self._root
+
+        class Files:
+            def root(self):
+                return str(root)
+
+            def token(self):
+                return "another machine's"
+        return Files()
+
+
+def test_a_real_robots_behaviors_run_from_a_mirror_of_its_layout(tmp_path, monkeypatch):
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
+    out = tmp_path / "converted"
+    convert(layout_project(tmp_path), out)
+    installed, files, _ = install_on_robot(_RealRobot(), "tcp://10.0.0.5:9559",
+                                           load_converted(out / "behavior_1"))
+    mirror = tmp_path / "cache" / "naoqi_qicore" / "robot_files" / "10.0.0.5_9559"
+    assert files.root == mirror
+    assert str(installed.loaded.folder).endswith(
+        "/home/nao/.local/share/PackageManager/apps/%s/behavior_1" % PACKAGE_ID)
+    assert (files.apps / ".lastUploadedChoregrapheBehavior" / "lib" / "greeting.py").is_file()
+    # a simulated robot whose root is not this machine's is treated as a real one
+    (tmp_path / "sim_root").mkdir()
+    (tmp_path / "sim_root" / ".naoqi_sim_root").write_text("this machine's")
+    _, files, _ = install_on_robot(_ElsewhereSimulated(tmp_path / "sim_root"),
+                                   "tcp://10.0.0.6:9559", load_converted(out / "behavior_1"))
+    assert files.root.name == "10.0.0.6_9559"
