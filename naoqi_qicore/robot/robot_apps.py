@@ -45,8 +45,9 @@ from naoqi_qicore.xar.errors import XarError
 from naoqi_qicore.xar.parser import safe_xml_parser
 
 MANIFEST = "manifest.xml"
-#: the behavior folder of an application made from a lone ``.xar`` (Choregraphe's default)
-LONE_BEHAVIOR = "behavior_1"
+#: where the behavior of an application made from a lone ``.xar`` is: the application's
+#: folder itself (its files beside it, as they were beside the ``.xar``)
+LONE_BEHAVIOR = "."
 #: written in an application folder this module installed: what it was copied from
 INSTALL_STAMP = ".naoqi_qicore_installed"
 #: the simulated robot's service that says where its files are
@@ -226,9 +227,9 @@ def install_behavior(files: RobotFiles, loaded: LoadedBehavior) -> Tuple[Install
                     (staging / PROJECT_INDEX).write_text(
                         project_index(package, [(converted.name, behavior)]), encoding="utf-8")
             else:
-                _copy_tree(converted, staging / LONE_BEHAVIOR)
+                _copy_tree(converted, staging)
                 if neighbours is not None:
-                    warnings += _copy_neighbours(neighbours, skipped, staging / LONE_BEHAVIOR)
+                    warnings += _copy_neighbours(neighbours, skipped, staging)
                 _write_lone_project(staging, package, _lone_name(loaded, converted))
             (staging / INSTALL_STAMP).write_text(stamp, encoding="utf-8")
             _replace(staging, app)

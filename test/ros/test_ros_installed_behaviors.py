@@ -165,10 +165,9 @@ def onInput_onStart(self):
     session.close()
     installed, _ = install_behavior(RobotFiles(root),
                                     load_converted(tmp_path / "broken_converted"))
-    assert installed.name == "broken/behavior_1"
-    status, result = robot.run(behavior="broken/behavior_1").result(30)
+    assert installed.name == "broken/."
+    status, result = robot.run(behavior="broken").result(30)  # resolved by the robot
     assert status == GoalStatus.STATUS_ABORTED and result.status == BehaviorState.ERROR
-    assert "broken/behavior_1 failed on the robot" in result.message
-    assert [(e.box_path, e.where) for e in result.errors] == [("broken/behavior_1",
-                                                               "robot behavior")]
+    assert "broken/. failed on the robot" in result.message
+    assert [(e.box_path, e.where) for e in result.errors] == [("broken/.", "robot behavior")]
     assert "ValueError: the lamp is broken" in result.errors[0].message

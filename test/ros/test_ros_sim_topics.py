@@ -88,10 +88,7 @@ def test_the_topics_say_once_that_they_need_a_simulated_robot(programs, probe):
     from naoqi_qicore.robot.sim import SimulatedRobot
     robot = SimulatedRobot(robot="nao", listen="tcp://127.0.0.1:0").start()
     try:
-        served = robot._session  # make it look like a real robot: no simulator services
-        for info in served.services():
-            if info["name"] == "NaoqiSimPerception":
-                served.unregisterService(info["serviceId"])
+        robot.withdraw_service("NaoqiSimPerception")  # a real robot has none
         bridge = connected_bridge(programs, probe, robot.url)
         topics = SimTopics(probe)
         topics.send("hear", "yes")

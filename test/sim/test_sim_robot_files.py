@@ -274,11 +274,11 @@ def test_a_lone_behavior_is_installed_under_a_derived_id(tmp_path):
     files = RobotFiles(tmp_path / "root")
     installed, warnings = install_behavior(files, load_converted(tmp_path / "out"))
     assert warnings == []
-    assert installed.name == "wave_it/behavior_1"
-    assert installed.loaded.folder == files.apps / "wave_it" / "behavior_1"
-    assert (files.apps / "wave_it" / "behavior_1" / "hello.wav").read_bytes() == b"RIFF"
+    assert installed.name == "wave_it/."  # the behavior is the application's folder
+    assert installed.loaded.folder == files.apps / "wave_it"
+    assert (files.apps / "wave_it" / "hello.wav").read_bytes() == b"RIFF"
     assert [(app.package_id, app.behaviors) for app in installed_apps(files)] == [
-        (".lastUploadedChoregrapheBehavior", ["behavior_1"]), ("wave_it", ["behavior_1"])]
+        (".lastUploadedChoregrapheBehavior", ["."]), ("wave_it", ["."])]
     # installed again unchanged: nothing copied
     stamp = (files.apps / "wave_it" / ".naoqi_qicore_installed").stat().st_mtime_ns
     install_behavior(files, load_converted(tmp_path / "out"))

@@ -45,6 +45,14 @@ class OwnServices:
             self._objects[name] = service
             self._ids[name] = service_id
 
+    def withdraw(self, name: str) -> None:
+        """Unregister the robot's service ``name`` for good (it is not registered again)."""
+        with self._lock:
+            self._objects.pop(name, None)
+            service_id = self._ids.pop(name, None)
+        if service_id is not None:
+            self._session.unregisterService(service_id)
+
     def watch(self) -> None:
         """From now on, register again what a client unregisters."""
         self._worker = threading.Thread(target=self._repair_loop, daemon=True,

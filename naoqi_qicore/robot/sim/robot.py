@@ -396,6 +396,14 @@ class SimulatedRobot:
             self._attached.append(console.stop)
         return console.start()
 
+    def withdraw_service(self, name: str) -> None:
+        """Unregister the service ``name`` for good: a robot without it (a real robot has
+        no ``NaoqiSimPerception``)."""
+        with self._lock:
+            self._started()
+            assert self._services is not None
+            self._services.withdraw(name)
+
     def register_activity(self, name: str, nature: str = "interactive",
                           duration_s: float = 0.0) -> None:
         """Install an activity for ALAutonomousLife (duration 0: runs until stopped)."""
