@@ -72,11 +72,18 @@ class _WideSession:
     def __init__(self):
         self._session = _WideSession.real()
         self.closed = False
+        self.listened = False
         _WideSession.opened.append(self)
 
+    def listen(self, url):
+        self._session.listen(url)
+        self.listened = True
+
     def endpoints(self):
-        loopback = self._session.endpoints()[0]
-        return [loopback, loopback.replace("127.0.0.1", "192.0.2.7")]
+        endpoints = list(self._session.endpoints())
+        if self.listened:  # what the public listen bound, as libqi reports 0.0.0.0
+            endpoints.append(endpoints[-1].replace("127.0.0.1", "192.0.2.7"))
+        return endpoints
 
     def close(self):
         self.closed = True

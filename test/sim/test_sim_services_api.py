@@ -294,9 +294,12 @@ def test_notifications_are_added_read_and_removed(sim):
 
 
 def test_animations_run_by_path_and_tag(sim, monkeypatch):
+    import dataclasses
     from naoqi_qicore.robot.sim.services import behaviors, movement
     monkeypatch.setattr(movement, "ANIMATION_SECONDS", 0.05)
-    monkeypatch.setattr(behaviors, "DEFAULT_BEHAVIOR_SECONDS", 0.05)
+    monkeypatch.setattr(behaviors, "STOCK_BEHAVIORS", [  # the stock animations, quicker
+        dataclasses.replace(behavior, seconds=min(behavior.seconds, 0.05))
+        for behavior in behaviors.STOCK_BEHAVIORS])
     player = sim.service("ALAnimationPlayer")
     started = []
     sim.service("ALBehaviorManager").behaviorStarted.connect(started.append)
@@ -305,7 +308,8 @@ def test_animations_run_by_path_and_tag(sim, monkeypatch):
     player.run("animations/Stand/Gestures/Explain_3")  # the robot's library: played
     player.addTagForAnimations({"wave": ["animations/Stand/Gestures/Hey_1"]})
     assert player._tagged("wave", "") == ["animations/Stand/Gestures/Hey_1"]
-    assert player._tagged("happy", "") == ["animations/Stand/Gestures/Enthusiastic_4"]
+    assert player._tagged("happy", "") == ["animations/Stand/Emotions/Positive/Happy_4",
+                                           "animations/Stand/Gestures/Enthusiastic_4"]
     player.runTag("hello")
     with pytest.raises(RuntimeError, match="the tag is empty"):
         player.runTag("")
