@@ -17,7 +17,7 @@ goal waits for its run in a thread while cancel requests are served in another.
 """
 import copy
 import threading
-from typing import Any, Dict, Optional, Protocol
+from typing import Any, Dict, Optional, Protocol, Set
 
 import rclpy
 from rclpy.action import ActionServer, CancelResponse, GoalResponse
@@ -66,6 +66,8 @@ class RunActionServer:
         self._runs = runs
         self._lock = threading.Lock()
         self._goal_runs: Dict[bytes, BehaviorRun] = {}
+        #: goals cancelled while their run was starting (no run to stop yet)
+        self._cancelled: Set[bytes] = set()
         self._node = rclpy.create_node(node.get_name() + "_action",
                                        namespace=node.get_namespace(), context=node.context,
                                        use_global_arguments=False,
@@ -101,7 +103,10 @@ class RunActionServer:
     def _cancel(self, goal: Any) -> CancelResponse:
         """Accept, and stop the goal's run in the background (its result says STOPPED)."""
         with self._lock:
-            run = self._goal_runs.get(bytes(goal.goal_id.uuid))
+            key = bytes(goal.goal_id.uuid)
+            run = self._goal_runs.get(key)
+            if run is None:
+                self._cancelled.add(key)  # stopped once its run is known
         if run is not None:
             threading.Thread(target=self._runs.stop_run, args=(run, "the goal was cancelled"),
                              daemon=True, name="cancel").start()
@@ -110,18 +115,24 @@ class RunActionServer:
     def _execute(self, goal: Any) -> RunBehavior.Result:
         key = bytes(goal.goal_id.uuid)
         if goal.is_cancel_requested:
+            with self._lock:
+                self._cancelled.discard(key)
             goal.canceled()
             return RunBehavior.Result(status=BehaviorState.STOPPED,
                                       message="cancelled before it started")
         try:
             run = self._runs.start_run(goal)
         except ValueError as error:
+            with self._lock:
+                self._cancelled.discard(key)
             goal.abort()
             return RunBehavior.Result(status=BehaviorState.ERROR, message=str(error))
         with self._lock:
             self._goal_runs[key] = run
+            cancelled = key in self._cancelled or goal.is_cancel_requested
+            self._cancelled.discard(key)
         try:
-            if goal.is_cancel_requested:  # cancelled while it started
+            if cancelled:  # cancelled while it started
                 self._runs.stop_run(run, "the goal was cancelled")
             run.wait()
             if run.player is not None:  # box code of a run that ended by itself ends too
