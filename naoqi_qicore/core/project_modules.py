@@ -14,7 +14,7 @@ files under the behavior's project folder (:func:`package_folder`):
 * a module that does not compile under Python 3 is Python 2: it is ported as box scripts
   are (:mod:`naoqi_qicore.converter.pyport`: indentation tabs, print statements,
   ``except X, e``...; fissix is only imported when a module needs it), the ported text
-  cached on disk (:func:`port_cache_dir`, keyed by a hash of the source, the porter's
+  cached on disk (:func:`~naoqi_qicore.core.ported_source.port_cache_dir`, keyed by a hash of the source, the porter's
   version and Python's): the next import does not port again; and it runs as box code
   does, with the box builtins of the behavior importing it (Python 2's builtins and
   module names, the behavior's ``naoqi``/``qi``/``almath`` and ``time.sleep``...) and
@@ -38,7 +38,6 @@ robot's box code put on ``sys.path`` (``/home/nao/.local/share/PackageManager/ap
 from __future__ import annotations
 
 import builtins as python_builtins
-import hashlib
 import importlib.machinery
 import importlib.metadata
 import importlib.util
@@ -48,22 +47,19 @@ import re
 import site
 import sys
 import sysconfig
-import tempfile
 import threading
 import types
 import warnings
-from pathlib import Path
 from typing import Any, Dict, Iterable, List, Mapping, Optional, Tuple
 
-from naoqi_qicore.converter import pyport
 from naoqi_qicore.core.box_paths import PathMapper, mapped_search_path
+from naoqi_qicore.core.ported_source import python3_source
 from naoqi_qicore.core.py2 import py2_module
 from naoqi_qicore.core.py2_text import rewrite_text_methods
 
 _LOG = logging.getLogger(__name__)
 #: how far above a behavior's folder its project's ``manifest.xml`` or ``.pml`` may be
 MAX_PROJECT_DEPTH = 3
-_ERROR_LINE = re.compile(r"\(line (\d+)\)")
 
 
 def package_folder(behavior_path: str) -> str:
@@ -89,61 +85,6 @@ def _is_project_folder(folder: str) -> bool:
         return any(name.lower().endswith(".pml") for name in os.listdir(folder))
     except OSError:
         return False
-
-
-def port_cache_dir() -> Path:
-    """Where ported modules are kept: ``$XDG_CACHE_HOME/naoqi_qicore/py2``
-    (``~/.cache/naoqi_qicore/py2``)."""
-    base = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
-    return Path(base) / "naoqi_qicore" / "py2"
-
-
-def _cache_key(source: str) -> str:
-    salt = "%s\0%d.%d\0" % (pyport.PORT_VERSION, sys.version_info[0], sys.version_info[1])
-    return hashlib.sha256((salt + source).encode("utf-8", "surrogatepass")).hexdigest()
-
-
-def python3_source(source: str, filename: str) -> str:
-    """``source`` (of the file ``filename``) as Python 3 compiles it: itself when it
-    compiles, else its port (cached on disk).  Raises ``SyntaxError`` with the file and
-    line when it cannot be ported."""
-    if pyport.compile_error(source) is None:
-        return source
-    cached = port_cache_dir() / (_cache_key(source) + ".py")
-    try:
-        text = cached.read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError):
-        pass
-    else:
-        if pyport.compile_error(text) is None:
-            return text
-    result = pyport.port_script(source)
-    if result.error is not None:
-        found = _ERROR_LINE.search(result.error)
-        line = int(found.group(1)) if found else None
-        lines = source.splitlines()
-        text_line = lines[line - 1] if line and line <= len(lines) else None
-        raise SyntaxError("%s does not compile under Python 3 and cannot be ported: %s"
-                          % (filename, result.error), (filename, line, None, text_line))
-    _store(cached, result.code)
-    return result.code
-
-
-def _store(path: Path, text: str) -> None:
-    """Write ``text`` to ``path`` atomically (a cache: failing to write is not an error)."""
-    try:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        handle, temporary = tempfile.mkstemp(dir=str(path.parent), prefix=".port-",
-                                             suffix=".tmp")
-        try:
-            with os.fdopen(handle, "w", encoding="utf-8", newline="") as stream:
-                stream.write(text)
-            os.replace(temporary, path)
-        except BaseException:
-            os.unlink(temporary)
-            raise
-    except OSError as error:
-        _LOG.debug("cannot cache a ported module in %s: %s", path.parent, error)
 
 
 def _excluded_folders() -> Tuple[str, ...]:

@@ -30,6 +30,8 @@ import urllib.parse
 import urllib.request
 from typing import Any, Callable, Dict, Optional
 
+from naoqi_qicore.core.ported_source import python3_source
+
 #: Python 2 module names -> their Python 3 module
 PY2_MODULES = {
     "thread": "_thread", "Queue": "queue", "cPickle": "pickle",
@@ -80,7 +82,6 @@ def _reload(module: types.ModuleType) -> types.ModuleType:
 
 def _execfile(path: str, globals: Optional[dict] = None, locals: Optional[dict] = None) -> None:
     """``execfile(path)``: a Python 2 file is ported first, as project modules are."""
-    from naoqi_qicore.core.project_modules import python3_source
     with open(path, "rb") as source:
         text = importlib.util.decode_source(source.read())
     code = compile(python3_source(text, path), path, "exec", dont_inherit=True)

@@ -15,9 +15,8 @@ from naoqi_qicore.core import BehaviorPlayer, FakeClock
 from naoqi_qicore.core.dependencies import (imported_modules, missing_dependencies,
                                             read_requirements)
 from naoqi_qicore.core.environment import ScriptEnvironment
-from naoqi_qicore.core.project_modules import (ProjectModules, finder_installed,
-                                               package_folder, port_cache_dir,
-                                               python3_source)
+from naoqi_qicore.core.ported_source import port_cache_dir, python3_source
+from naoqi_qicore.core.project_modules import ProjectModules, finder_installed, package_folder
 
 from core_builders import FakeSession, RecordingSink, behavior, flow_box, link, script_box
 
