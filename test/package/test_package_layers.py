@@ -11,12 +11,27 @@ the way there are not edges, so a package's ``__init__`` re-exporting its module
 """
 import ast
 from pathlib import Path
-from typing import Dict, List, Optional, Set, Tuple
+from typing import Dict, FrozenSet, List, Optional, Set, Tuple
 
 LAYERS = ("xar", "converter", "core", "robot", "ros")
 PACKAGE = "naoqi_qicore"
 
 Edge = Tuple[str, str, int]  # importer, imported, line
+
+#: circles not yet broken (each group of modules importing one another, exactly): a new
+#: circle, or a module joining one of these, fails; so does one of these once it is broken,
+#: so that it leaves this list
+KNOWN_CIRCLES = {
+    frozenset({"naoqi_qicore.xar.box_files", "naoqi_qicore.xar.parser"}),
+    frozenset({"naoqi_qicore.core.box", "naoqi_qicore.core.dialog_box",
+               "naoqi_qicore.core.generated", "naoqi_qicore.core.player"}),
+    frozenset({"naoqi_qicore.robot.sim.services.api", "naoqi_qicore.robot.sim.services.extractor",
+               "naoqi_qicore.robot.sim.services.module"}),
+    frozenset({"naoqi_qicore.robot.sim.robot", "naoqi_qicore.robot.sim.services",
+               "naoqi_qicore.robot.sim.services.pythonbridge"}),
+}
+#: modules that still import a higher layer (the standalone runner, to move above the engine)
+KNOWN_UPWARD = frozenset({"naoqi_qicore.core.standalone"})
 
 
 def _module_files(package_dir: Path) -> Dict[str, Path]:
@@ -74,9 +89,12 @@ def _layer(module: str) -> Optional[int]:
     return None
 
 
-def _upward_imports(edges: List[Edge], files: Dict[str, Path]) -> List[str]:
+def _upward_imports(edges: List[Edge], files: Dict[str, Path],
+                    known: FrozenSet[str] = frozenset()) -> List[str]:
     found: List[str] = []
     for importer, imported, line in edges:
+        if importer in known:
+            continue
         low, high = _layer(importer), _layer(imported)
         if low is not None and high is not None and high > low:
             message = (f"{files[importer]}:{line}: {importer} ({LAYERS[low]}) imports "
@@ -86,17 +104,29 @@ def _upward_imports(edges: List[Edge], files: Dict[str, Path]) -> List[str]:
     return found
 
 
-def _cycles(edges: List[Edge]) -> List[str]:
-    """Each group of modules importing one another: one shortest circle and all members."""
+def _cycles(edges: List[Edge], known: Set[FrozenSet[str]] = frozenset()) -> List[str]:
+    """Each group of modules importing one another (but the ``known`` ones): one shortest
+    circle and all members."""
+    graph = _adjacency(edges)
+    return [" -> ".join(_shortest_circle(graph, group)) + f" (all of: {', '.join(sorted(group))})"
+            for group in _circle_groups(graph) if group not in known]
+
+
+def _adjacency(edges: List[Edge]) -> Dict[str, Set[str]]:
     graph: Dict[str, Set[str]] = {}
     for importer, imported, _ in edges:
         graph.setdefault(importer, set()).add(imported)
         graph.setdefault(imported, set())
+    return graph
+
+
+def _circle_groups(graph: Dict[str, Set[str]]) -> List[FrozenSet[str]]:
+    """The strongly connected groups of more than one module (Tarjan)."""
     index: Dict[str, int] = {}
     low: Dict[str, int] = {}
     stack: List[str] = []
     on_stack: Set[str] = set()
-    groups: List[Set[str]] = []
+    groups: List[FrozenSet[str]] = []
 
     def visit(node: str) -> None:
         index[node] = low[node] = len(index)
@@ -117,16 +147,15 @@ def _cycles(edges: List[Edge]) -> List[str]:
                 if member == node:
                     break
             if len(group) > 1:
-                groups.append(group)
+                groups.append(frozenset(group))
 
     for node in sorted(graph):
         if node not in index:
             visit(node)
-    return [" -> ".join(_shortest_circle(graph, group)) + f" (all of: {', '.join(sorted(group))})"
-            for group in groups]
+    return groups
 
 
-def _shortest_circle(graph: Dict[str, Set[str]], group: Set[str]) -> List[str]:
+def _shortest_circle(graph: Dict[str, Set[str]], group: FrozenSet[str]) -> List[str]:
     start = min(group)
     paths = {start: [start]}
     frontier = [start]
@@ -165,10 +194,19 @@ def test_the_graph_sees_function_level_and_relative_imports(tmp_path: Path) -> N
 
 def test_no_module_imports_a_higher_layer(repo_root: Path) -> None:
     package_dir = repo_root / PACKAGE
-    upward = _upward_imports(_graph(package_dir), _module_files(package_dir))
+    edges = _graph(package_dir)
+    upward = _upward_imports(edges, _module_files(package_dir), KNOWN_UPWARD)
     assert not upward, "imports reaching up a layer:\n" + "\n".join(upward)
+    still_upward = {importer for importer, imported, _ in edges if importer in KNOWN_UPWARD
+                    and (_layer(imported) or 0) > (_layer(importer) or 0)}
+    assert still_upward == KNOWN_UPWARD, "no longer imports a higher layer (drop it from " \
+        "KNOWN_UPWARD): %s" % ", ".join(sorted(KNOWN_UPWARD - still_upward))
 
 
 def test_no_import_circles(repo_root: Path) -> None:
-    circles = _cycles(_graph(repo_root / PACKAGE))
+    edges = _graph(repo_root / PACKAGE)
+    circles = _cycles(edges, KNOWN_CIRCLES)
     assert not circles, "import circles:\n" + "\n".join(circles)
+    broken = KNOWN_CIRCLES - set(_circle_groups(_adjacency(edges)))
+    assert not broken, "broken circles (drop them from KNOWN_CIRCLES): %s" % "; ".join(
+        ", ".join(sorted(group)) for group in broken)
