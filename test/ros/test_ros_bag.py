@@ -16,14 +16,14 @@ from mcap_ros2.decoder import DecoderFactory  # noqa: E402
 from naoqi_qicore.robot.sim.joints import JointTable  # noqa: E402
 from naoqi_qicore.ros.bag_recorder import message_definition  # noqa: E402
 from naoqi_qicore.ros.launcher import parse_arguments, python_program  # noqa: E402
-from test_ros_launcher import _AutoplayLauncher  # noqa: E402
+from process_tools import AutoplayLauncher  # noqa: E402
 
 FINISHED, PLAYING = 5, 2
 
 
 def test_the_run_recorded_as_mcap(example_behavior, repo_root, tmp_path: Path) -> None:
     bag, record = tmp_path / "run.mcap", tmp_path / "calls.jsonl"
-    launcher = _AutoplayLauncher(example_behavior, repo_root, "--bag", str(bag),
+    launcher = AutoplayLauncher(example_behavior, repo_root, "--bag", str(bag),
                                  "--record", str(record))
     children = []
     try:
