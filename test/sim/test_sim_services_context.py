@@ -160,6 +160,12 @@ def test_post_wait_stop_and_is_running(sim):
     tts = sim.service("ALTextToSpeech")
     task = tts.pCall("say", "a rather long sentence to say slowly")
     assert tts.isRunning(task)
+    # stopped while it is said ("stopped"), not while it waits its turn in the queue ("thrown")
+    deadline = time.monotonic() + 5
+    while not any(list(v) == [task, "started"]
+                  for v in sim.memory.values("ALTextToSpeech/Status")):
+        assert time.monotonic() < deadline, "the sentence never started"
+        time.sleep(0.005)
     assert tts.wait(task, 20) is True  # timed out: still speaking
     started = time.monotonic()
     tts.stop(task)
