@@ -394,5 +394,9 @@ class RobotSession:
                 retrying = ConnectionState.DISCONNECTED
                 lost = "robot %s lost: %s" % (self.url, reason)
                 self._warn(lost + "; reconnecting")
+                # libqi may fail the first attempt with the lost connection's own end
+                # ("disconnected"): the user was just told that, the next attempt says why
+                # the robot cannot be reached (e.g. connection refused)
+                self._warned = reason
                 self._set_state(retrying, lost)
         self._set_state(ConnectionState.DISCONNECTED, "closed")

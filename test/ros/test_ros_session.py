@@ -3,7 +3,7 @@ import subprocess
 import sys
 import threading
 import time
-from typing import List, Tuple
+from typing import List, Optional, Tuple
 
 import pytest
 
@@ -127,6 +127,42 @@ def test_a_failing_connection_is_told_once_per_reason_with_what_to_check() -> No
         if server is not None:
             server.kill()
             server.wait()
+
+
+def test_a_lost_robot_is_told_why_it_cannot_be_reached() -> None:
+    """libqi may fail the first attempt after a loss with the lost connection's own end
+    ("disconnected"): the user, already told the robot was lost, is told next why it cannot
+    be reached, not "cannot connect: disconnected"."""
+    port = free_tcp_port()
+    server = start_server(port)
+    warnings: List[str] = []
+    robot = None
+    try:
+        robot = RobotSession(RobotAddress("tcp://127.0.0.1:%d" % port), max_retry_delay=0.1,
+                             warn=warnings.append)
+        connect_once = robot._connect_once
+        attempts: List[str] = []
+
+        def first_attempt_ends_with_the_lost_connection() -> Optional[str]:
+            attempts.append("")
+            return "disconnected" if len(attempts) == 2 else connect_once()
+
+        robot._connect_once = first_attempt_ends_with_the_lost_connection  # type: ignore
+        robot.start()
+        assert robot.wait_connected(10) and warnings == []
+        server.kill()
+        server.wait()
+        deadline = time.monotonic() + 10
+        while len(warnings) < 2 and time.monotonic() < deadline:
+            time.sleep(0.05)
+        assert "robot tcp://127.0.0.1:%d lost: disconnected" % port in warnings[0]
+        assert "Connection refused" in warnings[1], warnings
+        assert len(attempts) >= 3  # the failure with the lost connection's end was made
+    finally:
+        if robot is not None:
+            robot.close()
+        server.kill()
+        server.wait()
 
 
 def test_a_lost_robot_is_told() -> None:
