@@ -432,9 +432,11 @@ class BehaviorRunner(Node):
                                                             if error and error.traceback else ""))
                 if event.kind == "status" and event.detail in ("FINISHED", "ERROR"):
                     self._run_ended_by_itself()
-            self._publish_state(force=FRAME_MOVED in events)
+            # the focus first: it is taken before a play starts and released before a run's
+            # end is published
             if FOCUS_CHANGED in events:
                 self._publish_focus()
+            self._publish_state(force=FRAME_MOVED in events)
 
     def _tell_scenario(self, event: Any) -> None:
         """Tell the simulated robot's scenario what the current run does (events thread)."""
@@ -684,6 +686,7 @@ class BehaviorRunner(Node):
         except RuntimeError as error:
             return "ALAutonomousLife.focusedActivity: %s" % error
         if previous == activity:
+            self._focus_changed()
             then()
         else:
             answer: List[Any] = []  # the refusal, or what then() raised
@@ -698,6 +701,10 @@ class BehaviorRunner(Node):
                             answer.append("ALAutonomousLife.switchFocus(%r): %s"
                                           % (activity, future.error()))
                         else:
+                            # the focus is this behavior's before its first box runs: the
+                            # state saying it runs never goes out with the focus before
+                            self._focus.switched(activity, flags, previous)
+                            self._focus_changed()
                             then()
                             answer.append(None)
                     except Exception as error:  # handed to the waiting thread below
@@ -715,9 +722,7 @@ class BehaviorRunner(Node):
                 raise answer[0]
             if answer[0] is not None:
                 return answer[0]
-            self._focus.switched(activity, flags, previous)
         self._has_focus = True
-        self._focus_changed()
         return ""
 
     def _release_focus(self) -> None:
