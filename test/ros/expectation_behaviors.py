@@ -71,7 +71,10 @@ FAILING: Dict[str, Tuple[str, List[str]]] = {
 
 
 def greet_behavior(folder: Path) -> Path:
-    """``folder/greet.xar``: the root runs Quick, then Greet."""
+    """``folder/greet.xar``: the root runs Quick, then Greet (with ``html/welcome.png``
+    beside it, the image Greet shows on the tablet)."""
+    (folder / "html").mkdir(exist_ok=True)
+    (folder / "html" / "welcome.png").write_bytes(b"\x89PNG\r\n\x1a\n")
     return chain_behavior(folder, "greet", [("Quick", QUICK), ("Greet", GREET)])
 
 

@@ -31,16 +31,22 @@ def verdict(lines):
         "expectation" in line or "not checked" in line)]
 
 
+#: run_behavior's naoqi_sim runs in a robot folder of its own that does not hold the
+#: project's files, so its tablet refuses the project's images: the tablet expectations are
+#: checked with main.py (test/sim/test_sim_expectations_main.py), whose robot has them
+ROS_KINDS = "".join(line + "\n" for line in ALL_KINDS.splitlines() if "tablet" not in line)
+
+
 def test_every_kind_of_expectation_holds(tmp_path, repo_root) -> None:
     """A box that starts and ends between two feedbacks is seen too (root/Quick)."""
-    path = scenario_file(tmp_path, ALL_KINDS)
+    path = scenario_file(tmp_path, ROS_KINDS)
     code, lines = run(greet_behavior(tmp_path), path, repo_root)
     assert code == 0, "\n".join(lines)
-    assert verdict(lines) == ["%s: 9 expectations held" % path]
+    assert verdict(lines) == ["%s: 8 expectations held" % path]
     assert "naoqi_sim: step 2 (expect box 'Quick' to start): box root/Quick started" in lines
 
 
-@pytest.mark.parametrize("kind", sorted(FAILING))
+@pytest.mark.parametrize("kind", sorted(set(FAILING) - {"tablet"}))
 def test_each_kind_of_expectation_fails_saying_what_the_robot_did(tmp_path, repo_root,
                                                                   kind) -> None:
     text, failure = FAILING[kind]

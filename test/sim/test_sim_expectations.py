@@ -149,6 +149,10 @@ def fast_speech(monkeypatch):
 @pytest.fixture
 def pepper():
     robot = SimulatedRobot(robot="pepper", listen="tcp://127.0.0.1:0").start()
+    html = robot.context.files.apps / "t" / "html"  # what the robot serves its tablet
+    html.mkdir(parents=True)
+    for image in ("welcome.png", "a.png"):
+        (html / image).write_bytes(b"\x89PNG\r\n\x1a\n")
     session = qi.Session()
     session.connect(robot.url)
     yield robot, session
