@@ -129,6 +129,19 @@ def test_a_failing_connection_is_told_once_per_reason_with_what_to_check() -> No
             server.wait()
 
 
+def _lose_the_robot(robot: RobotSession, server: subprocess.Popen,
+                    warnings: List[str]) -> None:
+    """Connect ``robot`` to ``server``, kill the server and wait (10 s at most) until
+    ``robot`` has warned twice: the loss, then why it cannot reconnect."""
+    robot.start()
+    assert robot.wait_connected(10) and warnings == []
+    server.kill()
+    server.wait()
+    deadline = time.monotonic() + 10
+    while len(warnings) < 2 and time.monotonic() < deadline:
+        time.sleep(0.05)
+
+
 def test_a_lost_robot_is_told_why_it_cannot_be_reached() -> None:
     """libqi may fail the first attempt after a loss with the lost connection's own end
     ("disconnected"): the user, already told the robot was lost, is told next why it cannot
@@ -148,13 +161,7 @@ def test_a_lost_robot_is_told_why_it_cannot_be_reached() -> None:
             return "disconnected" if len(attempts) == 2 else connect_once()
 
         robot._connect_once = first_attempt_ends_with_the_lost_connection  # type: ignore
-        robot.start()
-        assert robot.wait_connected(10) and warnings == []
-        server.kill()
-        server.wait()
-        deadline = time.monotonic() + 10
-        while len(warnings) < 2 and time.monotonic() < deadline:
-            time.sleep(0.05)
+        _lose_the_robot(robot, server, warnings)
         assert "robot tcp://127.0.0.1:%d lost: disconnected" % port in warnings[0]
         assert "Connection refused" in warnings[1], warnings
         assert len(attempts) >= 3  # the failure with the lost connection's end was made
@@ -173,13 +180,7 @@ def test_a_lost_robot_is_told() -> None:
     try:
         robot = RobotSession(RobotAddress("tcp://127.0.0.1:%d" % port), max_retry_delay=0.1,
                              warn=warnings.append)
-        robot.start()
-        assert robot.wait_connected(10) and warnings == []
-        server.kill()
-        server.wait()
-        deadline = time.monotonic() + 10
-        while len(warnings) < 2 and time.monotonic() < deadline:
-            time.sleep(0.05)
+        _lose_the_robot(robot, server, warnings)
         assert "robot tcp://127.0.0.1:%d lost" % port in warnings[0]
         assert "cannot connect" in warnings[1] and "Connection refused" in warnings[1]
     finally:
