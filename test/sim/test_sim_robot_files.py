@@ -22,7 +22,7 @@ from naoqi_qicore.converter.api import convert  # noqa: E402
 from naoqi_qicore.robot.sim import SimulatedRobot  # noqa: E402
 
 sys.path.insert(0, os.path.dirname(__file__))
-from robot_projects import (ENV, LAST, PACKAGE_ID, REPO, layout_project,  # noqa: E402
+from robot_projects import (ENV, LAST, PACKAGE_ID, layout_project,  # noqa: E402
                             script_behavior)
 OUTSIDE = "is outside the robot's files (/home/nao/..., /tmp/...)"
 
@@ -43,7 +43,7 @@ def test_robot_paths_map_into_the_root_and_nowhere_else(tmp_path):
     assert files.local(str(root / "home/nao/c")) == root / "home/nao/c"  # this machine's path
     assert files.robot_path(str(root / "home/nao/c/../d")) == "/home/nao/d"
     for path in ("/etc/passwd", "/home/nao/../../etc/passwd", "../../etc/passwd", "/",
-                 "/home/naomi/x", str(REPO / "setup.py"), str(root / "etc" / "x"),
+                 "/home/naomi/x", os.__file__, str(root / "etc" / "x"),
                  str(root)):
         with pytest.raises(RobotPathError) as refused:
             files.local(path)
@@ -76,7 +76,8 @@ def test_clients_write_only_inside_the_robots_files(robot, tmp_path):
     simulated, client = robot
     victim = Path.home() / ".naoqi_qicore_test_victim"  # a file the runner's user owns
     assert not victim.exists()
-    outside = [str(victim), "/etc/naoqi_owned", str(REPO / "owned.wav")]
+    # (this checkout may lie under /tmp, the robot's /tmp: Python's own folder is outside)
+    outside = [str(victim), "/etc/naoqi_owned", str(Path(os.__file__).parent / "owned.wav")]
     speech = client.service("ALTextToSpeech")
     device, recorder = client.service("ALAudioDevice"), client.service("ALAudioRecorder")
     for path in outside:
