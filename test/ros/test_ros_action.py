@@ -397,7 +397,7 @@ def test_an_empty_goal_is_a_fresh_run(wave: Stack) -> None:
     first = goal.wait_feedback(lambda s: s.status == BehaviorState.PLAYING, 10, "PLAYING")
     assert first.frame < LABELS["Wave"], first.frame
     status, result = goal.result(60)
-    assert status == GoalStatus.STATUS_SUCCEEDED
+    assert status == GoalStatus.STATUS_SUCCEEDED, (result.message, list(result.errors))
     played = frames(goal.feedback)
     assert played[0] < LABELS["Wave"] and played[-1] >= LABELS["Bow"]
 
