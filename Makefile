@@ -13,9 +13,11 @@ PACKAGE_SOURCES := $(shell find naoqi_qicore msg srv action launch resource exam
 #: the quick loop: what `make check` runs
 CHECK_TESTS := test/converter test/core test/sim test/package
 #: test processes run side by side (pytest-xdist; a test file stays in one process, so the
-#: fixtures its tests share are made once); `make test TEST_WORKERS=0` runs them in one
+#: fixtures its tests share are made once); `make test TEST_WORKERS=0` runs them in one.
+#: A process that crashes fails the run: with a file per process, xdist 3.8.0 waits forever
+#: for a replacement's work
 TEST_WORKERS ?= 3
-PARALLEL := -n $(TEST_WORKERS) --dist loadfile
+PARALLEL := -n $(TEST_WORKERS) --dist loadfile --max-worker-restart 0
 
 .PHONY: setup test check demo clean
 
