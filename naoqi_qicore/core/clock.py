@@ -13,7 +13,7 @@ from __future__ import annotations
 import os
 import threading
 import time
-from typing import Dict, Optional
+from typing import Callable, Dict, List, Optional
 
 try:
     from typing import Protocol
@@ -79,7 +79,9 @@ class FakeClock:
 
     :meth:`advance` moves time forward one pending deadline at a time, and after each
     step waits (at most ``settle_timeout`` real seconds) until the threads it woke are
-    asleep again or finished, so that a test sees the effect of every tick.
+    asleep again or finished, so that a test sees the effect of every tick.  Work those
+    threads hand to other queues (a player's box calls and state changes) is waited for
+    too when the queue's ``wait_idle`` is given to :meth:`wait_also_for`.
     """
 
     #: deadlines this close after the target of an advance are reached by it (float sums)
@@ -93,6 +95,12 @@ class FakeClock:
         self._sleepers: Dict[threading.Thread, float] = {}
         #: threads woken by an advance that have not slept again yet
         self._woken: Dict[threading.Thread, float] = {}
+        #: ``wait_idle(timeout) -> bool`` of queues fed by the clock's threads
+        self._idle_waiters: List[Callable[[float], bool]] = []
+
+    def wait_also_for(self, wait_idle: Callable[[float], bool]) -> None:
+        """Make every step of :meth:`advance` wait until ``wait_idle(timeout)`` is True."""
+        self._idle_waiters.append(wait_idle)
 
     def now(self) -> float:
         with self._condition:
@@ -139,17 +147,31 @@ class FakeClock:
                 return
 
     def settle(self) -> None:
-        """Wait until threads woken by the last time change are asleep again or ended."""
+        """Wait until threads woken by the last time change are asleep again or ended,
+        and the queues given to :meth:`wait_also_for` are idle."""
         limit = time.monotonic() + self._settle_timeout
+        while True:
+            self._settle_threads(limit)
+            if all(wait_idle(max(0.0, limit - time.monotonic()))
+                   for wait_idle in self._idle_waiters):
+                with self._condition:
+                    if self._quiet():
+                        return
+            elif time.monotonic() > limit:
+                raise TimeoutError("a queue fed by the clock's threads did not go idle")
+
+    def _quiet(self) -> bool:
+        now = self._now
+        busy = any(t.is_alive() or not t.ident for t in self._woken)
+        return not busy and not any(d <= now for d in self._sleepers.values())
+
+    def _settle_threads(self, limit: float) -> None:
         with self._condition:
-            while True:
-                now = self._now
-                busy = [t for t in self._woken if t.is_alive() or not t.ident]
-                waking = [t for t, d in self._sleepers.items() if d <= now]
-                if not busy and not waking:
-                    self._woken.clear()
-                    return
+            while not self._quiet():
                 if time.monotonic() > limit:
+                    busy = [t for t in self._woken if t.is_alive() or not t.ident]
+                    waking = [t for t, d in self._sleepers.items() if d <= self._now]
                     raise TimeoutError("threads %s did not go back to sleep"
                                        % ", ".join(t.name for t in busy + waking))
                 self._condition.wait(0.001)
+            self._woken.clear()

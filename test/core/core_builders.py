@@ -162,6 +162,7 @@ class Harness:
         self.player = BehaviorPlayer(loaded, self.session, clock=self.clock, motion=self.sink,
                                      listener=self.events.append,
                                      environment=self._environment, **kwargs)
+        self.clock.wait_also_for(self.player.wait_idle)
 
     def _environment(self, context):
         from naoqi_qicore.core.environment import ScriptEnvironment
