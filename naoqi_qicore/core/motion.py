@@ -196,6 +196,9 @@ INTERRUPTION_RATIO = 0.05
 #: this long (s) after the previous kill returned
 KILL_ATTEMPTS = 5
 KILL_RETRY_DELAY = 0.05
+#: a segment sharing joints with older ones in flight is sent when the robot has ended
+#: them, or after this long (s) if it has not
+HANDOVER_TIMEOUT = 1.0
 #: libqi's Python services append their traceback to the error text after this
 _QI_TRACEBACK = "\n\nAt:\n"
 
@@ -210,16 +213,23 @@ def robot_message(error: str) -> str:
 
 @dataclass(eq=False)
 class _Flight:
-    """A segment whose ``angleInterpolationBezier`` call has not returned yet."""
+    """A segment whose ``angleInterpolationBezier`` call has not returned yet, or has
+    not been made yet because older segments sharing its joints are still ending."""
 
     segment: MotionSegment
-    #: monotonic time (s) the call was made
+    #: monotonic time (s) the call was made (or the segment was sent, while it waits)
     sent_at: float
     joints: Set[str] = field(init=False)
     #: its sender asked to stop it
     stop_requested: bool = False
-    #: a newer segment sharing joints with it was sent: the robot ends it
+    #: a newer segment sharing joints with it was sent: its joints are killed
     replaced: bool = False
+    #: the robot call is made
+    called: bool = True
+    #: older segments it waits for (its call is made when none is left)
+    waiting_for: List["_Flight"] = field(default_factory=list)
+    #: ends the wait after :data:`HANDOVER_TIMEOUT`
+    timer: Optional[threading.Timer] = None
 
     def __post_init__(self) -> None:
         self.joints = set(self.segment.names)
@@ -298,11 +308,17 @@ class ALMotionSink:
     message)`` gets STARTED once the call is made, then exactly one of (first that holds):
 
     * STOPPED: its sender stopped it (:meth:`stop`, :meth:`stop_all`), or a newer segment
-      sharing joints with it was sent (the robot ends the older task);
+      sharing joints with it was sent;
     * FAILED: the call failed (``message``: the robot's error), or it returned earlier
       than the segment's duration (interrupted on the robot), or the connection was lost
       (:meth:`forget`); ``segment.on_failed(message)`` is called too;
     * FINISHED: the call returned after the segment's duration.
+
+    A newer segment sharing joints with older ones in flight replaces them: their joints
+    are killed (``killTasksUsingResources``) and the newer call is made once the robot has
+    ended them (at most :data:`HANDOVER_TIMEOUT` later).  Two calls made back to back may
+    start on the robot in either order (libqi runs them on a thread pool), and an older
+    task starting last would end the newer one.
 
     Statuses of finished calls come from libqi's threads.  ``session`` is anything with
     ``service(name)``; its ALMotion proxy is fetched again after a failed call.  While a
@@ -355,16 +371,78 @@ class ALMotionSink:
     # -- segments --------------------------------------------------------------------------
     def send(self, segment: MotionSegment) -> None:
         """Start ``segment`` on the robot; its end is reported when the robot's call returns."""
-        sent_at = self._monotonic()
-        motion, future = self._call("angleInterpolationBezier", segment.names,
-                                    segment.times, segment.keys)
-        flight = _Flight(segment, sent_at)
-        self._report(segment.segment_id, STARTED, "")
+        self._service()  # raises while the robot is not connected
+        flight = _Flight(segment, self._monotonic())
         with self._lock:
-            for older in self._flights.values():
-                if older.joints & flight.joints:
-                    older.replaced = True
-            self._flights[segment.segment_id] = flight
+            older = [f for f in self._flights.values() if f.joints & flight.joints]
+            for replaced in older:
+                replaced.replaced = True
+            unsent = self._drop_uncalled(older)  # replaced before they were sent
+            older = [f for f in older if f not in unsent]
+            if older:
+                flight.called, flight.waiting_for = False, older
+                flight.timer = threading.Timer(HANDOVER_TIMEOUT, self._hand_over_late, (flight,))
+                flight.timer.daemon = True
+                self._flights[segment.segment_id] = flight
+        for replaced in unsent:
+            self._end(replaced, None)
+        if not older:
+            motion, future = self._call("angleInterpolationBezier", segment.names,
+                                        segment.times, segment.keys)
+            self._report(segment.segment_id, STARTED, "")
+            with self._lock:
+                self._flights[segment.segment_id] = flight
+            future.addCallback(lambda done: self._returned(motion, flight, done))
+            return
+        self._report(segment.segment_id, STARTED, "")
+        flight.timer.start()
+        overlap = set().union(*(f.joints for f in older)) & flight.joints
+        try:
+            self._kill([name for name in segment.names if name in overlap], older)
+        except RuntimeError as error:  # the session went away meanwhile
+            _LOG.warning("ALMotion.killTasksUsingResources: %s", error)
+
+    def _hand_over_late(self, flight: _Flight) -> None:
+        with self._lock:
+            waiting = [f.segment.segment_id for f in flight.waiting_for]
+        if waiting:
+            _LOG.warning("motion segment %d: the robot did not end segment(s) %s it replaces "
+                         "within %g s; sent anyway", flight.segment.segment_id,
+                         ", ".join(map(str, waiting)), HANDOVER_TIMEOUT)
+        self._make_call(flight)
+
+    def _released_by(self, ended: List[_Flight]) -> List[_Flight]:
+        """Waiting flights whose last older segment is among ``ended`` (lock held)."""
+        ready = []
+        for flight in self._flights.values():
+            if flight.called or not flight.waiting_for:
+                continue
+            flight.waiting_for = [f for f in flight.waiting_for if f not in ended]
+            if not flight.waiting_for:
+                ready.append(flight)
+        return ready
+
+    def _make_call(self, flight: _Flight) -> None:
+        """Make the robot call of a flight that waited (once; not if it ended meanwhile)."""
+        segment = flight.segment
+        with self._lock:
+            if flight.called or self._flights.get(segment.segment_id) is not flight:
+                return
+            flight.called, flight.waiting_for = True, []
+            if flight.timer is not None:
+                flight.timer.cancel()
+        flight.sent_at = self._monotonic()
+        try:
+            motion, future = self._call("angleInterpolationBezier", segment.names,
+                                        segment.times, segment.keys)
+        except Exception as error:  # noqa: BLE001 - the robot's refusal is the segment's end
+            with self._lock:
+                if self._flights.get(segment.segment_id) is not flight:
+                    return
+                del self._flights[segment.segment_id]
+                self._all_ended.notify_all()
+            self._end(flight, str(error) or type(error).__name__)
+            return
         future.addCallback(lambda done: self._returned(motion, flight, done))
 
     def _returned(self, motion: Any, flight: _Flight, future: Any) -> None:
@@ -374,11 +452,14 @@ class ALMotionSink:
                 return  # already reported by forget()
             del self._flights[flight.segment.segment_id]
             self._all_ended.notify_all()
+            ready = self._released_by([flight])
         error = None
         if future.hasError():
             self._drop_proxy(motion)
             error = robot_message(future.error())
         self._end(flight, error)
+        for waiting in ready:
+            self._make_call(waiting)
 
     def _end(self, flight: _Flight, error: Optional[str]) -> None:
         """Report the terminal status of a segment no longer in flight."""
@@ -416,7 +497,22 @@ class ALMotionSink:
                 return
             flight.stop_requested = True
             newer = set().union(*(f.joints for f in flights[flights.index(flight) + 1:]))
+            unsent = self._drop_uncalled([flight])
+        if unsent:
+            self._end(flight, None)
+            return
         self._kill([name for name in flight.segment.names if name not in newer], [flight])
+
+    def _drop_uncalled(self, flights: List[_Flight]) -> List[_Flight]:
+        """Forget those of ``flights`` whose call is not made yet (lock held)."""
+        unsent = [f for f in flights if not f.called]
+        for flight in unsent:
+            del self._flights[flight.segment.segment_id]
+            if flight.timer is not None:
+                flight.timer.cancel()
+        if unsent:
+            self._all_ended.notify_all()
+        return unsent
 
     def stop_all(self) -> None:
         """Stop every segment in flight."""
@@ -424,6 +520,10 @@ class ALMotionSink:
             flights = list(self._flights.values())
             for flight in flights:
                 flight.stop_requested = True
+            unsent = self._drop_uncalled(flights)
+        for flight in unsent:
+            self._end(flight, None)
+        flights = [f for f in flights if f not in unsent]
         self._kill(list(dict.fromkeys(name for f in flights for name in f.segment.names)),
                    flights)
 
@@ -472,6 +572,8 @@ class ALMotionSink:
             self._motion = None
             self._all_ended.notify_all()
         for flight in flights:
+            if flight.timer is not None:
+                flight.timer.cancel()
             self._end(flight, reason)
 
     def wait_all_ended(self, timeout: float) -> bool:

@@ -4,10 +4,12 @@ A fake ALMotion whose futures the tests complete, a fake monotonic clock; one te
 simulated Pepper for the robot's real rejection of NAO's legs.
 """
 import threading
+import time
 from typing import Any, Callable, List, Optional, Tuple
 
 import pytest
 
+from naoqi_qicore.core import motion
 from naoqi_qicore.core.motion import (FAILED, FINISHED, STARTED, STOPPED, ALMotionSink,
                                       MotionSegment)
 
@@ -108,7 +110,10 @@ class Rig:
 
 
 @pytest.fixture
-def rig() -> Rig:
+def rig(monkeypatch: pytest.MonkeyPatch) -> Rig:
+    # a kill is sent once: the fake robot's answers come when the test says, and a retry
+    # would come from a timer whenever the machine lets it run
+    monkeypatch.setattr(motion, "KILL_ATTEMPTS", 1)
     return Rig()
 
 
@@ -156,34 +161,83 @@ def test_stop_kills_the_joints_and_reports_stopped(rig: Rig) -> None:
     assert rig.session.kills == [["HeadYaw", "LShoulderPitch"]]
 
 
+def moved(rig: Rig) -> List[List[str]]:
+    """The joints of every angleInterpolationBezier call made, in order."""
+    return [names for names, _ in rig.session.moves]
+
+
 def test_a_segment_replaced_by_a_newer_one_is_stopped_never_failed(rig: Rig) -> None:
     rig.send(1, ["HeadYaw", "HeadPitch"], duration=2.0)
     rig.now = 0.4
     rig.send(2, ["HeadPitch"], duration=1.0)
+    # the older task is ended first: two calls made back to back may start on the robot
+    # in either order, and the older one starting last would end the newer one
+    assert rig.session.kills == [["HeadPitch"]]
+    assert moved(rig) == [["HeadYaw", "HeadPitch"]] and rig.of(2) == [(STARTED, "")]
     rig.session.future(["HeadYaw", "HeadPitch"]).complete()  # the robot ended the older task
     assert rig.of(1) == [(STARTED, ""), (STOPPED, "")]
+    assert moved(rig) == [["HeadYaw", "HeadPitch"], ["HeadPitch"]]
     assert rig.of(2) == [(STARTED, "")] and rig.failures == []
     rig.sink.send(MotionSegment(3, ["LHand"], [[1.0]], [[KEY]]))  # other joints: no effect
+    assert rig.session.kills == [["HeadPitch"]]
     rig.now = 1.4
     rig.session.future(["HeadPitch"]).complete()
     assert rig.of(2) == [(STARTED, ""), (FINISHED, "")]
 
 
+def test_a_replaced_segment_the_robot_does_not_end_is_sent_after_a_while(
+        rig: Rig, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture) -> None:
+    monkeypatch.setattr(motion, "HANDOVER_TIMEOUT", 0.05)
+    rig.send(1, ["HeadYaw"], duration=2.0)
+    rig.send(2, ["HeadYaw"])
+    deadline = time.monotonic() + 5
+    while len(moved(rig)) < 2 and time.monotonic() < deadline:
+        time.sleep(0.01)
+    assert moved(rig) == [["HeadYaw"], ["HeadYaw"]]
+    assert "did not end segment(s) 1 it replaces within 0.05 s; sent anyway" in caplog.text
+    rig.now = 1.0
+    for _, future in rig.session.moves:
+        future.complete()
+    assert rig.of(1) == [(STARTED, ""), (STOPPED, "")]
+    assert rig.of(2) == [(STARTED, ""), (FINISHED, "")]
+
+
+def test_a_segment_stopped_or_replaced_before_its_call_is_never_sent(rig: Rig) -> None:
+    rig.send(1, ["HeadYaw", "HeadPitch"], duration=2.0)
+    rig.send(2, ["HeadYaw"])  # waits for 1 to end
+    rig.sink.stop(2)
+    assert rig.of(2) == [(STARTED, ""), (STOPPED, "")]
+    rig.send(3, ["HeadPitch"])  # waits for 1
+    rig.send(4, ["HeadPitch", "LHand"])  # replaces 3, which was never sent, and waits for 1
+    assert rig.of(3) == [(STARTED, ""), (STOPPED, "")]
+    rig.send(5, ["RHand"])
+    rig.send(6, ["RHand"])  # waits for 5
+    rig.sink.stop_all()
+    assert rig.of(6) == [(STARTED, ""), (STOPPED, "")]
+    for _, future in rig.session.moves:
+        future.complete()
+    assert moved(rig) == [["HeadYaw", "HeadPitch"], ["RHand"]]
+    assert [status for _, status, _ in rig.statuses if status != STARTED] == [STOPPED] * 6
+    assert rig.sink.wait_all_ended(0)
+
+
 def test_stopping_a_replaced_segment_spares_the_newer_one(rig: Rig) -> None:
     """A goto sends the new segment first, then stops the one it replaces."""
     rig.send(1, ["HeadYaw", "HeadPitch", "LHand"], duration=2.0)
-    rig.send(2, ["HeadYaw", "HeadPitch"])
-    rig.sink.stop(1)
-    assert rig.session.kills == [["LHand"]]
+    rig.send(2, ["HeadYaw", "HeadPitch"])  # kills the joints it shares with 1
+    rig.sink.stop(1)  # kills the others
+    assert rig.session.kills == [["HeadYaw", "HeadPitch"], ["LHand"]]
+    rig.session.future(["HeadYaw", "HeadPitch", "LHand"]).complete()
     rig.send(3, ["HeadYaw"])
     rig.send(4, ["HeadPitch"])
-    rig.sink.stop(2)  # every joint of 2 belongs to a newer segment: nothing to kill
-    assert rig.session.kills == [["LHand"]]
+    rig.sink.stop(2)  # every joint of 2 belongs to a newer segment: nothing more to kill
+    assert rig.session.kills == [["HeadYaw", "HeadPitch"], ["LHand"], ["HeadYaw"],
+                                 ["HeadPitch"]]
     rig.session.future(["HeadYaw", "HeadPitch"]).complete()
     assert rig.of(2) == [(STARTED, ""), (STOPPED, "")]
     rig.sink.stop_all()
-    assert rig.session.kills == [["LHand"], ["HeadYaw", "HeadPitch", "LHand"]]
-    for names in (["HeadYaw", "HeadPitch", "LHand"], ["HeadYaw"], ["HeadPitch"]):
+    assert rig.session.kills[-1] == ["HeadYaw", "HeadPitch"]
+    for names in (["HeadYaw"], ["HeadPitch"]):
         rig.session.future(names).complete()
     assert [status for _, status, _ in rig.statuses if status != STARTED] == [STOPPED] * 4
     assert rig.failures == []
