@@ -186,9 +186,12 @@ def test_stacking_gives_the_focus_back(stack: Stack) -> None:
                              SwitchFocus.Request(activity_name="idle-app/behavior_1"))
     assert other.success, other.message
     assert stack.play(stack_current=True).success
-    focus = stack.wait_until(lambda: stack.focus[-1].focused_activity == ACTIVITY and stack.focus[-1],
-                       5, "runner focused")
-    assert list(focus.focus_stack) == ["idle-app/behavior_1"]
+    # the robot's focus signal may come before the answer to the runner's switchFocus, and
+    # only that answer says the other activity was stacked: a message in between has the
+    # runner focused and nothing stacked yet
+    stack.wait_until(lambda: stack.focus[-1].focused_activity == ACTIVITY
+                     and list(stack.focus[-1].focus_stack) == ["idle-app/behavior_1"],
+                     5, "runner focused, idle-app stacked")
     assert stack.trigger("stop").success
     back = stack.wait_until(lambda: stack.focus[-1].focused_activity == "idle-app/behavior_1"
                       and stack.focus[-1], 5, "stacked activity back")
