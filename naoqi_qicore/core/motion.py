@@ -315,10 +315,11 @@ class ALMotionSink:
     * FINISHED: the call returned after the segment's duration.
 
     A newer segment sharing joints with older ones in flight replaces them: their joints
-    are killed (``killTasksUsingResources``) and the newer call is made once the robot has
-    ended them (at most :data:`HANDOVER_TIMEOUT` later).  Two calls made back to back may
-    start on the robot in either order (libqi runs them on a thread pool), and an older
-    task starting last would end the newer one.
+    are killed (``killTasksUsingResources``).  A segment's call is made once the robot has
+    ended the older segments sharing its joints and answered every kill of those joints
+    (at most :data:`HANDOVER_TIMEOUT` later): calls made back to back may run on the
+    robot in either order (libqi runs them on a thread pool), and an older task or a kill
+    arriving last would end the newer one.
 
     Statuses of finished calls come from libqi's threads.  ``session`` is anything with
     ``service(name)``; its ALMotion proxy is fetched again after a failed call.  While a
@@ -338,6 +339,8 @@ class ALMotionSink:
         self._motion: Any = None
         #: segments in flight, in the order they were sent
         self._flights: Dict[int, _Flight] = {}
+        #: the joints of each kill sent and not answered yet
+        self._kills: List[Set[str]] = []
 
     # -- the robot -------------------------------------------------------------------------
     def _connected(self) -> bool:
@@ -379,14 +382,15 @@ class ALMotionSink:
                 replaced.replaced = True
             unsent = self._drop_uncalled(older)  # replaced before they were sent
             older = [f for f in older if f not in unsent]
-            if older:
+            waits = bool(older) or self._killing(flight.joints)
+            if waits:
                 flight.called, flight.waiting_for = False, older
                 flight.timer = threading.Timer(HANDOVER_TIMEOUT, self._hand_over_late, (flight,))
                 flight.timer.daemon = True
                 self._flights[segment.segment_id] = flight
         for replaced in unsent:
             self._end(replaced, None)
-        if not older:
+        if not waits:
             motion, future = self._call("angleInterpolationBezier", segment.names,
                                         segment.times, segment.keys)
             self._report(segment.segment_id, STARTED, "")
@@ -396,31 +400,36 @@ class ALMotionSink:
             return
         self._report(segment.segment_id, STARTED, "")
         flight.timer.start()
-        overlap = set().union(*(f.joints for f in older)) & flight.joints
-        try:
-            self._kill([name for name in segment.names if name in overlap], older)
-        except RuntimeError as error:  # the session went away meanwhile
-            _LOG.warning("ALMotion.killTasksUsingResources: %s", error)
+        if older:
+            overlap = set().union(*(f.joints for f in older)) & flight.joints
+            try:
+                self._kill([name for name in segment.names if name in overlap], older)
+            except RuntimeError as error:  # the session went away meanwhile
+                _LOG.warning("ALMotion.killTasksUsingResources: %s", error)
+        self._make_ready_calls()
+
+    def _killing(self, joints: Set[str]) -> bool:
+        """A kill of some of ``joints`` is not answered yet (lock held)."""
+        return any(kill & joints for kill in self._kills)
 
     def _hand_over_late(self, flight: _Flight) -> None:
         with self._lock:
-            waiting = [f.segment.segment_id for f in flight.waiting_for]
-        if waiting:
-            _LOG.warning("motion segment %d: the robot did not end segment(s) %s it replaces "
-                         "within %g s; sent anyway", flight.segment.segment_id,
-                         ", ".join(map(str, waiting)), HANDOVER_TIMEOUT)
+            waiting = [str(f.segment.segment_id) for f in flight.waiting_for]
+            killing = self._killing(flight.joints)
+        if waiting or killing:
+            _LOG.warning("motion segment %d: the robot did not end %s within %g s; sent anyway",
+                         flight.segment.segment_id,
+                         "segment(s) %s it replaces" % ", ".join(waiting) if waiting
+                         else "the motion of its joints", HANDOVER_TIMEOUT)
         self._make_call(flight)
 
-    def _released_by(self, ended: List[_Flight]) -> List[_Flight]:
-        """Waiting flights whose last older segment is among ``ended`` (lock held)."""
-        ready = []
-        for flight in self._flights.values():
-            if flight.called or not flight.waiting_for:
-                continue
-            flight.waiting_for = [f for f in flight.waiting_for if f not in ended]
-            if not flight.waiting_for:
-                ready.append(flight)
-        return ready
+    def _make_ready_calls(self) -> None:
+        """Make the calls of the waiting segments nothing holds back any more."""
+        with self._lock:
+            ready = [f for f in self._flights.values() if not f.called and not f.waiting_for
+                     and not self._killing(f.joints)]
+        for flight in ready:
+            self._make_call(flight)
 
     def _make_call(self, flight: _Flight) -> None:
         """Make the robot call of a flight that waited (once; not if it ended meanwhile)."""
@@ -452,14 +461,15 @@ class ALMotionSink:
                 return  # already reported by forget()
             del self._flights[flight.segment.segment_id]
             self._all_ended.notify_all()
-            ready = self._released_by([flight])
+            for waiting in self._flights.values():
+                if flight in waiting.waiting_for:
+                    waiting.waiting_for.remove(flight)
         error = None
         if future.hasError():
             self._drop_proxy(motion)
             error = robot_message(future.error())
         self._end(flight, error)
-        for waiting in ready:
-            self._make_call(waiting)
+        self._make_ready_calls()
 
     def _end(self, flight: _Flight, error: Optional[str]) -> None:
         """Report the terminal status of a segment no longer in flight."""
@@ -536,9 +546,17 @@ class ALMotionSink:
         sent again (a few times, :data:`KILL_RETRY_DELAY` apart)."""
         if not joints:
             return
-        _, future = self._call("killTasksUsingResources", joints)
+        pending = set(joints)
+        with self._lock:
+            self._kills.append(pending)
+        try:
+            _, future = self._call("killTasksUsingResources", joints)
+        except Exception:
+            self._kill_answered(pending)
+            raise
 
         def returned(done: Any) -> None:
+            self._kill_answered(pending)
             if done.hasError():
                 _LOG.warning("ALMotion.killTasksUsingResources(%s): %s", joints,
                              robot_message(done.error()))
@@ -552,6 +570,11 @@ class ALMotionSink:
                 retry.daemon = True
                 retry.start()
         future.addCallback(returned)
+
+    def _kill_answered(self, pending: Set[str]) -> None:
+        with self._lock:
+            self._kills = [kill for kill in self._kills if kill is not pending]
+        self._make_ready_calls()
 
     def _retry_kill(self, joints: List[str], flights: List[_Flight], attempt: int) -> None:
         with self._lock:
@@ -569,6 +592,7 @@ class ALMotionSink:
         with self._lock:
             flights = list(self._flights.values())
             self._flights.clear()
+            self._kills = []
             self._motion = None
             self._all_ended.notify_all()
         for flight in flights:

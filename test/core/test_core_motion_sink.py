@@ -42,7 +42,8 @@ class FakeFuture:
 
 
 class FakeMotion:
-    """ALMotion: ``angleInterpolationBezier`` futures are kept, kills answer at once."""
+    """ALMotion: ``angleInterpolationBezier`` futures are kept; kills answer at once, or
+    when the test says if ``session.kill_answers`` is a list."""
 
     def __init__(self, session: "FakeSession") -> None:
         self._session = session
@@ -59,7 +60,10 @@ class FakeMotion:
         self._session.check_open()
         self._session.kills.append(list(names))
         future = FakeFuture()
-        future.complete()
+        if self._session.kill_answers is None:
+            future.complete()
+        else:
+            self._session.kill_answers.append(future)
         return future
 
 
@@ -69,6 +73,8 @@ class FakeSession:
         self.fetched = 0
         self.moves: List[Tuple[List[str], FakeFuture]] = []
         self.kills: List[List[str]] = []
+        #: futures of the kills the test answers (None: kills answer at once)
+        self.kill_answers: Optional[List[FakeFuture]] = None
 
     def isConnected(self) -> bool:  # noqa: N802 (qi's name)
         return self.connected
@@ -219,6 +225,32 @@ def test_a_segment_stopped_or_replaced_before_its_call_is_never_sent(rig: Rig) -
     assert moved(rig) == [["HeadYaw", "HeadPitch"], ["RHand"]]
     assert [status for _, status, _ in rig.statuses if status != STARTED] == [STOPPED] * 6
     assert rig.sink.wait_all_ended(0)
+
+
+def test_a_segment_waits_for_the_answers_to_the_kills_of_its_joints(rig: Rig) -> None:
+    """A kill still on its way would end a newer segment that reached the robot first."""
+    rig.session.kill_answers = []
+    rig.send(1, ["HeadYaw"], duration=2.0)
+    rig.sink.stop(1)
+    rig.session.future(["HeadYaw"]).complete()  # the kill has ended it; its answer is late
+    assert rig.of(1) == [(STARTED, ""), (STOPPED, "")]
+    rig.send(2, ["HeadYaw", "LHand"])
+    rig.send(3, ["RHand"])  # other joints: sent at once
+    assert moved(rig) == [["HeadYaw"], ["RHand"]] and rig.of(2) == [(STARTED, "")]
+    rig.session.kill_answers[0].complete()
+    assert moved(rig) == [["HeadYaw"], ["RHand"], ["HeadYaw", "LHand"]]
+
+    # a stop's kill and a replacing segment's kill: the first ends the old segment, the
+    # second must be answered before the new one goes
+    rig.sink.stop(2)
+    rig.send(4, ["LHand"])
+    assert rig.session.kills[-2:] == [["HeadYaw", "LHand"], ["LHand"]]
+    rig.session.future(["HeadYaw", "LHand"]).complete()
+    rig.session.kill_answers[1].complete()
+    assert moved(rig)[-1] == ["HeadYaw", "LHand"]  # 4 still waits for the second answer
+    rig.session.kill_answers[2].complete()
+    assert moved(rig)[-1] == ["LHand"]
+    assert rig.of(2) == [(STARTED, ""), (STOPPED, "")] and rig.of(4) == [(STARTED, "")]
 
 
 def test_stopping_a_replaced_segment_spares_the_newer_one(rig: Rig) -> None:
