@@ -48,6 +48,7 @@ import time
 from dataclasses import dataclass
 from typing import Any, Callable, Dict, List, Optional, Tuple
 
+from naoqi_qicore.robot.console import say
 from naoqi_qicore.ros.path_roots import split_roots
 
 #: exit status: the autoplayed run SUCCEEDED, or the programs served until Ctrl-C
@@ -310,7 +311,7 @@ class AutoRun:
         try:
             self._goal = self._runs.run(RunBehavior.Goal(), self._feedback)
         except RuntimeError as error:
-            print("run_behavior: %s" % error, file=sys.stderr, flush=True)
+            say("run_behavior: %s" % error, sys.stderr)
             self._ended(False)
             return
         threading.Thread(target=self._report, daemon=True, name="run_behavior result").start()
@@ -320,13 +321,13 @@ class AutoRun:
         line = state_line(state)
         if line != self._last_line:
             self._last_line = line
-            print("run_behavior: " + line, flush=True)
+            say("run_behavior: " + line)
 
     def _report(self) -> None:
         from naoqi_qicore.ros.run_client import result_lines
         result = self._goal.wait()
         for line in result_lines(result, self._goal.status) if result is not None else []:
-            print("run_behavior: " + line, flush=True)
+            say("run_behavior: " + line)
         self.result = result
         self._ended(self._goal.succeeded())
 
@@ -378,8 +379,8 @@ def run(plan: Plan) -> int:
             robot, reason = plan.simulated_robot()
             simulator = group.start("naoqi_sim", plan.simulator_command(url, robot))
             wait_for_port("127.0.0.1", port, 30.0, simulator)
-            print("run_behavior: simulated %s robot at %s: %s"
-                  % ("Pepper" if robot == "pepper" else "NAO", url, reason), flush=True)
+            say("run_behavior: simulated %s robot at %s: %s"
+                % ("Pepper" if robot == "pepper" else "NAO", url, reason))
             if plan.expectations:
                 from naoqi_qicore.ros.sim_scenario import ScenarioVerdict
                 verdict = ScenarioVerdict(url, wake.set)
@@ -388,25 +389,25 @@ def run(plan: Plan) -> int:
         group.start("behavior_runner", plan.runner_command(url, view_port))
         if view_port:
             from naoqi_qicore.ros.live_view import view_url
-            print("run_behavior: live view at %s" % view_url(view_port), flush=True)
+            say("run_behavior: live view at %s" % view_url(view_port))
         if plan.autoplay:
             auto_run = AutoRun(plan.namespace, wake.set)
             threading.Thread(target=auto_run.start, args=(interrupted,), daemon=True,
                              name="run_behavior goal").start()
         else:
-            print("run_behavior: serving; Ctrl-C stops them all", flush=True)
+            say("run_behavior: serving; Ctrl-C stops them all")
         while True:
             exited = group.first_exit(wake)
             if exited is not None:
                 code = group.processes[exited].returncode
-                print("run_behavior: %s exited with code %d, stopping the others"
-                      % (group.names[exited], code), file=sys.stderr, flush=True)
+                say("run_behavior: %s exited with code %d, stopping the others"
+                    % (group.names[exited], code), sys.stderr)
                 return code if code > 0 else EXIT_RUN_FAILED
             if auto_run is None:  # woken by Ctrl-C or SIGTERM: it served until then
                 return EXIT_SUCCEEDED
             if auto_run.succeeded is None and verdict is not None and verdict.decided.is_set() \
                     and not interrupted.is_set() and not stopped_by_scenario:
-                print("run_behavior: the scenario is decided: stopping the run", flush=True)
+                say("run_behavior: the scenario is decided: stopping the run")
                 stopped_by_scenario = True
                 auto_run.stop(STOP_TIMEOUT)
             if auto_run.succeeded is None:  # interrupted before the run ended
@@ -417,13 +418,13 @@ def run(plan: Plan) -> int:
                     run_code = _judged(verdict, auto_run.result, stopped_by_scenario)
             if interrupted.is_set() or not plan.stay:
                 return run_code
-            print("run_behavior: the run has ended; the programs keep serving (--stay): "
-                  "Ctrl-C to quit", flush=True)
+            say("run_behavior: the run has ended; the programs keep serving (--stay): "
+                "Ctrl-C to quit")
             wake.clear()
             if interrupted.is_set():  # Ctrl-C came while this was said
                 wake.set()
     except (RuntimeError, ValueError) as error:  # the simulated robot did not start
-        print("run_behavior: %s" % error, file=sys.stderr)
+        say("run_behavior: %s" % error, sys.stderr)
         return EXIT_USAGE
     finally:
         if auto_run is not None:
@@ -443,7 +444,7 @@ def _judged(scenario: Any, result: Any, stopped_by_scenario: bool) -> int:
         return EXIT_RUN_FAILED
     verdict = scenario.verdict(VERDICT_TIMEOUT)
     for line in verdict.lines():
-        print("run_behavior: " + line, flush=True)
+        say("run_behavior: " + line)
     if not verdict.passed:
         return EXIT_EXPECTATION_FAILED
     from naoqi_qicore.ros.run_client import STATUS_NAMES

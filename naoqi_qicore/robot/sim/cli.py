@@ -17,6 +17,7 @@ import sys
 import threading
 from typing import List, Optional
 
+from naoqi_qicore.robot.console import say
 from naoqi_qicore.robot.sim.context import ROBOTS
 from naoqi_qicore.robot.sim.recorder import DEFAULT_LIMIT
 from naoqi_qicore.robot.sim.robot import DEFAULT_URL, ListenRefused, SimulatedRobot
@@ -78,7 +79,7 @@ def main(argv: Optional[List[str]] = None) -> int:
         try:
             scenario = load_scenario(args.scenario, args.robot)
         except ScenarioError as error:
-            print("naoqi_sim: %s" % error, file=sys.stderr)
+            say("naoqi_sim: %s" % error, sys.stderr)
             return 2
     logging.basicConfig(level=logging.INFO if args.verbose else logging.WARNING,
                         format="naoqi_sim: %(levelname)s: %(message)s", stream=sys.stderr)
@@ -97,21 +98,20 @@ def main(argv: Optional[List[str]] = None) -> int:
         try:
             robot.start()
         except ListenRefused as error:
-            print("naoqi_sim: refusing to listen on %s (%s)%s" % (
+            say("naoqi_sim: refusing to listen on %s (%s)%s" % (
                 error.url, error.problem, "; pass --allow-remote to expose the simulated "
-                "robot on the network" if error.remote else ""), file=sys.stderr)
+                "robot on the network" if error.remote else ""), sys.stderr)
             return 2
         except OSError as error:
-            print("naoqi_sim: cannot write %s: %s" % (error.filename or args.record,
-                                                      error.strerror), file=sys.stderr)
+            say("naoqi_sim: cannot write %s: %s" % (error.filename or args.record,
+                                                    error.strerror), sys.stderr)
             return 1
         except RuntimeError as error:
-            print("naoqi_sim: cannot listen on %s: %s" % (args.listen, error), file=sys.stderr)
+            say("naoqi_sim: cannot listen on %s: %s" % (args.listen, error), sys.stderr)
             return 1
-        print(READY_PREFIX + robot.url, flush=True)
+        say(READY_PREFIX + robot.url)
         if scenario is not None:
-            robot.play_scenario(scenario, lambda line: print("naoqi_sim: " + line,
-                                                             file=sys.stderr, flush=True))
+            robot.play_scenario(scenario, lambda line: say("naoqi_sim: " + line, sys.stderr))
         if args.interactive:
             robot.interact(sys.stdin, sys.stdout)
         while not stop.wait(0.5):
