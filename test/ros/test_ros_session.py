@@ -120,7 +120,10 @@ def test_a_failing_connection_is_told_once_per_reason_with_what_to_check() -> No
         server.wait()
         server = None
         assert not robot.wait_connected(2)
-        assert len(warnings) == 2 and "Connection refused" in warnings[1], warnings
+        # an attempt under way when the server went may fail one other way first; each
+        # reason is told once, and the last is the refusal
+        assert 2 <= len(warnings) <= 3 and "Connection refused" in warnings[-1], warnings
+        assert all(a != b for a, b in zip(warnings, warnings[1:])), warnings
     finally:
         if robot is not None:
             robot.close()
