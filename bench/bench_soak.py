@@ -13,7 +13,8 @@ events, a timeline with motion through the bridge).  Cycles, in a fixed pattern 
 
 RSS, threads and open file descriptors of each process are printed at launch, at the
 start (after ``--warmup`` cycles: the first loads fill caches that stay), after 1,000 and
-5,000 cycles and at the end, with the growth from the start; then how long a fresh
+5,000 cycles, at the end and after ``--rest`` seconds without cycles, with the growth from
+the start to then and the thread names whose count changed; then how long a fresh
 ``ALTextToSpeech.say`` of one word takes (a queue of sentences left by the stopped runs
 would delay it).  Acceptance: after 6,000 cycles each process grew by less than 5 MB and
 5 threads.
@@ -21,6 +22,7 @@ would delay it).  Acceptance: after 6,000 cycles each process grew by less than 
     .venv/bin/python bench/bench_soak.py [--cycles 6000] [--warmup 100]
 """
 import argparse
+import collections
 import os
 import random
 import shutil
@@ -72,12 +74,20 @@ class Usage:
     rss_mb: float
     threads: int
     fds: int
+    #: thread name -> how many threads have it
+    thread_names: Dict[str, int]
 
     @staticmethod
     def of(pid: int) -> "Usage":
         process = psutil.Process(pid)
+        names: Dict[str, int] = collections.Counter()
+        for task in Path("/proc/%d/task" % pid).iterdir():
+            try:
+                names[(task / "comm").read_text().strip()] += 1
+            except OSError:  # the thread ended meanwhile
+                continue
         return Usage(process.memory_info().rss / 2 ** 20, process.num_threads(),
-                     process.num_fds())
+                     process.num_fds(), dict(names))
 
 
 def wait_done(future: Any, what: str, timeout: float = ANSWER_TIMEOUT) -> Any:
@@ -222,6 +232,19 @@ def table(rows: List[tuple]) -> str:
     return "\n".join(lines)
 
 
+def thread_growth(start: Dict[str, Usage], end: Dict[str, Usage]) -> List[str]:
+    """Per program, the thread names whose count changed (libqi names its pools)."""
+    lines = []
+    for name in PROGRAMS:
+        before, after = start[name].thread_names, end[name].thread_names
+        changed = ["%s %+d" % (thread, after.get(thread, 0) - before.get(thread, 0))
+                   for thread in sorted(set(before) | set(after))
+                   if after.get(thread, 0) != before.get(thread, 0)]
+        if changed:
+            lines.append("%s threads: %s" % (name, ", ".join(changed)))
+    return lines
+
+
 def growth_problems(start: Dict[str, Usage], end: Dict[str, Usage]) -> List[str]:
     """What grew beyond the acceptance limits."""
     problems = []
@@ -240,6 +263,9 @@ def main() -> int:
     parser.add_argument("--cycles", type=int, default=6000, help="cycles after the warm-up")
     parser.add_argument("--warmup", type=int, default=100,
                         help="cycles before the start is measured")
+    parser.add_argument("--rest", type=float, default=10.0,
+                        help="seconds without cycles before the last measure (libqi ends "
+                             "pool threads idle for 5 s)")
     arguments = parser.parse_args()
     soak = Soak()
     try:
@@ -258,7 +284,11 @@ def main() -> int:
                 print("... %d cycles, %.0f s" % (done, time.monotonic() - started),
                       file=sys.stderr, flush=True)
         rows.append(("end", arguments.cycles, time.monotonic() - started, soak.usage()))
+        time.sleep(arguments.rest)
+        rows.append(("rested", arguments.cycles, time.monotonic() - started, soak.usage()))
         print(table(rows))
+        for line in thread_growth(rows[1][3], rows[-1][3]):
+            print(line)
         print("fresh ALTextToSpeech.say(%r): %.2f s" % (FRESH_SENTENCE, soak.fresh_say_seconds()))
         print("machine: %d CPUs, load average %.2f; %.1f min in all"
               % (os.cpu_count(), os.getloadavg()[0], (time.monotonic() - began) / 60))
