@@ -27,8 +27,6 @@ KNOWN_CIRCLES = {
                "naoqi_qicore.core.generated", "naoqi_qicore.core.player"}),
     frozenset({"naoqi_qicore.robot.sim.services.api", "naoqi_qicore.robot.sim.services.extractor",
                "naoqi_qicore.robot.sim.services.module"}),
-    frozenset({"naoqi_qicore.robot.sim.robot", "naoqi_qicore.robot.sim.services",
-               "naoqi_qicore.robot.sim.services.pythonbridge"}),
 }
 #: modules that still import a higher layer (the standalone runner, to move above the engine)
 KNOWN_UPWARD = frozenset({"naoqi_qicore.core.standalone"})

@@ -12,9 +12,9 @@ import pytest
 
 qi = pytest.importorskip("qi")
 
-from naoqi_qicore.robot.sim import cli, robot as robot_module  # noqa: E402
+from naoqi_qicore.robot.sim import cli, listen  # noqa: E402
+from naoqi_qicore.robot.sim.listen import loopback_problem  # noqa: E402
 from naoqi_qicore.robot.sim.recorder import DEFAULT_LIMIT, CallRecord  # noqa: E402
-from naoqi_qicore.robot.sim.robot import loopback_problem  # noqa: E402
 
 sys.path.insert(0, os.path.dirname(__file__))
 from sim_core_support import SimProcess, wait_until  # noqa: E402
@@ -36,7 +36,7 @@ def _resolving(table):
 
 
 def test_the_guard_checks_every_address_the_host_resolves_to(monkeypatch):
-    monkeypatch.setattr(robot_module.socket, "getaddrinfo", _resolving({
+    monkeypatch.setattr(listen.socket, "getaddrinfo", _resolving({
         "127.0.0.1.nip.io": ["203.0.113.5"],
         "half.example": ["127.0.0.1", "10.0.0.5"],
         "loop.example": ["127.0.0.2", "::1"],
@@ -55,7 +55,7 @@ def test_the_guard_checks_every_address_the_host_resolves_to(monkeypatch):
 
 
 def test_the_command_line_refuses_a_name_not_resolving_to_loopback(monkeypatch, capsys):
-    monkeypatch.setattr(robot_module.socket, "getaddrinfo",
+    monkeypatch.setattr(listen.socket, "getaddrinfo",
                         _resolving({"127.0.0.1.nip.io": ["203.0.113.5"]}))
     assert cli.main(["--listen", "tcp://127.0.0.1.nip.io:9559"]) == 2
     error = capsys.readouterr().err
@@ -84,7 +84,7 @@ def test_the_command_line_refuses_a_name_that_does_not_resolve(monkeypatch, caps
     if resolved is None:  # offline: the real resolver says no
         assert cli.main(["--listen", "tcp://127.0.0.1.nip.io:9559"]) == 2
         assert "cannot resolve the host '127.0.0.1.nip.io'" in capsys.readouterr().err
-    monkeypatch.setattr(robot_module.socket, "getaddrinfo",
+    monkeypatch.setattr(listen.socket, "getaddrinfo",
                         _resolving({"127.0.0.1.nip.io": None}))
     assert cli.main(["--listen", "tcp://127.0.0.1.nip.io:9559"]) == 2
     error = capsys.readouterr().err

@@ -10,7 +10,7 @@ import pytest
 qi = pytest.importorskip("qi")
 
 from naoqi_qicore.robot.sim import SimulatedRobot, robot as robot_module  # noqa: E402
-from naoqi_qicore.robot.sim.robot import ListenRefused  # noqa: E402
+from naoqi_qicore.robot.sim.listen import ListenRefused  # noqa: E402
 from naoqi_qicore.ros.launcher import parse_arguments  # noqa: E402
 
 from naoqi_qicore.converter.api import convert  # noqa: E402

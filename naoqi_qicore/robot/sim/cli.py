@@ -19,8 +19,9 @@ from typing import List, Optional
 
 from naoqi_qicore.robot.console import say
 from naoqi_qicore.robot.sim.context import ROBOTS
+from naoqi_qicore.robot.sim.listen import ListenRefused
 from naoqi_qicore.robot.sim.recorder import DEFAULT_LIMIT
-from naoqi_qicore.robot.sim.robot import DEFAULT_URL, ListenRefused, SimulatedRobot
+from naoqi_qicore.robot.sim.robot import DEFAULT_URL, SimulatedRobot
 
 READY_PREFIX = "naoqi_sim: listening on "
 

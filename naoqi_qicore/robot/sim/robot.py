@@ -24,12 +24,9 @@ against it and :meth:`SimulatedRobot.interact` lets a person at the keyboard tal
 """
 from __future__ import annotations
 
-import ipaddress
 import logging
-import re
 import secrets
 import shutil
-import socket
 import tempfile
 import threading
 import time
@@ -45,6 +42,8 @@ from naoqi_qicore.robot.sim.context import ROBOTS, SimContext
 from naoqi_qicore.robot.sim.control import (NaoqiSimActivities, NaoqiSimFiles,
                                             NaoqiSimRecorder, NaoqiSimScenario)
 from naoqi_qicore.robot.sim.facade import recording_facade
+from naoqi_qicore.robot.sim.listen import (ListenRefused, endpoints_problem, listen_url_problem,
+                                          loopback_problem)
 from naoqi_qicore.robot.sim.recorder import DEFAULT_LIMIT, CallRecord
 from naoqi_qicore.robot.sim.registry import OwnServices
 from naoqi_qicore.robot.sim.senses import NaoqiSimPerception
@@ -75,78 +74,6 @@ def other_service_classes(robot: str) -> Dict[str, type]:
         return {}
     return {name: cls for name, cls in SERVICE_CLASSES.items()
             if robot in getattr(cls, "ROBOTS", ROBOTS)}
-
-
-def _is_loopback_address(address: str) -> bool:
-    try:
-        ip = ipaddress.ip_address(address.split("%", 1)[0])
-    except ValueError:
-        return False
-    mapped = getattr(ip, "ipv4_mapped", None)
-    return (mapped or ip).is_loopback
-
-
-#: the listen URLs accepted: ``tcp://HOST:PORT`` or ``tcps://HOST:PORT`` with a plain host
-#: name, an IPv4 address or a bracketed IPv6 one; nothing that libqi and Python's URL parser
-#: could read differently (userinfo, backslashes, spaces, paths, percent escapes)
-_LISTEN_URL = re.compile(r"(?:tcp|tcps)://(?:[A-Za-z0-9](?:[A-Za-z0-9.-]*[A-Za-z0-9])?"
-                         r"|\[[0-9A-Fa-f:.]+\]):[0-9]{1,5}")
-
-
-class ListenRefused(ValueError):
-    """The simulated robot will not listen on ``url`` because of ``problem`` (``remote``:
-    because it is not loopback)."""
-
-    def __init__(self, url: str, problem: str, remote: bool = False) -> None:
-        super().__init__("%s: %s" % (url, problem))
-        self.url = url
-        self.problem = problem
-        self.remote = remote
-
-
-def listen_url_problem(url: str) -> Optional[str]:
-    """None when ``url`` is a listen URL as the simulated robot takes it
-    (``tcp://HOST:PORT``, see :data:`_LISTEN_URL`), else what is wrong with it."""
-    if not _LISTEN_URL.fullmatch(url):
-        return ("expected tcp://HOST:PORT (or tcps://) with a plain host name or address: "
-                "no user, path, backslash, space or escape")
-    if int(url.rsplit(":", 1)[1]) > 65535:
-        return "the port is not a TCP port (0 to 65535)"
-    return None
-
-
-def loopback_problem(url: str) -> Optional[str]:
-    """None when ``url``'s host is loopback: every address it resolves to (``getaddrinfo``,
-    what libqi binds) is in 127.0.0.0/8 or ::1; else why it is not, for the user."""
-    host = urlsplit(url).hostname or ""
-    if not host:
-        return "%s names no host" % url
-    try:
-        ipaddress.ip_address(host.split("%", 1)[0])
-        addresses = [host]
-    except ValueError:
-        try:
-            addresses = sorted({info[4][0] for info in socket.getaddrinfo(
-                host, None, type=socket.SOCK_STREAM)})
-        except (socket.gaierror, UnicodeError, OSError) as error:
-            return "cannot resolve the host %r (%s)" % (host, getattr(error, "strerror", None)
-                                                       or error)
-        if not addresses:
-            return "the host %r resolves to no address" % host
-    remote = [address for address in addresses if not _is_loopback_address(address)]
-    if remote:
-        return ("%s is not loopback" % host if remote == [host] else
-                "%r resolves to %s, not loopback" % (host, ", ".join(remote)))
-    return None
-
-
-def endpoints_problem(endpoints: List[str]) -> Optional[str]:
-    """None when every endpoint libqi listens on (``session.endpoints()``: what it really
-    bound, e.g. every interface's address for 0.0.0.0) is loopback, else which are not."""
-    if not endpoints:
-        return "it listens on no endpoint"
-    problems = [problem for problem in map(loopback_problem, endpoints) if problem]
-    return "; ".join(problems) or None
 
 
 class SimulatedRobot:

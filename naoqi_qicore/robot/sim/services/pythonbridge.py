@@ -22,6 +22,7 @@ import threading
 import traceback
 from typing import Any, Dict, List, Optional, Tuple
 
+from naoqi_qicore.robot.sim.listen import endpoints_problem
 from naoqi_qicore.robot.sim.services.module import SimModule
 
 
@@ -92,7 +93,6 @@ class ALPythonBridge(SimModule):
     def _check_allowed(self, method: str) -> None:
         if not self._sim.allow_eval:
             raise self._error(method, EVAL_OFF)
-        from naoqi_qicore.robot.sim.robot import endpoints_problem
         endpoints = self._sim.endpoints
         if endpoints and endpoints_problem(endpoints):
             raise self._error(method, "the simulated robot listens on %s, not only on "
