@@ -25,8 +25,6 @@ KNOWN_CIRCLES = {
     frozenset({"naoqi_qicore.xar.box_files", "naoqi_qicore.xar.parser"}),
     frozenset({"naoqi_qicore.core.box", "naoqi_qicore.core.dialog_box",
                "naoqi_qicore.core.generated", "naoqi_qicore.core.player"}),
-    frozenset({"naoqi_qicore.robot.sim.services.api", "naoqi_qicore.robot.sim.services.extractor",
-               "naoqi_qicore.robot.sim.services.module"}),
 }
 #: modules that still import a higher layer (the standalone runner, to move above the engine)
 KNOWN_UPWARD = frozenset({"naoqi_qicore.core.standalone"})

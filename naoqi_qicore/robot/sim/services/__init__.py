@@ -8,7 +8,6 @@ built from that reference alone (``TABLE_SERVICES``).
 """
 from typing import Dict, Tuple
 
-from naoqi_qicore.robot.sim.services.api import table_service
 from naoqi_qicore.robot.sim.services.audio import ALAudioDevice, ALAudioPlayer, ALAudioRecorder
 from naoqi_qicore.robot.sim.services.awareness import (ALAutonomousBlinking, ALAutonomousMoves,
                                                        ALBasicAwareness)
@@ -34,6 +33,7 @@ from naoqi_qicore.robot.sim.services.speech import ALAnimatedSpeech, ALTextToSpe
 from naoqi_qicore.robot.sim.services.system import (ALAppsAnalytics, ALNotificationManager,
                                                     ALPreferenceManager, ALServiceManager,
                                                     ALSystem)
+from naoqi_qicore.robot.sim.services.table_service import table_service
 from naoqi_qicore.robot.sim.services.tablet import ALTabletService
 from naoqi_qicore.robot.sim.services.tracker import ALTracker
 

@@ -248,16 +248,3 @@ def missing_methods(cls: type) -> Dict[str, Callable]:
     return {method_name: build_method(name, method, methods, pairs)
             for method_name, method in methods.items()
             if not callable(getattr(cls, method_name, None))}
-
-
-def table_service(name: str, robots: Tuple[str, ...] = ("nao", "pepper")) -> type:
-    """A simulated service built from its table lines alone (an extractor when the table
-    says so): its settings keep their values, the rest answers as the table says."""
-    from naoqi_qicore.robot.sim.services.extractor import Extractor
-    from naoqi_qicore.robot.sim.services.module import SimModule
-    if name not in documented_services():
-        raise ValueError("%s is not in the API table" % name)
-    base = Extractor if "ALExtractor" in groups(name) else SimModule
-    return type(name, (base,), {
-        "NAME": name, "ROBOTS": robots, "__module__": __name__,
-        "__doc__": "NAOqi's %s as its API reference documents it." % name})

@@ -6,7 +6,7 @@ from a line does are described there).  ``ALModule`` lists the methods every NAO
 has, ``ALExtractor`` those of every extractor (a module working for its subscribers) and
 ``ALVisionExtractor`` those of the extractors reading a camera.  A service the simulated
 robot has no class of its own for is built from its lines alone
-(:func:`~naoqi_qicore.robot.sim.services.api.table_service`).
+(:func:`~naoqi_qicore.robot.sim.services.table_service.table_service`).
 """
 from typing import Dict, Tuple
 

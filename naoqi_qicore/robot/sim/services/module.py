@@ -23,6 +23,7 @@ from contextlib import contextmanager
 from typing import Any, Callable, Dict, Iterator, List, Optional, Set, Tuple
 
 from naoqi_qicore.robot.robot_files import HOME, RobotPathError
+from naoqi_qicore.robot.sim.services.api import missing_methods
 
 _current = threading.local()
 
@@ -207,7 +208,6 @@ class SimModule:
     def __init_subclass__(cls, **kwargs: Any) -> None:
         super().__init_subclass__(**kwargs)
         _wrap_public_methods(cls)
-        from naoqi_qicore.robot.sim.services.api import missing_methods
         for name, function in missing_methods(cls).items():
             setattr(cls, name, checked_method(function))
 
