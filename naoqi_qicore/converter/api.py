@@ -9,9 +9,9 @@ from naoqi_qicore.converter.naming import format_name
 from naoqi_qicore.converter.project import (PROJECT_INDEX, project_files, project_index,
                                             project_root)
 from naoqi_qicore.converter.writer import ConversionReport, install_files, render
+from naoqi_qicore.xar.elements import collector_paused
 from naoqi_qicore.xar.errors import XarError
 from naoqi_qicore.xar.model import Behavior, Record
-from naoqi_qicore.xar.parser import collector_paused
 from naoqi_qicore.xar.sources import NamedBehavior, read_behaviors
 
 

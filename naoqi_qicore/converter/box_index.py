@@ -23,10 +23,10 @@ from lxml import etree
 
 from naoqi_qicore.converter.writer import (BOX_INDEX, FORMAT, box_file_head, box_file_tail,
                                            motion_file_text)
+from naoqi_qicore.xar.elements import ElementReader, safe_xml_parser
 from naoqi_qicore.xar.errors import XarError
 from naoqi_qicore.xar.model import (NO_EXTRAS, NO_TANGENTS, ActuatorList, Box, Extras,
                                     Record)
-from naoqi_qicore.xar.parser import ElementReader, safe_xml_parser
 
 #: the fields of a box holding what its child elements give, in a box file's order
 _LIST_FIELDS = ("bitmaps", "inputs", "outputs", "parameters", "resources", "dialog_files")

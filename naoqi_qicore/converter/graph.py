@@ -56,8 +56,8 @@ from lxml import etree
 
 from naoqi_qicore.converter.naming import assign_names
 from naoqi_qicore.converter.states import StateSpec
+from naoqi_qicore.xar.elements import safe_xml_parser
 from naoqi_qicore.xar.model import Behavior, Box, Diagram, Link, Parameter, Port
-from naoqi_qicore.xar.parser import safe_xml_parser
 
 #: what a link end may be: an input, an output or a parameter of a box
 Connector = Union[Port, Parameter]

@@ -20,10 +20,10 @@ from naoqi_qicore.converter.naming import assign_names
 from naoqi_qicore.converter.pyport import port_script, port_scripts
 from naoqi_qicore.converter.writer import (BOX_FILE_ATTRIBUTES, BOX_INDEX, FORMAT, MANIFEST,
                                            READABLE_FORMATS, has_python, unported_code)
+from naoqi_qicore.xar.elements import (MAX_DOCUMENT_BYTES, ElementReader, collector_paused,
+                                       safe_xml_parser)
 from naoqi_qicore.xar.errors import XarError
 from naoqi_qicore.xar.model import ActuatorList, Behavior, Box, Extras, Script
-from naoqi_qicore.xar.parser import (MAX_DOCUMENT_BYTES, ElementReader, collector_paused,
-                                     safe_xml_parser)
 
 _PROJECT_ATTRIBUTES = ("tag", "name", "xar_version", "format_version", "namespace", "bare_root")
 

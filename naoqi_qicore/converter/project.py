@@ -28,9 +28,9 @@ from lxml import etree
 
 from naoqi_qicore.converter.ownership import WRITTEN_LIST
 from naoqi_qicore.converter.writer import FORMAT
+from naoqi_qicore.xar.elements import safe_xml_parser
 from naoqi_qicore.xar.errors import XarError
 from naoqi_qicore.xar.model import Record
-from naoqi_qicore.xar.parser import safe_xml_parser
 
 #: the file of a converted project that lists its behaviors
 PROJECT_INDEX = "converted_project.xml"

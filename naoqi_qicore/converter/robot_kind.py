@@ -17,8 +17,8 @@ from typing import Iterable, List, Optional, Tuple
 
 from lxml import etree
 
+from naoqi_qicore.xar.elements import safe_xml_parser
 from naoqi_qicore.xar.model import Behavior
-from naoqi_qicore.xar.parser import safe_xml_parser
 
 NAO, PEPPER = "nao", "pepper"
 #: joints only one of the two robots has

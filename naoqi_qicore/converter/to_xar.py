@@ -44,9 +44,9 @@ from naoqi_qicore.converter.states import compute_states
 from naoqi_qicore.converter.writer import (BOX_INDEX, ENTRY_POINT, FORMAT, MANIFEST,
                                            READABLE_FORMATS, OutputError, OutputExistsError,
                                            install_files, is_safe_relative, unported_code)
+from naoqi_qicore.xar.elements import MAX_DOCUMENT_BYTES, safe_xml_parser
 from naoqi_qicore.xar.errors import XarError
 from naoqi_qicore.xar.model import Box
-from naoqi_qicore.xar.parser import MAX_DOCUMENT_BYTES, safe_xml_parser
 from naoqi_qicore.xar.writer import behavior_to_xar
 
 EXIT_OK, EXIT_FAILED, EXIT_USAGE = 0, 1, 2

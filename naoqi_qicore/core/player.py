@@ -56,8 +56,8 @@ from naoqi_qicore.core.robot_services import ENGINE_SERVICES, ServiceNames, serv
 from naoqi_qicore.core.script import ScriptNamespace, box_builtins, forget_box_scripts
 from naoqi_qicore.core.statemachine import TransitionQueue
 from naoqi_qicore.core.tasks import TaskRunner
+from naoqi_qicore.xar.elements import collector_paused
 from naoqi_qicore.xar.model import Box, InputNature
-from naoqi_qicore.xar.parser import collector_paused
 
 _LOG = logging.getLogger(__name__)
 #: seconds box code gets to return by itself when a run ends (onStop and onUnload
@@ -485,7 +485,7 @@ class BehaviorPlayer:
         self._stop_robot_work = None
         self._set_status("IDLE")
         # The boxes, their classes and scripts' code are cycles that the loads' collector
-        # pause (xar.parser.collector_paused) moved to the oldest generation, which Python
+        # pause (xar.elements.collector_paused) moved to the oldest generation, which Python
         # collects only now and then: without a collection here, every load of a process
         # that loads behavior after behavior would keep the one before.
         gc.collect()

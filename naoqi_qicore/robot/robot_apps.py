@@ -41,8 +41,8 @@ from naoqi_qicore.converter.project import (MAX_PROJECT_DEPTH, PROJECT_INDEX,
                                             is_project_folder, project_files, project_index,
                                             read_project_index)
 from naoqi_qicore.robot.robot_files import LAST_UPLOADED, SIM_TOKEN_FILE, RobotFiles
+from naoqi_qicore.xar.elements import safe_xml_parser
 from naoqi_qicore.xar.errors import XarError
-from naoqi_qicore.xar.parser import safe_xml_parser
 
 MANIFEST = "manifest.xml"
 #: where the behavior of an application made from a lone ``.xar`` is: the application's

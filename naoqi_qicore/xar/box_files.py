@@ -13,7 +13,7 @@ keyframe ``keyframe1`` at frame 1, and the behavior is written back as xar_versi
 
 File paths are relative to the ``.xar``'s folder: absolute paths and ``..`` are refused,
 so is a box file that contains itself, and the files of one project may not total more
-than :data:`~naoqi_qicore.xar.parser.MAX_DOCUMENT_BYTES`.  A missing file is an error
+than :data:`~naoqi_qicore.xar.elements.MAX_DOCUMENT_BYTES`.  A missing file is an error
 naming the file, line and element that refer to it.
 """
 from __future__ import annotations
@@ -23,11 +23,11 @@ import re
 from pathlib import PurePath
 from typing import Dict, List, Optional, Set, Tuple
 
+from naoqi_qicore.xar.elements import (MAX_DOCUMENT_BYTES, ElementReader, SiblingReader,
+                                       parse_document, serialize)
 from naoqi_qicore.xar.model import (BehaviorKeyframe, BehaviorLayer, Box, Extras, IOType,
                                     Parameter, ParameterType, Port, Resource, Script,
                                     ScriptLanguage, Timeline)
-from naoqi_qicore.xar.parser import (MAX_DOCUMENT_BYTES, ElementReader, SiblingReader,
-                                     parse_document, serialize)
 
 #: ``signature`` of a port -> its ``type`` (one value; ``(x...x)`` repeats it ``type_size`` times)
 SIGNATURE_TYPES = {"m": IOType.DYNAMIC, "d": IOType.NUMBER, "s": IOType.STRING,

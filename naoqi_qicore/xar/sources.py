@@ -23,10 +23,10 @@ from typing import Callable, Dict, Iterator, List, Optional, Union
 
 from lxml import etree
 
+from naoqi_qicore.xar.elements import MAX_DOCUMENT_BYTES, SiblingReader, safe_xml_parser
 from naoqi_qicore.xar.errors import XarError
 from naoqi_qicore.xar.model import Behavior, Record
-from naoqi_qicore.xar.parser import (MAX_DOCUMENT_BYTES, SiblingReader, parse_xar_bytes,
-                                     parse_xar_file, safe_xml_parser)
+from naoqi_qicore.xar.parser import parse_xar_bytes, parse_xar_file
 
 #: file suffixes this module reads
 SUFFIXES = (".xar", ".pml", ".crg", ".cbl", ".pkg")

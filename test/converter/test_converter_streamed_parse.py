@@ -4,7 +4,7 @@ from pathlib import Path
 
 import pytest
 
-from naoqi_qicore.xar import parser
+from naoqi_qicore.xar import elements
 from naoqi_qicore.xar.errors import XarError
 from naoqi_qicore.xar.parser import parse_xar_bytes
 
@@ -16,8 +16,8 @@ LINK = '<Link inputowner="%s" indexofinput="%s" outputowner="%s" indexofoutput="
 def both_ways(data: bytes, monkeypatch) -> tuple:
     """The behavior (or the error) read whole, then read as parsed."""
     results = []
-    for threshold in (parser.MAX_DOCUMENT_BYTES + 1, 0):
-        monkeypatch.setattr(parser, "STREAMED_DOCUMENT_BYTES", threshold)
+    for threshold in (elements.MAX_DOCUMENT_BYTES + 1, 0):
+        monkeypatch.setattr(elements, "STREAMED_DOCUMENT_BYTES", threshold)
         try:
             results.append(parse_xar_bytes(data, "b.xar"))
         except XarError as error:

@@ -22,7 +22,6 @@ Edge = Tuple[str, str, int]  # importer, imported, line
 #: circle, or a module joining one of these, fails; so does one of these once it is broken,
 #: so that it leaves this list
 KNOWN_CIRCLES = {
-    frozenset({"naoqi_qicore.xar.box_files", "naoqi_qicore.xar.parser"}),
     frozenset({"naoqi_qicore.core.box", "naoqi_qicore.core.dialog_box",
                "naoqi_qicore.core.generated", "naoqi_qicore.core.player"}),
 }

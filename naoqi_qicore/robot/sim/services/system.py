@@ -10,7 +10,7 @@ import qi
 from lxml import etree
 
 from naoqi_qicore.robot.sim.services.module import SimModule
-from naoqi_qicore.xar.parser import safe_xml_parser
+from naoqi_qicore.xar.elements import safe_xml_parser
 
 SYSTEM_VERSION = "2.8.6.23"
 TOTAL_MEMORY_KB = 4 * 1024 * 1024
