@@ -10,6 +10,7 @@ import signal
 import subprocess
 import sys
 import threading
+import time
 from pathlib import Path
 from typing import Any, Callable, Dict, Iterator, List, Optional
 
@@ -17,6 +18,7 @@ import pytest
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))  # script_behaviors
 rclpy = pytest.importorskip("rclpy")
+from rclpy.action import ActionClient  # noqa: E402
 from rclpy.executors import SingleThreadedExecutor  # noqa: E402
 
 from naoqi_qicore.ros.launcher import free_tcp_port, python_program, wait_for_port  # noqa: E402
@@ -112,17 +114,34 @@ class Probe:
         self._lock = threading.Lock()
         self.received: Dict[str, List[Any]] = {}
         self._clients: Dict[str, Any] = {}
+        #: held while the executor spins; entities the executor must not see half made
+        #: are made holding it
+        self._spinning = threading.Lock()
+        self._waiting = threading.Event()
         self._thread = threading.Thread(target=self._spin, daemon=True)
         self._thread.start()
 
     def _spin(self) -> None:
         while self.context.ok():
             try:
-                self.executor.spin_once(timeout_sec=0.05)
+                with self._spinning:
+                    self.executor.spin_once(timeout_sec=0.05)
             except Exception:  # shutting down
                 if self.context.ok():
                     raise
                 return
+            if self._waiting.is_set():
+                time.sleep(0.005)  # let the maker take the lock
+
+    def action_client(self, action_type: Any, name: str) -> ActionClient:
+        """An action client of the probe's node.  rclpy's ActionClient joins the node before
+        it is complete (no ``_lock`` yet): an executor spinning meanwhile fails on it."""
+        self._waiting.set()
+        try:
+            with self._spinning:
+                return ActionClient(self.node, action_type, name)
+        finally:
+            self._waiting.clear()
 
     def listen(self, message_type: Any, topic: str, latched: bool = True) -> List[Any]:
         """Keep every message of ``topic``; returns the (growing) list."""

@@ -98,7 +98,7 @@ class Stack:
                          60, "behavior loaded")
         probe.wait_until(lambda: connection and connection[-1].state
                          == RobotConnection.CONNECTED, 30, "bridge connected")
-        self.client = ActionClient(probe.node, RunBehavior, "behavior/run")
+        self.client = probe.action_client(RunBehavior, "behavior/run")
         assert self.client.wait_for_server(timeout_sec=20), "no behavior/run server"
 
     def run(self, **fields: Any) -> Goal:
@@ -501,7 +501,7 @@ def onInput_onStart(self):
         stamp = loaded.header.stamp.sec + loaded.header.stamp.nanosec * 1e-9
         assert stamp >= registered + 2.5  # waited for both, then gave up
         assert "does not offer ALNeverThere" in runner.output()
-        client = ActionClient(probe.node, RunBehavior, "behavior/run")
+        client = probe.action_client(RunBehavior, "behavior/run")
         assert client.wait_for_server(timeout_sec=20)
         status, result = Goal(client, RunBehavior.Goal()).result(20)
     finally:
@@ -564,7 +564,7 @@ def test_the_state_never_contradicts_a_result_already_sent(programs, probe, exam
     programs("runner", "-p", "robot_url:=" + url, "-p", "behavior:=" + str(example_behavior),
              "-p", "cache_dir:=" + str(tmp_path / "cache"), "-p", "take_focus:=false")
     states: List[BehaviorState] = probe.listen(BehaviorState, "behavior/state")
-    client = ActionClient(probe.node, RunBehavior, "behavior/run")
+    client = probe.action_client(RunBehavior, "behavior/run")
     assert client.wait_for_server(timeout_sec=20), "no behavior/run server"
     seen_at_result = []
     try:

@@ -11,7 +11,6 @@ import pytest
 pytest.importorskip("naoqi_qicore.robot.sim.cli", reason="needs the simulated robot")
 qi = pytest.importorskip("qi")
 from action_msgs.msg import GoalStatus  # noqa: E402
-from rclpy.action import ActionClient  # noqa: E402
 from std_srvs.srv import Trigger  # noqa: E402
 
 from naoqi_qicore.action import RunBehavior  # noqa: E402
@@ -46,7 +45,7 @@ class Robot:
         states = probe.listen(BehaviorState, "behavior/state")
         probe.wait_until(lambda: states and states[-1].status == BehaviorState.LOADED, 60,
                          "the project loaded")
-        self.client = ActionClient(probe.node, RunBehavior, "behavior/run")
+        self.client = probe.action_client(RunBehavior, "behavior/run")
         assert self.client.wait_for_server(timeout_sec=20), "no behavior/run server"
 
     def run(self, **fields) -> Goal:

@@ -315,7 +315,6 @@ def test_peers_load_only_from_the_behavior_roots(programs, probe, example_behavi
     checkout, the installed examples, the folder of the behavior parameter and the cache;
     a link out of a root is followed before the check)."""
     from naoqi_qicore.action import RunBehavior
-    from rclpy.action import ActionClient
     allowed = tmp_path / "allowed"
     allowed.mkdir()
     start = allowed / "start.xar"
@@ -332,7 +331,7 @@ def test_peers_load_only_from_the_behavior_roots(programs, probe, example_behavi
     for path in (outside, allowed / "link.xar"):
         refused = probe.call(LoadBehavior, "behavior/load", LoadBehavior.Request(path=str(path)))
         assert refused.success is False and "behavior_roots" in refused.message, path
-    client = ActionClient(probe.node, RunBehavior, "behavior/run")
+    client = probe.action_client(RunBehavior, "behavior/run")
     assert client.wait_for_server(timeout_sec=20)
     future = client.send_goal_async(RunBehavior.Goal(behavior=str(outside), frame=-1))
     probe.wait_until(lambda: future.done(), 20, "the goal's answer")
@@ -358,7 +357,6 @@ def test_a_runner_started_alone_runs_goals_from_its_folder(programs, probe, exam
     also logs; a behavior elsewhere is still refused."""
     from action_msgs.msg import GoalStatus
     from rcl_interfaces.srv import GetParameters
-    from rclpy.action import ActionClient
 
     from naoqi_qicore.action import RunBehavior
     robot = programs("sim")
@@ -373,7 +371,7 @@ def test_a_runner_started_alone_runs_goals_from_its_folder(programs, probe, exam
     assert cache_dir.string_value == str(cache.resolve())
     assert "peers may load behaviors from %s" % repo_root in runner.output()
     probe.wait_until(lambda: "connected to" in runner.output(), 30, "the runner connected")
-    client = ActionClient(probe.node, RunBehavior, "behavior/run")
+    client = probe.action_client(RunBehavior, "behavior/run")
     assert client.wait_for_server(timeout_sec=20)
 
     def run(behavior: Path) -> Any:
