@@ -17,6 +17,7 @@ goal waits for its run in a thread while cancel requests are served in another.
 """
 import copy
 import threading
+import time
 from typing import Any, Dict, Optional, Protocol, Set
 
 import rclpy
@@ -36,6 +37,8 @@ THREADS = 4
 #: seconds a goal waits, once its run ended by itself, for its box code to end and the
 #: robot to answer its last motion calls
 RUN_CLOSE_TIMEOUT = STOP_DEADLINE + MOTION_ANSWER_WAIT + 0.5
+#: how long (s) a goal whose cancel was accepted may wait for rclpy to mark it canceling
+CANCELING_TIMEOUT = 5.0
 
 
 class RunController(Protocol):
@@ -68,6 +71,8 @@ class RunActionServer:
         self._goal_runs: Dict[bytes, BehaviorRun] = {}
         #: goals cancelled while their run was starting (no run to stop yet)
         self._cancelled: Set[bytes] = set()
+        #: goals whose cancel this server accepted
+        self._cancel_accepted: Set[bytes] = set()
         self._node = rclpy.create_node(node.get_name() + "_action",
                                        namespace=node.get_namespace(), context=node.context,
                                        use_global_arguments=False,
@@ -104,6 +109,7 @@ class RunActionServer:
         """Accept, and stop the goal's run in the background (its result says STOPPED)."""
         with self._lock:
             key = bytes(goal.goal_id.uuid)
+            self._cancel_accepted.add(key)
             run = self._goal_runs.get(key)
             if run is None:
                 self._cancelled.add(key)  # stopped once its run is known
@@ -114,6 +120,13 @@ class RunActionServer:
 
     def _execute(self, goal: Any) -> RunBehavior.Result:
         key = bytes(goal.goal_id.uuid)
+        try:
+            return self._run_goal(goal, key)
+        finally:
+            with self._lock:
+                self._cancel_accepted.discard(key)
+
+    def _run_goal(self, goal: Any, key: bytes) -> RunBehavior.Result:
         if goal.is_cancel_requested:
             with self._lock:
                 self._cancelled.discard(key)
@@ -143,8 +156,19 @@ class RunActionServer:
                 self._goal_runs.pop(key, None)
         if run.succeeded:
             goal.succeed()
-        elif goal.is_cancel_requested and run.status == BehaviorState.STOPPED:
+        elif self._canceling(goal, key) and run.status == BehaviorState.STOPPED:
             goal.canceled()
         else:
             goal.abort()
         return result
+
+    def _canceling(self, goal: Any, key: bytes) -> bool:
+        """Whether ``goal`` is being cancelled.  rclpy marks a goal canceling after the
+        cancel callback has returned, and the run that callback stops can end first: a
+        goal whose cancel was accepted waits for the mark (it can only end CANCELED then)."""
+        with self._lock:
+            accepted = key in self._cancel_accepted
+        deadline = time.monotonic() + CANCELING_TIMEOUT
+        while accepted and not goal.is_cancel_requested and time.monotonic() < deadline:
+            time.sleep(0.005)
+        return goal.is_cancel_requested

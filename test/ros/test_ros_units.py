@@ -1,14 +1,19 @@
-"""Pure pieces of the ROS layer: robot addresses, motion messages, focus tracking."""
+"""Pure pieces of the ROS layer: robot addresses, motion messages, focus tracking, the
+run action's cancel."""
+import threading
 from pathlib import Path
 
 import pytest
 
-pytest.importorskip("rclpy")
+rclpy = pytest.importorskip("rclpy")
+from rclpy.action import CancelResponse  # noqa: E402
 
 from naoqi_qicore.robot.session import RobotAddress, connection_hints  # noqa: E402
 from naoqi_qicore.ros.path_roots import default_behavior_roots, split_roots  # noqa: E402
 from naoqi_qicore.ros.focus import FocusTracker  # noqa: E402
 from naoqi_qicore.ros.motion_messages import bezier_arguments, keyframes_message  # noqa: E402
+from naoqi_qicore.msg import BehaviorState  # noqa: E402
+from naoqi_qicore.ros.run_action import RunActionServer  # noqa: E402
 
 
 @pytest.mark.parametrize("parameters, url, user", [
@@ -229,3 +234,92 @@ def test_connection_hints_say_why_tcps() -> None:
     assert "s3cret" not in hints
     plain = connection_hints(RobotAddress.from_parameters(nao_ip="10.0.0.5"))
     assert "TLS" not in plain and "password" not in plain and "port 9559 of 10.0.0.5" in plain
+
+
+class _StoppedRun:
+    """A run that ends STOPPED as soon as it is stopped."""
+
+    def __init__(self) -> None:
+        self.ended = threading.Event()
+        self.status, self.frame, self.duration = BehaviorState.PLAYING, 0, 0.0
+        self.message, self.error_count, self.succeeded, self.player = "", 0, False, None
+        self.stopped_status = BehaviorState.STOPPED
+
+    def stop(self, reason: str) -> None:
+        self.status, self.message = self.stopped_status, "stopped: " + reason
+        self.ended.set()
+
+    def wait(self) -> None:
+        self.ended.wait(10)
+
+    def errors(self) -> list:
+        return []
+
+
+class _Goal:
+    """A goal handle whose cancel rclpy marks only ``late`` seconds after it was accepted."""
+
+    def __init__(self, late: float) -> None:
+        self.goal_id = type("GoalId", (), {"uuid": bytes(range(16))})()
+        self.late = late
+        self._marked = threading.Event()
+        self.ended = ""
+
+    def accept_cancel(self) -> None:
+        threading.Timer(self.late, self._marked.set).start()
+
+    @property
+    def is_cancel_requested(self) -> bool:
+        return self._marked.is_set()
+
+    def canceled(self) -> None:
+        assert self._marked.is_set(), "CANCELED before rclpy marked the goal canceling"
+        self.ended = "CANCELED"
+
+    def abort(self) -> None:
+        self.ended = "ABORTED"
+
+    def succeed(self) -> None:
+        self.ended = "SUCCEEDED"
+
+
+def test_a_cancelled_goal_ends_canceled_when_its_run_stops_before_rclpy_marks_it() -> None:
+    """rclpy marks a goal canceling only after the cancel callback returned; the run that
+    callback stops can end first, and the goal must still end CANCELED, not ABORTED."""
+
+    run = _StoppedRun()
+    started = threading.Event()
+
+    class Runs:
+        def start_run(self, goal):
+            started.set()
+            return run
+
+        def stop_run(self, stopped, reason):
+            stopped.stop(reason)
+
+    context = rclpy.Context()
+    rclpy.init(context=context)
+    node = rclpy.create_node("unit_runner", context=context)
+    server = RunActionServer(node, Runs())
+    try:
+        goal = _Goal(late=0.3)
+        executing = threading.Thread(target=lambda: setattr(goal, "result",
+                                                            server._execute(goal)))
+        executing.start()
+        assert started.wait(5)
+        assert server._cancel(goal) == CancelResponse.ACCEPT
+        goal.accept_cancel()  # what rclpy does once the callback has returned
+        executing.join(10)
+        assert goal.ended == "CANCELED" and goal.result.message == "stopped: the goal was cancelled"
+        # a goal nobody cancelled does not wait: a stopped run is ABORTED at once
+        run.ended.clear()
+        other = _Goal(late=0.0)
+        stopper = threading.Timer(0.1, run.stop, ("behavior/stop was called",))
+        stopper.start()
+        server._execute(other)
+        assert other.ended == "ABORTED"
+    finally:
+        server.close()
+        node.destroy_node()
+        rclpy.shutdown(context=context)
