@@ -446,21 +446,26 @@ class ALMotionSink:
                                         segment.times, segment.keys)
         except Exception as error:  # noqa: BLE001 - the robot's refusal is the segment's end
             with self._lock:
-                if self._flights.get(segment.segment_id) is not flight:
+                if not self._land(flight):
                     return
-                del self._flights[segment.segment_id]
-                self._all_ended.notify_all()
             self._end(flight, str(error) or type(error).__name__)
             return
         future.addCallback(lambda done: self._returned(motion, flight, done))
 
+    def _land(self, flight: _Flight) -> bool:
+        """Take ``flight`` out of those in flight (lock held); False when it is no longer
+        there (already reported by :meth:`forget` or a stop)."""
+        if self._flights.get(flight.segment.segment_id) is not flight:
+            return False
+        del self._flights[flight.segment.segment_id]
+        self._all_ended.notify_all()
+        return True
+
     def _returned(self, motion: Any, flight: _Flight, future: Any) -> None:
         """The segment's call returned (in a libqi thread)."""
         with self._lock:
-            if self._flights.get(flight.segment.segment_id) is not flight:
-                return  # already reported by forget()
-            del self._flights[flight.segment.segment_id]
-            self._all_ended.notify_all()
+            if not self._land(flight):
+                return
             for waiting in self._flights.values():
                 if flight in waiting.waiting_for:
                     waiting.waiting_for.remove(flight)

@@ -69,9 +69,8 @@ class RunActionServer:
         self._runs = runs
         self._lock = threading.Lock()
         self._goal_runs: Dict[bytes, BehaviorRun] = {}
-        #: goals cancelled while their run was starting (no run to stop yet)
-        self._cancelled: Set[bytes] = set()
-        #: goals whose cancel this server accepted
+        #: goals whose cancel this server accepted (one with no run yet is stopped once
+        #: its run is known)
         self._cancel_accepted: Set[bytes] = set()
         self._node = rclpy.create_node(node.get_name() + "_action",
                                        namespace=node.get_namespace(), context=node.context,
@@ -111,8 +110,6 @@ class RunActionServer:
             key = bytes(goal.goal_id.uuid)
             self._cancel_accepted.add(key)
             run = self._goal_runs.get(key)
-            if run is None:
-                self._cancelled.add(key)  # stopped once its run is known
         if run is not None:
             threading.Thread(target=self._runs.stop_run, args=(run, "the goal was cancelled"),
                              daemon=True, name="cancel").start()
@@ -128,22 +125,17 @@ class RunActionServer:
 
     def _run_goal(self, goal: Any, key: bytes) -> RunBehavior.Result:
         if goal.is_cancel_requested:
-            with self._lock:
-                self._cancelled.discard(key)
             goal.canceled()
             return RunBehavior.Result(status=BehaviorState.STOPPED,
                                       message="cancelled before it started")
         try:
             run = self._runs.start_run(goal)
         except ValueError as error:
-            with self._lock:
-                self._cancelled.discard(key)
             goal.abort()
             return RunBehavior.Result(status=BehaviorState.ERROR, message=str(error))
         with self._lock:
             self._goal_runs[key] = run
-            cancelled = key in self._cancelled or goal.is_cancel_requested
-            self._cancelled.discard(key)
+            cancelled = key in self._cancel_accepted or goal.is_cancel_requested
         try:
             if cancelled:  # cancelled while it started
                 self._runs.stop_run(run, "the goal was cancelled")
