@@ -21,7 +21,7 @@ and the rule that classed them (first that holds, in this order):
   own exception);
 * ``environment``: what the author's robot or network had and this machine has not:
   ``package`` (a Python package not installed), ``unshipped-file`` (a file the author did
-  not ship), ``network`` (a network peer);
+  not ship, a service program included), ``network`` (a network peer);
 * ``behavior``: the behavior's own bug, which would fail on a robot too: ``not-python2``
   (not valid Python 2 either), ``behavior`` (any other exception, by its type).
 
@@ -29,6 +29,10 @@ A run that did not reach its end (FINISHED) within ``--seconds`` says why, by th
 :func:`why_not_ended`: an error, waits for a stimulus the scenario does not give
 (speech, a touch, an ALMemory event, a polled value), loops forever by design, still
 working, or waits in its own code; ``engine`` when the engine itself failed.
+
+A project whose ``manifest.xml`` declares services (``<service name=.. execStart=..>``) is a
+service app: the report says how many of its services the simulated robot ran (started at
+least once), and counts the service apps whose services ran.
 
 Then the totals, and the targets: behaviors with no error of ours (98%), behaviors that
 make progress (90%: it ended, a box beyond the first two started, a second timeline state
@@ -83,6 +87,10 @@ _NETWORK = re.compile(r"URLError|ConnectionRefused|ConnectionError|gaierror|time
                       r"Network is unreachable|Name or service not known|"
                       r"Temporary failure in name resolution|SSLError|HTTPError")
 _OUR_CODE = ("naoqi_qicore/core/", "naoqi_qicore/robot/naoqi_compat/")
+#: where a failure of a service of the behavior's application is (BoxError.where)
+APP_SERVICE = "app service"
+#: how the simulated robot says a service's program is not in its application
+_MISSING_PROGRAM = re.compile(r"which the application does not have \(no file (\S+)\)")
 _EXCEPTION = re.compile(r"\b(\w*(?:Error|Exception|Exit|Interrupt))\b")
 
 
@@ -133,6 +141,12 @@ def classify(detail: str, where: str = "", invalid_script: bool = False,
     last = lines[-1] if lines else detail
     if where == "stop":
         return Classified(OURS, "stop", "box code still ran after the stop")
+    program = _MISSING_PROGRAM.search(detail) if where == APP_SERVICE else None
+    if program is not None:
+        if program.group(1).rpartition("/")[2] in shipped:
+            return Classified(OURS, "shipped-file",
+                              "a file the project ships, not where box code looks")
+        return Classified(ENVIRONMENT, "unshipped-file", "a file the author did not ship")
     if _SIMULATOR_MESSAGES.search(detail):
         return Classified(OURS, "simulator", "the simulated robot lacks or refuses it")
     missing = re.search(r"ModuleNotFoundError: No module named '([\w.]+)'", detail)
@@ -219,6 +233,9 @@ class Outcome:
     ended_after: Optional[float] = None
     #: why it did not reach its end: (class, rule, reason); empty when it did
     why_not: Tuple[str, str, str] = ("", "", "")
+    #: the services its application declares, and how many of them the robot ran
+    app_services: int = 0
+    services_ran: int = 0
 
     @property
     def ours(self) -> List[Tuple[str, str, str, str]]:
@@ -399,6 +416,10 @@ def run_one(name: str, path: Path, seconds: float, scenario: Optional[str]) -> O
                 trace.keys = robot.service("ALMemory")._listened_keys()
                 trace.active_boxes = player.active_boxes
             player.stop()
+            services = [info for info in robot.service("ALServiceManager").services()
+                        if info["name"].startswith(installed.package_id + ".")]
+            outcome.app_services = len(services)
+            outcome.services_ran = sum(info["starts"] > 0 for info in services)
         except Exception as error:  # the engine's own failure
             outcome.error = "%s: %s" % (type(error).__name__, error)
         finally:
@@ -460,6 +481,8 @@ class Report:
             "no error of ours": sum(not outcome.ours for outcome in converted),
             "progress": sum(outcome.progress for outcome in converted),
             "ended": sum(outcome.ended for outcome in converted),
+            "service apps": sum(outcome.app_services > 0 for outcome in converted),
+            "service ran": sum(outcome.services_ran > 0 for outcome in converted),
             "not ended": dict(not_ended.most_common()),
             "robots": dict(collections.Counter(outcome.robot for outcome in converted)),
             "error classes": dict(classes.most_common()),
@@ -500,6 +523,9 @@ def print_report(report: Report, seconds: float, out: Any = None) -> None:
             "" if outcome.progress else " no progress"), file=out)
         if outcome.why_not[0]:
             print("    not ended: %s [%s]: %s" % outcome.why_not, file=out)
+        if outcome.app_services:
+            print("    app services: %d declared, %d ran" % (outcome.app_services,
+                                                          outcome.services_ran), file=out)
         for kind, rule, reason, text in outcome.errors:
             print("    %s [%s] (%s): %s" % (kind, rule, reason, text.splitlines()[0][:110]),
                   file=out)
@@ -516,6 +542,8 @@ def print_report(report: Report, seconds: float, out: Any = None) -> None:
         totals["progress"], 100.0 * totals["progress"] / count), file=out)
     print("reached its end:  %d (%.1f%%) in %.0f s" % (
         totals["ended"], 100.0 * totals["ended"] / count, seconds), file=out)
+    print("service apps:     %d, their services ran in %d" % (
+        totals["service apps"], totals["service ran"]), file=out)
     print("did not, why:", file=out)
     for name, number in totals["not ended"].items():
         print("  %4d %s" % (number, name), file=out)

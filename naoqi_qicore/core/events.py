@@ -37,6 +37,8 @@ WHERE_ROBOT_CALL = "robot call"
 WHERE_ROBOT_SERVICE = "robot service"
 WHERE_MOTION = "motion"
 WHERE_STOP = "stop"
+#: a service of the behavior's application (its ``manifest.xml``'s) that failed on the robot
+WHERE_APP_SERVICE = "app service"
 
 
 @dataclass(frozen=True)
@@ -48,7 +50,9 @@ class BoxError:
     called a service or method the robot does not have), ``WHERE_ROBOT_SERVICE`` (the
     robot did not offer a service the box's code calls when the behavior loaded),
     ``WHERE_MOTION`` (the robot rejected or interrupted a motion segment of the box's
-    timeline) and ``WHERE_STOP`` (box code that could not be stopped).
+    timeline), ``WHERE_STOP`` (box code that could not be stopped) and
+    ``WHERE_APP_SERVICE`` (a service of the behavior's application could not start or
+    crashed on the robot).
     """
 
     box_path: str

@@ -52,6 +52,8 @@ LONE_BEHAVIOR = "."
 INSTALL_STAMP = ".naoqi_qicore_installed"
 #: the simulated robot's service that says where its files are
 SIM_FILES_SERVICE = "NaoqiSimFiles"
+#: the simulated robot's service told of the applications installed in its files
+SIM_APPS_SERVICE = "NaoqiSimApps"
 _PACKAGE_ID = re.compile(r"[A-Za-z0-9_][A-Za-z0-9_.-]{0,127}")
 _OTHER = re.compile(r"[^A-Za-z0-9_.-]+")
 
@@ -65,6 +67,25 @@ class InstalledApp:
     folder: Path
     #: its behaviors: folders relative to the application's (``behavior_1``, ``.``)
     behaviors: List[str]
+
+
+@dataclass(frozen=True)
+class AppService:
+    """A service an application declares in its ``manifest.xml``
+    (``<services><service name=".." execStart=".." autorun=".."/></services>``)."""
+
+    package_id: str
+    #: its name in the manifest; NAOqi knows it as ``<package id>.<name>``
+    name: str
+    #: the command line that starts it, run in the application's folder
+    exec_start: str
+    #: started when the application is installed (and kept running)
+    autorun: bool
+
+    @property
+    def full_name(self) -> str:
+        """``<package id>.<name>``, the name ALServiceManager knows it by."""
+        return "%s.%s" % (self.package_id, self.name)
 
 
 @dataclass
@@ -93,6 +114,23 @@ def app_behaviors(folder: Path) -> List[str]:
             and not path.startswith("/")]
 
 
+def app_services(package: str, folder: Path) -> List[AppService]:
+    """The services the ``manifest.xml`` in ``folder`` (the application ``package``)
+    declares, in its order; none when it has no readable manifest.  A declaration without
+    a name or an ``execStart`` is left out (NAOqi cannot start it either)."""
+    try:
+        root = etree.parse(str(folder / MANIFEST), safe_xml_parser()).getroot()
+    except (OSError, etree.XMLSyntaxError):
+        return []
+    services = []
+    for element in root.iter("service"):
+        name, command = element.get("name", "").strip(), element.get("execStart", "").strip()
+        if name and command:
+            services.append(AppService(package, name, command,
+                                       element.get("autorun", "").strip().lower() == "true"))
+    return services
+
+
 def _relative(path: Path, folder: Path) -> str:
     return os.path.relpath(path, folder).replace(os.sep, "/")
 
@@ -108,6 +146,12 @@ def installed_apps(files: RobotFiles) -> List[InstalledApp]:
     return apps
 
 
+def is_package_id(name: str) -> bool:
+    """Whether ``name`` can be a package id: the name of a folder of the applications'
+    folder (letters, digits, ``_.-``, not starting or ending with a dot)."""
+    return bool(_PACKAGE_ID.fullmatch(name)) and name.strip(".") == name
+
+
 def package_id(project: Path, fallback: str) -> str:
     """The package id of the project in ``project``: its ``manifest.xml``'s ``uuid`` when it
     can name a folder, else ``fallback`` made into one."""
@@ -115,7 +159,7 @@ def package_id(project: Path, fallback: str) -> str:
         uuid = etree.parse(str(project / MANIFEST), safe_xml_parser()).getroot().get("uuid")
     except (OSError, etree.XMLSyntaxError):
         uuid = None
-    if uuid and _PACKAGE_ID.fullmatch(uuid) and uuid.strip(".") == uuid:
+    if uuid and is_package_id(uuid):
         return uuid
     name = _OTHER.sub("_", fallback).strip("._-")[:128]
     return name or "behavior"
@@ -310,7 +354,17 @@ def robot_files(session: Any, mirror: Path) -> RobotFiles:
 def install_on_robot(session: Any, url: str, loaded: LoadedBehavior
                      ) -> Tuple[InstalledBehavior, RobotFiles, List[str]]:
     """Install ``loaded`` into the files of ``session``'s robot (at ``url``) as this process
-    has them (:func:`robot_files`); the installed behavior, the files and the warnings."""
-    files = robot_files(session, mirror_folder(url))
+    has them (:func:`robot_files`); the installed behavior, the files and the warnings.
+    A simulated robot whose own files these are is told (``NaoqiSimApps.installed``): it
+    starts the application's autorun services, as NAOqi does once an application is
+    installed."""
+    mirror = mirror_folder(url)
+    files = robot_files(session, mirror)
     installed, warnings = install_behavior(files, loaded)
+    if files.root != mirror.resolve():
+        try:
+            session.service(SIM_APPS_SERVICE).installed(installed.package_id)
+        except RuntimeError as error:
+            warnings.append("the simulated robot does not run the services of %s: %s"
+                            % (installed.package_id, error))
     return installed, files, warnings

@@ -67,6 +67,16 @@ def test_error_classes() -> None:
     assert classify("b: onStart: URLError: <urlopen error [Errno -3] Temporary failure in "
                     "name resolution>") == (ENVIRONMENT, "network",
                                             "a network peer of the author's")
+    program = ("root: app service: my-app.Main: execStart 'scripts/main.py' names "
+               "scripts/main.py, which the application does not have (no file /home/nao/.local"
+               "/share/PackageManager/apps/my-app/scripts/main.py)")
+    assert classify(program, where="app service")[:2] == (ENVIRONMENT, "unshipped-file")
+    assert classify(program, where="app service", shipped={"main.py"})[:2] == (
+        OURS, "shipped-file")
+    assert classify("root: app service: ModuleNotFoundError: my-app.Main: crashed (exit "
+                    "status 1)\nTraceback (most recent call last):\n  File \"main.py\", line "
+                    "1\nModuleNotFoundError: No module named 'flask'", where="app service")[:2] \
+        == (ENVIRONMENT, "package")
     assert classify("b: robot call: AttributeError: ALTabletService has no method x()")[:2] \
         == (OURS, "simulator")
     assert classify("b: stop: box code still runs", where="stop")[:2] == (OURS, "stop")
@@ -140,4 +150,5 @@ def test_corpus_report(corpus_dir, capsys) -> None:
     assert totals["no error of ours"] >= NO_ERROR_OF_OURS_FLOOR * converted
     assert totals["progress"] >= PROGRESS_FLOOR * converted
     assert totals["ended"] == sum(o.why_not == ("", "", "") for o in report.converted)
+    assert totals["service ran"] <= totals["service apps"]
     assert sum(totals["not ended"].values()) == converted - totals["ended"]

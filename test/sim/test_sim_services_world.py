@@ -50,19 +50,35 @@ def test_preferences(sim):
     assert "com.x" not in prefs.getDomainList()
 
 
-def test_service_manager(sim):
+def test_service_manager_knows_the_services_of_installed_applications(sim):
+    app = sim.files.apps / "my-app"
+    app.mkdir()
+    (app / "manifest.xml").write_text(
+        '<package uuid="my-app"><services><service name="Main" execStart="scripts/main.py" '
+        'autorun="false"/><service name="Tool" execStart="bin/tool"/><service name="NoCommand"/>'
+        '</services></package>')
+    (app / "bin").mkdir()
+    (app / "bin" / "tool").write_bytes(b"\x7fELF")
     manager = sim.service("ALServiceManager")
-    started, stopped = [], []
-    manager.serviceStarted.connect(started.append)
-    manager.serviceStopped.connect(lambda name, reason: stopped.append((name, reason)))
-    assert manager.startService("my-script") and not manager.startService("my-script")
-    assert manager.isServiceRunning("my-script")
-    assert manager.stopService("my-script") and not manager.isServiceRunning("my-script")
-    assert not manager.stopService("my-script")
-    assert wait_until(lambda: started == ["my-script"] and stopped == [("my-script", 0)])
-    assert manager.services() == [{"name": "my-script", "running": False}]
-    with pytest.raises(RuntimeError, match="no service named 'x'"):
-        manager.service("x")
+    failures = []
+    manager._watch_failures(failures.append)
+    assert [info["name"] for info in manager.services()] == ["my-app.Main", "my-app.Tool"]
+    assert manager.service("Main") == {"name": "my-app.Main", "execStart": "scripts/main.py",
+                                       "autorun": False, "running": False, "pid": 0,
+                                       "starts": 0}
+    # a service that cannot start: False, and a failure saying why
+    assert not manager.startService("my-app.Main") and not manager.startService("Tool")
+    assert [(f["service"], f["message"].split(", ")[-1]) for f in failures] == [
+        ("my-app.Main", "which the application does not have (no file /home/nao/.local/share/"
+                        "PackageManager/apps/my-app/scripts/main.py)"),
+        ("my-app.Tool", "which is no Python script: the simulated robot runs Python services "
+                        "only")]
+    assert manager._package_failures("my-app") == failures
+    assert not manager.isServiceRunning("Main") and not manager.stopService("Main")
+    for method in (manager.startService, manager.stopService, manager.service):
+        with pytest.raises(RuntimeError, match="no service named 'x' in the installed "
+                                               "applications"):
+            method("x")
 
 
 def test_people_faces_and_mood(sim):

@@ -10,7 +10,9 @@ that behave as on the robot (:mod:`~naoqi_qicore.robot.naoqi_compat.box_session`
 run ends, what box code left running on the robot is stopped
 (:mod:`~naoqi_qicore.robot.naoqi_compat.robot_work`).  Given the robot's files
 (:class:`~naoqi_qicore.robot.robot_files.RobotFiles`), the paths box code opens itself
-(``/home/nao/...``) are those files (:mod:`naoqi_qicore.core.box_paths`).
+(``/home/nao/...``) are those files (:mod:`naoqi_qicore.core.box_paths`), and on a
+simulated robot the failures of the services of the behavior's application are errors of
+its runs (:mod:`~naoqi_qicore.robot.naoqi_compat.app_services`).
 """
 from __future__ import annotations
 
@@ -20,6 +22,7 @@ from typing import Dict, Optional
 
 from naoqi_qicore.core.environment import BehaviorContext, ScriptEnvironment
 from naoqi_qicore.robot.naoqi_compat import almath
+from naoqi_qicore.robot.naoqi_compat.app_services import AppServiceFailures
 from naoqi_qicore.robot.naoqi_compat.box_session import (BoxSession, LocalSubscriptions,
                                                          PeriodicTasks, box_qi_module)
 from naoqi_qicore.robot.naoqi_compat.naoqi import global_proxies, naoqi_module
@@ -66,6 +69,11 @@ def box_environment(context: BehaviorContext,
     if files is None:
         return ScriptEnvironment(modules=modules, names=names, session=session, close=close,
                                  stop=work.stop)
-    return ScriptEnvironment(modules=modules, names=names, session=session, close=close,
-                             stop=work.stop, paths=files.box_path,
+    failures = AppServiceFailures(context)
+
+    def close_with_failures() -> None:
+        close()
+        failures.close()
+    return ScriptEnvironment(modules=modules, names=names, session=session,
+                             close=close_with_failures, stop=work.stop, paths=files.box_path,
                              temporary_folder=str(files.temporary))

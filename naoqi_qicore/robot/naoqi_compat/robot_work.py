@@ -15,7 +15,9 @@ can no longer call the robot) stops them:
   (ALTextToSpeech, ALAnimatedSpeech) by ``ALTextToSpeech.stopAll``, sounds by
   ``ALAudioPlayer.stopAll``, LED animations by ``ALLeds.reset`` of the LEDs they animate,
   walks by ``ALMotion.stopMove``, joint moves by ``ALMotion.killTasksUsingResources``;
-* calls that answer at once but leave the robot moving (:data:`LASTING`): ``stopMove``.
+* calls that answer at once but leave the robot moving (:data:`LASTING`): ``stopMove``;
+* services of applications box code started (``ALServiceManager.startService``, the "Run
+  App Script" box): ``stopService``, unless box code stopped them itself.
 
 A post answered after the stop (it was on its way when the behavior stopped) is stopped as
 soon as its answer comes.
@@ -50,6 +52,10 @@ JOINT_MOVES = ("angleInterpolation", "angleInterpolationWithSpeed",
 #: (service, method) calls that answer at once but leave the robot doing something
 LASTING = {("ALMotion", "move"), ("ALMotion", "moveToward"),
            ("ALMotion", "setWalkTargetVelocity"), ("ALMotion", "setWalkVelocity")}
+
+#: (service, method) calls that start something another call of the same service stops,
+#: given the same first argument -> that method
+UNDONE_BY = {("ALServiceManager", "startService"): "stopService"}
 
 #: a call to make on the robot: (service, method, arguments)
 StopCall = Tuple[str, str, Tuple[Any, ...]]
@@ -89,6 +95,9 @@ def stop_calls(call: RobotCall) -> List[StopCall]:
         return [("ALMotion", "stopMove", ())]
     if call.service == "ALMotion" and call.method in JOINT_MOVES and _names(first):
         return [("ALMotion", "killTasksUsingResources", (_names(first),))]
+    undo = UNDONE_BY.get((call.service, call.method))
+    if undo is not None and call.args:
+        return [(call.service, undo, call.args[:1])]
     return []
 
 
@@ -125,10 +134,17 @@ class RobotWork:
             with self._lock:  # box code stopped its task, or saw it end
                 self._left.pop((call.service, "stop", (call.args[0],)), None)
             return
+        if call.method in UNDONE_BY.values() and call.args:
+            with self._lock:  # box code undid it itself
+                self._left.pop((call.service, call.method, (call.args[0],)), None)
+            return
+        undo = UNDONE_BY.get((call.service, call.method))
         if call.method == POST_METHOD:
             stop: StopCall = (call.service, "stop", (int(future.value()),))
         elif (call.service, call.method) in LASTING:
             stop = ("ALMotion", "stopMove", ())
+        elif undo is not None and call.args and future.value():
+            stop = (call.service, undo, (call.args[0],))
         else:
             return
         with self._lock:

@@ -22,11 +22,20 @@
     Where the robot's files are on this machine: ``root()`` (the folder holding
     ``home/nao/...``) and ``token()`` (the content of the root's ``.naoqi_sim_root`` file,
     so that a client can tell the root is on its own machine).
+``NaoqiSimApps``
+    The applications a client installs in the robot's files, and their services
+    (:mod:`~naoqi_qicore.robot.sim.services.service_manager`): ``installed(packageId)``
+    (the application was installed: its autorun services start), ``failures(packageId)``
+    (its services' failures since then) and the signal ``serviceFailed(failure)``; a
+    failure is a dict: ``id``, ``package``, ``service``, ``message``, ``traceback``.
 """
 from __future__ import annotations
 
 from typing import Any, Callable, Dict, List, Optional
 
+import qi
+
+from naoqi_qicore.robot.robot_apps import is_package_id
 from naoqi_qicore.robot.sim.context import SimContext
 from naoqi_qicore.robot.sim.recorder import CallRecord
 from naoqi_qicore.robot.sim.services.module import SimModule
@@ -147,3 +156,29 @@ class NaoqiSimFiles(SimModule):
     def token(self) -> str:
         """What the root's ``.naoqi_sim_root`` file holds."""
         return self._token
+
+
+class NaoqiSimApps(SimModule):
+    """Installed applications and the failures of their services (see the module doc)."""
+
+    NAME = "NaoqiSimApps"
+
+    def __init__(self, sim: SimContext) -> None:
+        super().__init__(sim)
+        self.serviceFailed = qi.Signal("(m)")
+        self._manager()._watch_failures(self.serviceFailed)
+
+    def _manager(self) -> Any:
+        return self._sim.service("ALServiceManager")
+
+    def installed(self, packageId: str) -> None:
+        """Application ``packageId`` was installed in the robot's files: its autorun
+        services start (returns once they registered their services, or ended)."""
+        if not is_package_id(packageId) or not (self._sim.files.apps / packageId).is_dir():
+            raise self._error("installed", "no application '%s' in the robot's files"
+                              % packageId)
+        self._manager()._app_installed(packageId)
+
+    def failures(self, packageId: str) -> List[Dict[str, Any]]:
+        """The failures of the application's services since it was last installed."""
+        return self._manager()._package_failures(packageId)

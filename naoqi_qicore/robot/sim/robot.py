@@ -3,7 +3,7 @@
 Clients reach it with their own ``qi.Session().connect(robot.url)`` exactly as a real NAO or
 Pepper.  It has files of its own (:mod:`naoqi_qicore.robot.robot_files`): NAOqi's layout
 under a root folder, by default a fresh private temporary folder removed when the robot
-stops.  Besides the NAOqi services it registers five services of its own (not recorded):
+stops.  Besides the NAOqi services it registers six services of its own (not recorded):
 
 * ``NaoqiSimRecorder``: ``calls(sinceIndex=0) -> [entry]``, ``count()``, ``clear()`` (the
   ``dropped()`` (the call record, see :mod:`naoqi_qicore.robot.sim.recorder`);
@@ -13,7 +13,9 @@ stops.  Besides the NAOqi services it registers five services of its own (not re
   :mod:`naoqi_qicore.robot.sim.senses`);
 * ``NaoqiSimScenario``: the scenario played, told about the run by a program in another
   process, and the verdict of its expectations (see :mod:`naoqi_qicore.robot.sim.control`);
-* ``NaoqiSimFiles``: where its files are (see :mod:`naoqi_qicore.robot.sim.control`).
+* ``NaoqiSimFiles``: where its files are (see :mod:`naoqi_qicore.robot.sim.control`);
+* ``NaoqiSimApps``: the applications installed in its files and the failures of their
+  services (see :mod:`naoqi_qicore.robot.sim.control`).
 
 Its services stay registered under their names: one a client unregisters is registered
 again (:mod:`naoqi_qicore.robot.sim.registry`).
@@ -39,7 +41,7 @@ import qi
 
 from naoqi_qicore.robot.robot_files import SIM_TOKEN_FILE, RobotFiles
 from naoqi_qicore.robot.sim.context import ROBOTS, SimContext
-from naoqi_qicore.robot.sim.control import (NaoqiSimActivities, NaoqiSimFiles,
+from naoqi_qicore.robot.sim.control import (NaoqiSimActivities, NaoqiSimApps, NaoqiSimFiles,
                                             NaoqiSimRecorder, NaoqiSimScenario)
 from naoqi_qicore.robot.sim.facade import recording_facade
 from naoqi_qicore.robot.sim.listen import (ListenRefused, endpoints_problem, listen_url_problem,
@@ -184,6 +186,7 @@ class SimulatedRobot:
         self._perception = NaoqiSimPerception(self._context)
         served[NaoqiSimPerception.NAME] = self._perception
         served[NaoqiSimFiles.NAME] = NaoqiSimFiles(self._context, token)
+        served[NaoqiSimApps.NAME] = NaoqiSimApps(self._context)
         self._services = OwnServices(self._session, _LOG)
         for name, served_object in served.items():
             self._services.register(name, served_object)

@@ -30,9 +30,9 @@ from naoqi_qicore.robot.sim.services.perception import (ALFaceCharacteristics, A
 from naoqi_qicore.robot.sim.services.posture import ALRobotPosture
 from naoqi_qicore.robot.sim.services.pythonbridge import ALPythonBridge
 from naoqi_qicore.robot.sim.services.speech import ALAnimatedSpeech, ALTextToSpeech
+from naoqi_qicore.robot.sim.services.service_manager import ALServiceManager
 from naoqi_qicore.robot.sim.services.system import (ALAppsAnalytics, ALNotificationManager,
-                                                    ALPreferenceManager, ALServiceManager,
-                                                    ALSystem)
+                                                    ALPreferenceManager, ALSystem)
 from naoqi_qicore.robot.sim.services.table_service import table_service
 from naoqi_qicore.robot.sim.services.tablet import ALTabletService
 from naoqi_qicore.robot.sim.services.tracker import ALTracker

@@ -1,12 +1,11 @@
-"""Simulated system services: ALSystem, ALPreferenceManager, ALServiceManager, ALAppsAnalytics,
-ALNotificationManager.
+"""Simulated system services: ALSystem, ALPreferenceManager, ALAppsAnalytics,
+ALNotificationManager (ALServiceManager: :mod:`~naoqi_qicore.robot.sim.services.service_manager`).
 
 Shutdown and reboot are recorded (``ALSystem.requests`` and an ALMemory event), never run.
 """
 import os
 from typing import Any, Dict, List
 
-import qi
 from lxml import etree
 
 from naoqi_qicore.robot.sim.services.module import SimModule
@@ -14,8 +13,6 @@ from naoqi_qicore.xar.elements import safe_xml_parser
 
 SYSTEM_VERSION = "2.8.6.23"
 TOTAL_MEMORY_KB = 4 * 1024 * 1024
-#: ``serviceStopped`` reason of a service stopped by stopService or restartService
-STOPPED_ON_REQUEST = 0
 
 
 class ALSystem(SimModule):
@@ -153,61 +150,6 @@ class ALPreferenceManager(SimModule):
 
     def update(self) -> None:
         """Synchronise with the cloud (nothing to fetch in simulation)."""
-
-
-class ALServiceManager(SimModule):
-    """Services started and stopped by name (package services of the robot).
-
-    Signals: ``serviceStarted(name)`` and ``serviceStopped(name, reason)``.
-    """
-
-    NAME = "ALServiceManager"
-
-    def __init__(self, sim: Any) -> None:
-        super().__init__(sim)
-        self._running: Dict[str, bool] = {}
-        self.serviceStarted = qi.Signal("(s)")
-        self.serviceStopped = qi.Signal("(si)")
-
-    def startService(self, name: str) -> bool:
-        """Start a service; True if it was not running."""
-        with self._lock:
-            started = not self._running.get(name, False)
-            self._running[name] = True
-        if started:
-            self.serviceStarted(name)
-        return started
-
-    def stopService(self, name: str) -> bool:
-        """Stop a service; True if it was running."""
-        with self._lock:
-            stopped = self._running.get(name, False)
-            self._running[name] = False
-        if stopped:
-            self.serviceStopped(name, STOPPED_ON_REQUEST)
-        return stopped
-
-    def restartService(self, name: str) -> bool:
-        """Stop then start a service."""
-        self.stopService(name)
-        return self.startService(name)
-
-    def isServiceRunning(self, name: str) -> bool:
-        """True while the service runs."""
-        with self._lock:
-            return self._running.get(name, False)
-
-    def services(self) -> List[Dict[str, Any]]:
-        """[{"name", "running"}] for every service started at least once."""
-        with self._lock:
-            return [{"name": n, "running": r} for n, r in sorted(self._running.items())]
-
-    def service(self, name: str) -> Dict[str, Any]:
-        """{"name", "running"} of one service."""
-        with self._lock:
-            if name not in self._running:
-                raise self._error("service", "no service named '%s'" % name)
-            return {"name": name, "running": self._running[name]}
 
 
 class ALAppsAnalytics(SimModule):
