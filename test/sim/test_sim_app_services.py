@@ -249,3 +249,16 @@ def test_an_exec_start_the_robot_cannot_run_says_why(tmp_path, command, why):
     (tmp_path / "bin" / "tool").write_bytes(b"\x7fELF")
     with pytest.raises(ServiceStartError, match=why):
         python_command(AppService("my-app", "Main", command, False), tmp_path)
+
+
+@pytest.mark.slow  # real processes: the services'
+def test_a_crashing_autorun_service_is_started_again_five_times_at_most(run):
+    crash = run("pass", {"Crash": "scripts/crash.py|autorun"})
+    crash.install()
+    manager = crash.robot.service("ALServiceManager")
+    assert wait_until(lambda: manager.service("Crash")["starts"] == 5
+                      and not manager.isServiceRunning("Crash"))
+    time.sleep(0.5)
+    assert manager.service("Crash")["starts"] == 5
+    failures = crash.robot.service("NaoqiSimApps").failures(PACKAGE_ID)
+    assert [failure["message"] for failure in failures] == ["crashed (exit status 1)"] * 5
