@@ -15,10 +15,10 @@ and the rule that classed them (first that holds, in this order):
   it), ``robot-module`` (a module the robot had), ``given-name`` (a name NAOqi or Python 2
   gave box scripts), ``python2`` (Python 2 semantics), ``tabs``, ``port`` (a script valid
   in Python 2 we failed to port), ``robot-path`` (a missing file under a robot path the
-  simulated robot does not map, /home/nao/..., or in a robot app folder such as
-  .lastUploadedChoregrapheBehavior), ``shipped-file`` (a missing file the
-  project ships), ``our-code`` (raised inside naoqi_qicore), ``engine`` (the engine's
-  own exception);
+  simulated robot does not map, /opt/aldebaran/..., /home/nao/... outside the
+  applications' folder), ``shipped-file`` (a missing file the project ships, in the
+  robot's applications' folder, where the project is installed, or elsewhere),
+  ``our-code`` (raised inside naoqi_qicore), ``engine`` (the engine's own exception);
 * ``environment``: what the author's robot or network had and this machine has not:
   ``package`` (a Python package not installed), ``unshipped-file`` (a file the author did
   not ship, a service program included), ``network`` (a network peer);
@@ -122,12 +122,14 @@ class Classified(NamedTuple):
     reason: str
 
 
-#: where NAOqi keeps its own files and the applications' (a missing file there is a path
-#: the simulated robot does not map)
+#: where NAOqi keeps its own files (a missing file there is a path the simulated robot does
+#: not map)
 ROBOT_PATHS = ("/home/nao/", "/opt/aldebaran/", "/data/", "/var/persistent/", "/media/",
                "/usr/share/naoqi/", "/usr/lib/python2.7/")
-#: what only the robot's app folders hold, wherever a script looks for them
-ROBOT_APP_FOLDERS = ("/.lastUploadedChoregrapheBehavior", "/PackageManager/apps/")
+#: the robot's applications' folders, wherever a script looks for them: the simulated robot
+#: installs the project there (a missing file is one the project does or does not ship)
+ROBOT_APP_FOLDERS = ("/.lastUploadedChoregrapheBehavior", "/PackageManager/apps/",
+                     "/usr/local/var/www/apps/")
 _MISSING_FILE = re.compile(r"No such file or directory: '([^']+)'")
 
 
@@ -171,7 +173,8 @@ def classify(detail: str, where: str = "", invalid_script: bool = False,
     if "FileNotFoundError" in last or "No such file" in last:
         path = _MISSING_FILE.search(last)
         name = path.group(1) if path else ""
-        if name.startswith(ROBOT_PATHS) or any(part in name for part in ROBOT_APP_FOLDERS):
+        in_app = any(part in name for part in ROBOT_APP_FOLDERS)
+        if name.startswith(ROBOT_PATHS) and not in_app:
             return Classified(OURS, "robot-path",
                               "a robot path the simulated robot does not map")
         if name and name.rstrip("/").rpartition("/")[2] in shipped:

@@ -10,8 +10,9 @@ modules from ``.../apps/.lastUploadedChoregrapheBehavior/lib``.
 
 :func:`install_behavior` copies the converted project of a behavior (or, for a lone
 ``.xar``, its converted folder and the files next to the ``.xar``) into
-``apps/<package id>/``, points ``.lastUploadedChoregrapheBehavior`` at it, and gives the
-behavior back as loaded from there, so that its path is the robot's.  The package id is
+``apps/<package id>/``, with the data files the standard boxes read that the project lacks
+(:mod:`naoqi_qicore.robot.box_data`), points ``.lastUploadedChoregrapheBehavior`` at it,
+and gives the behavior back as loaded from there, so that its path is the robot's.  The package id is
 the ``uuid`` of the project's ``manifest.xml``, else derived from the project's (or the
 ``.xar``'s) name.  An unchanged project is not copied again.
 
@@ -37,6 +38,7 @@ from typing import Any, List, Optional, Tuple
 from lxml import etree
 
 from naoqi_qicore.converter.loader import LoadedBehavior
+from naoqi_qicore.robot.box_data import provide_box_data
 from naoqi_qicore.converter.project import (MAX_PROJECT_DEPTH, PROJECT_INDEX,
                                             is_project_folder, project_files, project_index,
                                             read_project_index)
@@ -275,6 +277,8 @@ def install_behavior(files: RobotFiles, loaded: LoadedBehavior) -> Tuple[Install
                 if neighbours is not None:
                     warnings += _copy_neighbours(neighbours, skipped, staging)
                 _write_lone_project(staging, package, _lone_name(loaded, converted))
+            for folder in app_behaviors(staging):  # what the standard boxes read
+                provide_box_data(staging / folder)
             (staging / INSTALL_STAMP).write_text(stamp, encoding="utf-8")
             _replace(staging, app)
         finally:

@@ -20,6 +20,10 @@ Two mappings, for two kinds of callers:
   rights of its process anyway): a path in the nao user's home (:data:`BOX_MAPPED`) goes to
   the root, any other is left as it is (box code's ``/tmp`` is this machine's: box code
   runs here, not on the robot, as it does with a real robot).
+
+Both take ``/usr/local/var/www/apps/...`` (:data:`WWW_APPS`, where the robot's web server
+finds the applications, and where box code of older NAOqi versions reads and imports its
+project from) as the applications' folder.
 """
 from __future__ import annotations
 
@@ -34,12 +38,15 @@ HOME = "/home/nao"
 APPS = HOME + "/.local/share/PackageManager/apps"
 #: the application folder Choregraphe's "play" uploads to
 LAST_UPLOADED = ".lastUploadedChoregrapheBehavior"
+#: the robot's web server's folder of applications: another name of :data:`APPS` (box code
+#: of older NAOqi versions reads and imports its project from there)
+WWW_APPS = "/usr/local/var/www/apps"
 #: where NAOqi's recordings go
 RECORDINGS = HOME + "/recordings"
 #: the robot folders that exist under a root
 MAPPED = (HOME, "/tmp")
 #: the robot folders box code's own paths name (the others are this machine's)
-BOX_MAPPED = (HOME,)
+BOX_MAPPED = (HOME, WWW_APPS)
 #: the folders a new root is given (NAOqi's layout)
 LAYOUT = (APPS, RECORDINGS + "/microphones", RECORDINGS + "/cameras",
           HOME + "/.local/share/Aldebaran", HOME + "/.config", "/tmp")
@@ -55,6 +62,13 @@ class RobotPathError(ValueError):
 
 def _in_tree(robot_path: str, tops: Tuple[str, ...] = MAPPED) -> bool:
     return any(robot_path == top or robot_path.startswith(top + "/") for top in tops)
+
+
+def _unaliased(robot_path: str) -> str:
+    """A normalized robot path with :data:`WWW_APPS` written as :data:`APPS`."""
+    if _in_tree(robot_path, (WWW_APPS,)):
+        return APPS + robot_path[len(WWW_APPS):]
+    return robot_path
 
 
 class RobotFiles:
@@ -83,6 +97,7 @@ class RobotFiles:
             robot = posixpath.normpath(posixpath.join(base, path))
             if robot.startswith("//"):
                 robot = robot[1:]
+        robot = _unaliased(robot)
         if not _in_tree(robot):
             raise RobotPathError("'%s' is outside the robot's files (%s)"
                                  % (path, ", ".join(top + "/..." for top in MAPPED)))
@@ -119,7 +134,7 @@ class RobotFiles:
             robot = robot[1:]
         if not _in_tree(robot, BOX_MAPPED):
             return path
-        return str(self.root) + robot
+        return str(self.root) + _unaliased(robot)
 
     @property
     def temporary(self) -> Path:

@@ -58,8 +58,12 @@ def test_error_classes() -> None:
     missing = "b: onStart: FileNotFoundError: [Errno 2] No such file or directory: '%s'"
     assert classify(missing % "/home/nao/recordings/microphones/a.wav")[:2] == (
         OURS, "robot-path")
-    assert classify(missing % "/usr/local/var/www/apps/.lastUploadedChoregrapheBehavior/lib"
-                    )[:2] == (OURS, "robot-path")
+    assert classify(missing % "/opt/aldebaran/share/x.wav")[:2] == (OURS, "robot-path")
+    # the applications' folders are the robot's files, where the project is installed
+    for app in ("/usr/local/var/www/apps/.lastUploadedChoregrapheBehavior/lib",
+                "/tmp/r/home/nao/.local/share/PackageManager/apps/my-app/lib"):
+        assert classify(missing % app)[:2] == (ENVIRONMENT, "unshipped-file")
+        assert classify(missing % app, shipped={"lib"})[:2] == (OURS, "shipped-file")
     assert classify(missing % "/tmp/x/converted/sounds/bell.ogg",
                     shipped={"bell.ogg", "behavior.xar"})[:2] == (OURS, "shipped-file")
     assert classify(missing % "/tmp/x/converted/sounds/bell.ogg",

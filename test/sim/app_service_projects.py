@@ -2,10 +2,20 @@
 ``manifest.xml`` declares services, an stk-style library ("Studio Toolkit", shipped in
 ``scripts/stk/``) registers the service and runs it, everything written for Python 2, and
 a behavior whose "Run App Script"-like box starts the service and waits for its end."""
+import functools
 import sys
 from pathlib import Path
 from textwrap import dedent
 from typing import Dict
+
+import qi
+
+from naoqi_qicore.converter.api import convert_in_project
+from naoqi_qicore.converter.loader import load_converted
+from naoqi_qicore.core import BehaviorPlayer
+from naoqi_qicore.robot.naoqi_compat import box_environment
+from naoqi_qicore.robot.robot_apps import install_on_robot
+from naoqi_qicore.robot.sim import SimulatedRobot
 
 REPO = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(REPO / "test" / "ros"))
@@ -207,3 +217,44 @@ def service_project(folder: Path, box_code: str, services: Dict[str, str]) -> Pa
 def runs_the_service(service: str, then: str = "") -> str:
     """:data:`RUNS_THE_SERVICE` for ``service``, doing ``then`` once it started."""
     return RUNS_THE_SERVICE % {"service": service, "then": then or "pass"}
+
+
+class AppRun:
+    """The behavior_1 of the application ``project`` (converted into ``out``), installed on
+    a simulated Pepper and played as the runner plays it."""
+
+    def __init__(self, project: Path, out: Path) -> None:
+        converted = convert_in_project(project / "behavior_1" / "behavior.xar", out)
+        self.loaded = load_converted(converted.behaviors[0].output)
+        self.robot = SimulatedRobot(robot="pepper", listen="tcp://127.0.0.1:0").start()
+        self.session = qi.Session()
+        self.session.connect(self.robot.url)
+        self.player = None
+
+    def install(self):
+        installed, files, warnings = install_on_robot(self.session, self.robot.url,
+                                                      self.loaded)
+        assert warnings == []
+        return installed, files
+
+    def play(self, seconds: float = 30.0) -> BehaviorPlayer:
+        installed, files = self.install()
+        self.player = BehaviorPlayer(installed.loaded, self.session, environment=functools.
+                                     partial(box_environment, files=files))
+        self.player.load()
+        self.player.play()
+        assert self.player.wait(seconds), "the run did not end"
+        return self.player
+
+    def said(self):
+        return [call["args"][0] for call in self.robot.calls()
+                if call["service"] == "ALTextToSpeech" and call["method"] == "say"]
+
+    def memory(self, key):
+        return self.robot.service("ALMemory").getData(key)
+
+    def close(self) -> None:
+        if self.player is not None:
+            self.player.unload()
+        self.session.close()
+        self.robot.stop()

@@ -1,26 +1,18 @@
 """Services of applications, run by the simulated robot as NAOqi runs them: a process of
 their own in the application's folder, connected to the robot, their Python 2 ported; their
 failures are errors of the run."""
-import functools
 import logging
 import os
 import sys
 import time
-from pathlib import Path
 
 import pytest
-import qi
 
 sys.path.insert(0, os.path.dirname(__file__))
 from app_service_projects import (CALLS_THE_ANNOUNCER, GREETS, PACKAGE_ID,  # noqa: E402
-                                  runs_the_service, service_project)
-from naoqi_qicore.converter.api import convert_in_project  # noqa: E402
-from naoqi_qicore.converter.loader import load_converted  # noqa: E402
-from naoqi_qicore.core import BehaviorPlayer  # noqa: E402
+                                  AppRun, runs_the_service, service_project)
 from naoqi_qicore.core.events import WHERE_APP_SERVICE  # noqa: E402
-from naoqi_qicore.robot.naoqi_compat import box_environment  # noqa: E402
-from naoqi_qicore.robot.robot_apps import AppService, install_on_robot  # noqa: E402
-from naoqi_qicore.robot.sim import SimulatedRobot  # noqa: E402
+from naoqi_qicore.robot.robot_apps import AppService  # noqa: E402
 from naoqi_qicore.robot.sim.services.service_manager import (  # noqa: E402
     CRASHED, EXITED, STOPPED_ON_REQUEST, ServiceStartError, python_command)
 
@@ -46,54 +38,13 @@ def _gone(pid: int) -> bool:
         return True
 
 
-class Run:
-    """A behavior of an application project, installed on a simulated Pepper and played."""
-
-    def __init__(self, tmp_path: Path, box_code: str, services=None) -> None:
-        project = service_project(tmp_path, box_code, services or SERVICES)
-        converted = convert_in_project(project / "behavior_1" / "behavior.xar",
-                                       tmp_path / "out")
-        self.loaded = load_converted(converted.behaviors[0].output)
-        self.robot = SimulatedRobot(robot="pepper", listen="tcp://127.0.0.1:0").start()
-        self.session = qi.Session()
-        self.session.connect(self.robot.url)
-        self.player = None
-
-    def install(self):
-        installed, files, warnings = install_on_robot(self.session, self.robot.url,
-                                                      self.loaded)
-        assert warnings == []
-        return installed, files
-
-    def play(self, seconds: float = 30.0) -> BehaviorPlayer:
-        installed, files = self.install()
-        self.player = BehaviorPlayer(installed.loaded, self.session, environment=functools.
-                                     partial(box_environment, files=files))
-        self.player.load()
-        self.player.play()
-        assert self.player.wait(seconds), "the run did not end"
-        return self.player
-
-    def said(self):
-        return [call["args"][0] for call in self.robot.calls()
-                if call["service"] == "ALTextToSpeech" and call["method"] == "say"]
-
-    def memory(self, key):
-        return self.robot.service("ALMemory").getData(key)
-
-    def close(self) -> None:
-        if self.player is not None:
-            self.player.unload()
-        self.session.close()
-        self.robot.stop()
-
-
 @pytest.fixture
 def run(tmp_path):
     made = []
 
     def make(box_code, services=None):
-        made.append(Run(tmp_path, box_code, services))
+        made.append(AppRun(service_project(tmp_path, box_code, services or SERVICES),
+                           tmp_path / "out"))
         return made[-1]
     yield make
     for each in made:

@@ -4,8 +4,10 @@ Nothing is displayed; the tablet's state (URL, image, video position, brightness
 as on the robot, and ``simulateTouch`` / ``simulateInputText`` stand for the user's fingers.
 The robot serves its applications' ``html`` folders to the tablet
 (``http://198.18.0.1/apps/<package id>/<file>`` is ``<file>`` in the ``html`` folder of the
-application in the robot's files): an image or a video there that is missing is not shown,
-and such a URL leading out of the robot's files is refused.
+application in the robot's files, a folder's page its ``index.html``): an image or a video
+there that is missing is not shown, and such a URL leading out of the robot's files is
+refused.  ``loadApplication(package id)`` shows an installed application's page (its id
+with or without a trailing slash, as the standard "Show App" box gives it).
 """
 import itertools
 import os
@@ -15,7 +17,8 @@ from urllib.parse import unquote, urlsplit
 
 import qi
 
-from naoqi_qicore.robot.robot_files import APPS
+from naoqi_qicore.robot.robot_apps import is_package_id
+from naoqi_qicore.robot.robot_files import APPS, LAST_UPLOADED
 from naoqi_qicore.robot.sim.services.module import SimModule, check_range
 
 ROBOT_IP_FOR_TABLET = "198.18.0.1"
@@ -71,6 +74,9 @@ class ALTabletService(SimModule):
                 or not parts.path.startswith("/apps/"):
             return None
         app, _, rest = unquote(parts.path[len("/apps/"):]).partition("/")
+        rest = rest.lstrip("/")
+        if rest == "" or rest.endswith("/"):
+            rest += "index.html"  # a folder's page
         html = posixpath.join(APPS, app, "html")
         robot_path = posixpath.normpath(posixpath.join(html, rest))
         local = self._file(method, robot_path)
@@ -127,8 +133,16 @@ class ALTabletService(SimModule):
         self.scripts.append(script)
 
     def loadApplication(self, name: str) -> bool:
-        """Load the web page of an installed application's html folder."""
-        return self.loadUrl("http://%s/apps/%s/" % (ROBOT_IP_FOR_TABLET, name))
+        """Load the page of an installed application (its ``html/index.html``), named by
+        its package id (a trailing slash allowed); False when no such application is
+        installed."""
+        package = name.strip("/")
+        if not (is_package_id(package) or package == LAST_UPLOADED) \
+                or not (self._sim.files.apps / package).is_dir():
+            self._sim.log.warning("ALTabletService.loadApplication: no application '%s' is "
+                                  "installed", name)
+            return False
+        return self.loadUrl("http://%s/apps/%s/" % (ROBOT_IP_FOR_TABLET, package))
 
     def getRobotIp(self) -> str:
         """Address of the robot as seen from the tablet."""
