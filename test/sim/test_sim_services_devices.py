@@ -76,7 +76,11 @@ def test_tablet_web_images_video_and_signals(pepper):
     assert tablet.showWebview("http://198.18.0.1/apps/my_app/index.html")
     assert tablet.isWebviewVisible()
     assert not tablet.loadUrl("javascript:alert(1)")
+    assert not tablet.loadApplication("my_app")  # not installed
+    (pepper.files.apps / "my_app" / "html").mkdir(parents=True)
+    (pepper.files.apps / "my_app" / "html" / "index.html").write_text("<html/>")
     assert tablet.loadApplication("my_app") and tablet.getCurrentUrl().endswith("/my_app/")
+    assert tablet.loadApplication("my_app/") and tablet.getCurrentUrl().endswith("/my_app/")
     assert tablet.robotIp() == tablet.getRobotIp() == "198.18.0.1"
     assert tablet.showImage("http://198.18.0.1/img/a.png")
     assert tablet.getShownImage().endswith("a.png")

@@ -1,5 +1,9 @@
 """Simulated ALMemory: data, events, micro events and their subscribers.
 
+It holds from the start the keys NAOqi keeps for the robot (its devices, configuration and
+modules' data, see :mod:`naoqi_qicore.robot.sim.memory_keys`); the joints' keys follow the
+simulated body.
+
 Every ``insertData``/``raiseEvent``/``raiseMicroEvent`` of a key stores its value and then
 notifies, in order, from one dispatcher thread:
 
@@ -18,6 +22,7 @@ from typing import Any, Callable, Dict, List, Optional, Tuple, Union
 
 import qi
 
+from naoqi_qicore.robot.sim.memory_keys import RobotKeys
 from naoqi_qicore.robot.sim.services.module import SimModule
 
 
@@ -42,8 +47,10 @@ class ALMemory(SimModule):
 
     def __init__(self, sim: Any) -> None:
         super().__init__(sim)
-        self._data: Dict[str, Any] = {}
-        self._stamps: Dict[str, float] = {}
+        self._robot_keys = RobotKeys(sim)
+        self._data: Dict[str, Any] = dict(self._robot_keys.start)
+        started = time.time()
+        self._stamps: Dict[str, float] = dict.fromkeys(self._data, started)
         self._events: Dict[str, None] = {}  # declared or raised events, in order
         self._micro_events: Dict[str, None] = {}
         self._subscribers: Dict[str, List[MemorySubscriber]] = {}
@@ -127,23 +134,31 @@ class ALMemory(SimModule):
                           if self._subscribers.get(key) or self._subscriptions.get(key))
 
     # -- data -------------------------------------------------------------------------------
+    def _value(self, key: str) -> Tuple[bool, Any]:
+        """``(True, value)`` of ``key`` (stored, else a live key of the robot's body, read
+        without the lock held: it asks ALMotion); ``(False, None)`` when it has none."""
+        with self._lock:
+            if key in self._data:
+                return True, self._data[key]
+        return self._robot_keys.value(key)
+
     def getData(self, key: str, deprecatedParameter: int = 0) -> Any:
         """The value of ``key``; an error when no value was ever stored."""
-        with self._lock:
-            if key not in self._data:
-                raise self._error("getData", "Data not found for key '%s'" % key)
-            return self._data[key]
+        found, value = self._value(key)
+        if not found:
+            raise self._error("getData", "Data not found for key '%s'" % key)
+        return value
 
     def getListData(self, keyList: List[str]) -> List[Any]:
         """The values of ``keyList`` (None for keys without value)."""
-        with self._lock:
-            return [self._data.get(key) for key in keyList]
+        return [self._value(key)[1] for key in keyList]
 
     def getTimestamp(self, key: str) -> List[Any]:
-        """``[value, seconds, microseconds]`` of the last time ``key`` was written."""
+        """``[value, seconds, microseconds]`` of the last time ``key`` was written (a live
+        key: now)."""
         value = self.getData(key)
         with self._lock:
-            stamp = self._stamps[key]
+            stamp = self._stamps.get(key, time.time())
         return [value, int(stamp), int((stamp % 1.0) * 1e6)]
 
     def insertData(self, key: str, value: Any) -> None:
@@ -168,7 +183,8 @@ class ALMemory(SimModule):
     def getDataList(self, filter: str) -> List[str]:  # noqa: A002 (NAOqi's name)
         """Keys containing ``filter``."""
         with self._lock:
-            return sorted(key for key in set(self._data) | set(self._events) if filter in key)
+            return sorted(key for key in set(self._data) | set(self._events)
+                          | set(self._robot_keys.live()) if filter in key)
 
     def getDataListName(self) -> List[str]:
         """Every key."""
