@@ -8,7 +8,8 @@ from typing import Dict, List, Optional, Set, Tuple, Union
 from naoqi_qicore.converter.naming import format_name
 from naoqi_qicore.converter.project import (PROJECT_INDEX, project_files, project_index,
                                             project_root)
-from naoqi_qicore.converter.writer import ConversionReport, install_files, render
+from naoqi_qicore.converter.writer import (ENTRY_POINT, PROJECT_ENTRY_POINT, ConversionReport,
+                                          install_files, render)
 from naoqi_qicore.xar.elements import collector_paused
 from naoqi_qicore.xar.errors import XarError
 from naoqi_qicore.xar.model import Behavior, Record
@@ -150,6 +151,13 @@ def _convert_project(source: Path, root: Path, named: List[NamedBehavior], desti
     files[PROJECT_INDEX] = project_index(source.name, index)
     found = project_files(root, [entry.path for entry in named if entry.path])
     result.notes.extend(found.warnings)
+    for folder in folders:  # a main.py of the project's own (an application's service) stays
+        entry = ENTRY_POINT if folder == "." else folder + "/" + ENTRY_POINT
+        if entry in found.files:
+            renamed = posixpath.join(posixpath.dirname(entry), PROJECT_ENTRY_POINT)
+            files[renamed] = files.pop(entry)
+            result.notes.append("%s: the project's own, kept; the converted behavior's entry "
+                                "point is %s" % (found.files[entry], renamed))
     copies = {}
     for name, path in found.files.items():
         if name in files:

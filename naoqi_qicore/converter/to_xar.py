@@ -42,8 +42,9 @@ from naoqi_qicore.converter.project import PROJECT_INDEX, project_files
 from naoqi_qicore.converter.pyport import port_script
 from naoqi_qicore.converter.states import compute_states
 from naoqi_qicore.converter.writer import (BOX_INDEX, ENTRY_POINT, FORMAT, MANIFEST,
-                                           READABLE_FORMATS, OutputError, OutputExistsError,
-                                           install_files, is_safe_relative, unported_code)
+                                           PROJECT_ENTRY_POINT, READABLE_FORMATS, OutputError,
+                                           OutputExistsError, install_files, is_safe_relative,
+                                           unported_code)
 from naoqi_qicore.xar.elements import MAX_DOCUMENT_BYTES, safe_xml_parser
 from naoqi_qicore.xar.errors import XarError
 from naoqi_qicore.xar.model import Box
@@ -148,8 +149,11 @@ def _behavior_text(loaded: LoadedBehavior, exported: ExportedBehavior) -> str:
 
 def _converted_files(loaded: LoadedBehavior) -> Set[str]:
     """The names of the files the converter wrote for ``loaded`` in its folder (those of
-    the boxes it names, whether they are there or not), plus ``--graph``'s pages."""
-    names = {MANIFEST, BOX_INDEX, ENTRY_POINT}
+    the boxes it names, whether they are there or not), plus ``--graph``'s pages.  Its
+    ``main.py`` is the project's own when its entry point has the other name."""
+    names = {MANIFEST, BOX_INDEX, PROJECT_ENTRY_POINT}
+    if loaded.folder is None or not (Path(loaded.folder) / PROJECT_ENTRY_POINT).is_file():
+        names.add(ENTRY_POINT)
     pages = [ROOT_PAGE]
     for _, box in loaded.behavior.root.walk():
         name = loaded.names[id(box)]

@@ -55,6 +55,10 @@ MANIFEST = "behavior.xml"
 BOX_INDEX = "box_index.xml"
 #: the entry point of a converted folder
 ENTRY_POINT = "main.py"
+#: its name in a behavior's folder whose project ships a ``main.py`` there (a Pepper
+#: application's service, started from the manifest's ``execStart="main.py"``: the
+#: project's file is kept)
+PROJECT_ENTRY_POINT = "naoqi_main.py"
 #: attributes the format adds to the root ``<Box>`` of a box file
 BOX_FILE_ATTRIBUTES = ("format", "object", "code")
 #: fps used for state time-outs when a timeline has none (as the 2012 converter)
@@ -75,7 +79,7 @@ raise SyntaxError(%r)
 """
 
 MAIN_PY = '''#!/usr/bin/env python3
-"""Runs this converted behavior with naoqi_qicore: python3 main.py --help"""
+"""Runs this converted behavior with naoqi_qicore (--help says how)."""
 import os
 import sys
 

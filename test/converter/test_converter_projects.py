@@ -126,3 +126,31 @@ def test_every_corpus_behavior_converts_with_its_project(tmp_path, corpus_dir) -
                 assert (out / data.relative_to(projects / row[0])).is_file(), data
     assert len(rows) >= 100 and with_project >= 100
     assert all(group == "anchor" for group, _ in failed), failed  # libqicore's test data
+
+
+def test_a_projects_own_main_py_is_kept_beside_its_behavior(tmp_path, xar) -> None:
+    """Choregraphe's "Python App" layout: the behavior in the project's folder, and the
+    application's service in main.py there (``execStart="main.py"``)."""
+    from naoqi_qicore.converter.to_xar import export_xar
+    from naoqi_qicore.converter.writer import MAIN_PY
+    project = tmp_path / "app"
+    project.mkdir()
+    (project / "behavior.xar").write_bytes(xar)
+    (project / "main.py").write_text("print 'the service'\n")
+    (project / "manifest.xml").write_text(
+        '<package uuid="app-1"><services><service name="Main" execStart="main.py"/>'
+        '</services></package>')
+    (project / "app.pml").write_text(
+        '<Package name="app" format_version="4"><BehaviorDescriptions>'
+        '<BehaviorDescription name="behavior" src="." xar="behavior.xar" />'
+        '</BehaviorDescriptions></Package>')
+    result = convert(project, tmp_path / "out")
+    out = tmp_path / "out"
+    assert (out / "main.py").read_text() == "print 'the service'\n"
+    assert (out / "naoqi_main.py").read_text() == MAIN_PY
+    assert any("main.py: the project's own, kept; the converted behavior's entry point is "
+               "naoqi_main.py" in note for note in result.warnings)
+    # back to Choregraphe, the project's main.py goes with it
+    export_xar(out, tmp_path / "back")
+    assert (tmp_path / "back" / "main.py").read_text() == "print 'the service'\n"
+    assert not (tmp_path / "back" / "naoqi_main.py").exists()

@@ -188,6 +188,26 @@ def _manifest(services: Dict[str, str]) -> str:
             '<services>%s</services></package>\n' % (PACKAGE_ID, declared))
 
 
+def python_app_project(folder: Path, box_code: str) -> Path:
+    """``folder/app/``: Choregraphe's "Python App" layout: the behavior in the project's
+    own folder, beside the application's service ``main.py`` (:data:`GREETER`, declared
+    as ``PythonAppMain``) and its ``stk``; returns the project folder."""
+    project = folder / "app"
+    (project / "stk").mkdir(parents=True)
+    (project / "manifest.xml").write_text(_manifest({"PythonAppMain": "main.py"}).replace(
+        'path="behavior_1"', 'path="."'))
+    (project / "app.pml").write_text(
+        '<?xml version="1.0" encoding="UTF-8" ?>\n<Package name="app" format_version="4">'
+        '<BehaviorDescriptions><BehaviorDescription name="behavior" src="." '
+        'xar="behavior.xar" /></BehaviorDescriptions></Package>\n')
+    (project / "stk" / "__init__.py").write_text('"""stk"""\n')
+    (project / "stk" / "runner.py").write_text(STK_RUNNER)
+    (project / "stk" / "services.py").write_text(STK_SERVICES)
+    (project / "main.py").write_text(GREETER)
+    script_behavior(project, "behavior", dedent(box_code))
+    return project
+
+
 def service_project(folder: Path, box_code: str, services: Dict[str, str]) -> Path:
     """``folder/project/``: the application :data:`PACKAGE_ID` declaring ``services``
     (name -> execStart, ``|autorun`` appended for an autorun one), with the scripts above
@@ -220,11 +240,12 @@ def runs_the_service(service: str, then: str = "") -> str:
 
 
 class AppRun:
-    """The behavior_1 of the application ``project`` (converted into ``out``), installed on
-    a simulated Pepper and played as the runner plays it."""
+    """The behavior ``behavior`` of the application ``project`` (converted into ``out``),
+    installed on a simulated Pepper and played as the runner plays it."""
 
-    def __init__(self, project: Path, out: Path) -> None:
-        converted = convert_in_project(project / "behavior_1" / "behavior.xar", out)
+    def __init__(self, project: Path, out: Path,
+                 behavior: str = "behavior_1/behavior.xar") -> None:
+        converted = convert_in_project(project / behavior, out)
         self.loaded = load_converted(converted.behaviors[0].output)
         self.robot = SimulatedRobot(robot="pepper", listen="tcp://127.0.0.1:0").start()
         self.session = qi.Session()

@@ -10,7 +10,9 @@ import pytest
 
 sys.path.insert(0, os.path.dirname(__file__))
 from app_service_projects import (CALLS_THE_ANNOUNCER, GREETS, PACKAGE_ID,  # noqa: E402
-                                  AppRun, runs_the_service, service_project)
+                                  AppRun, python_app_project, runs_the_service,
+                                  service_project)
+from naoqi_qicore.converter.writer import MAIN_PY  # noqa: E402
 from naoqi_qicore.core.events import WHERE_APP_SERVICE  # noqa: E402
 from naoqi_qicore.robot.robot_apps import AppService  # noqa: E402
 from naoqi_qicore.robot.sim.services.service_manager import (  # noqa: E402
@@ -80,6 +82,21 @@ def test_an_apps_service_is_the_app_and_ends_its_run(run, caplog, tmp_path, monk
     assert wait_until(lambda: _gone(greeter.memory("Greeter/Helper")))
     # the project itself is left as it was: nothing ported written into it
     assert not list((tmp_path / "project").rglob("__pycache__"))
+
+
+@pytest.mark.slow  # real processes: the services'
+def test_the_python_app_layouts_main_py_is_its_service(tmp_path):
+    """Choregraphe's "Python App": the behavior in the project's folder, its service the
+    main.py beside it (the converted behavior's entry point is named otherwise)."""
+    app = AppRun(python_app_project(tmp_path, runs_the_service("PythonAppMain", GREETS)),
+                 tmp_path / "out", "behavior.xar")
+    try:
+        player = app.play()
+        assert (player.status, player.errors) == ("FINISHED", [])
+        assert app.said() == ["hello Ada"]
+        assert app.memory("Test/StopReason") == EXITED
+    finally:
+        app.close()
 
 
 @pytest.mark.slow  # real processes: the services'
@@ -189,6 +206,8 @@ def test_the_python_script_an_exec_start_runs(tmp_path, command, script, argumen
 
 @pytest.mark.parametrize("command, why", [
     ("scripts/missing.py", "which the application does not have"),
+    ("main.py", "which the application does not have .*: the main.py there is the converted "
+                "behavior's entry point"),
     ("../other-app/main.py", "which is not in the application's folder"),
     ("/usr/bin/python2 /etc/passwd.py", "which is not in the application's folder"),
     ("bin/tool", "which is no Python script"),
@@ -198,6 +217,7 @@ def test_the_python_script_an_exec_start_runs(tmp_path, command, script, argumen
 def test_an_exec_start_the_robot_cannot_run_says_why(tmp_path, command, why):
     (tmp_path / "bin").mkdir()
     (tmp_path / "bin" / "tool").write_bytes(b"\x7fELF")
+    (tmp_path / "main.py").write_text(MAIN_PY)
     with pytest.raises(ServiceStartError, match=why):
         python_command(AppService("my-app", "Main", command, False), tmp_path)
 

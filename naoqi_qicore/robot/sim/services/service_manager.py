@@ -41,6 +41,7 @@ from typing import Any, Callable, Deque, Dict, List, Optional, Tuple
 
 import qi
 
+from naoqi_qicore.converter.writer import ENTRY_POINT, MAIN_PY
 from naoqi_qicore.robot.robot_apps import INSTALL_STAMP, AppService, app_services
 from naoqi_qicore.robot.robot_files import APPS
 from naoqi_qicore.robot.sim.services.module import SimModule
@@ -110,10 +111,13 @@ def _app_file(service: AppService, app_folder: Path, script: str) -> Path:
     if script.startswith("/") or folder not in local.parents:
         raise ServiceStartError("execStart %r names %s, which is not in the application's "
                                 "folder %s/" % (service.exec_start, script, robot_folder))
+    missing = "execStart %r names %s, which the application does not have (no file %s/%s)" \
+        % (service.exec_start, script, robot_folder, script)
     if not local.is_file():
-        raise ServiceStartError("execStart %r names %s, which the application does not "
-                                "have (no file %s/%s)" % (service.exec_start, script,
-                                                          robot_folder, script))
+        raise ServiceStartError(missing)
+    if local.name == ENTRY_POINT and local.read_bytes() == MAIN_PY.encode("utf-8"):
+        raise ServiceStartError(missing + ": the %s there is the converted behavior's entry "
+                                "point" % ENTRY_POINT)
     return local
 
 
