@@ -12,6 +12,7 @@ sys.path.insert(0, os.path.dirname(__file__))
 from app_service_projects import (CALLS_THE_ANNOUNCER, GREETS, PACKAGE_ID,  # noqa: E402
                                   AppRun, python_app_project, runs_the_service,
                                   service_project)
+from test_sim_services_context import wait_until as wait_for  # noqa: E402
 from naoqi_qicore.converter.writer import MAIN_PY  # noqa: E402
 from naoqi_qicore.core.events import WHERE_APP_SERVICE  # noqa: E402
 from naoqi_qicore.robot.robot_apps import AppService  # noqa: E402
@@ -22,13 +23,8 @@ SERVICES = {"Greeter": "/usr/bin/python2 scripts/main.py", "Crash": "scripts/cra
             "Gone": "scripts/gone.py"}
 
 
-def wait_until(condition, timeout=20.0):
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        if condition():
-            return True
-        time.sleep(0.02)
-    return condition()
+def wait_until(condition):
+    return wait_for(condition, timeout=20.0)
 
 
 def _gone(pid: int) -> bool:
