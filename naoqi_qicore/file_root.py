@@ -98,7 +98,8 @@ class FileRoot:
         return folder
 
     def close(self) -> None:
-        """Close the folder's handle."""
+        """Close the folder's handle (a later use fails: its number is forgotten)."""
+        self._handle = -1
         self._close()
 
     def __enter__(self) -> "FileRoot":
@@ -211,12 +212,17 @@ class FileRoot:
 
     # -- reading ---------------------------------------------------------------------------
     def stat(self, relative: Relative, follow: bool = True) -> Optional[os.stat_result]:
-        """The status of ``relative`` (its link's own with ``follow`` false), None when
-        there is nothing there.  :class:`OutsideRootError` when a link leads out."""
+        """The status of ``relative`` (its link's own with ``follow`` false); None when
+        nothing is there that can be reached below the root (missing, or behind a link
+        leading out of it or looping)."""
         try:
             handle, name = self._walk(relative, to_folder=False, follow_last=follow)
-        except (FileNotFoundError, NotADirectoryError):
+        except (FileNotFoundError, NotADirectoryError, OutsideRootError):
             return None
+        except OSError as error:
+            if error.errno == errno.ELOOP:
+                return None
+            raise
         try:
             return os.stat(name or ".", dir_fd=handle, follow_symlinks=False)
         except (FileNotFoundError, NotADirectoryError):

@@ -159,7 +159,7 @@ class SimulatedRobot:
         if self.root is None:
             self._temporary_root = Path(tempfile.mkdtemp(prefix="naoqi_sim_root_"))
         files = RobotFiles(self.root if self.root is not None else self._temporary_root)
-        (files.root / SIM_TOKEN_FILE).write_text(token, encoding="utf-8")
+        files.tree.write_bytes(SIM_TOKEN_FILE, token.encode("utf-8"))
         return files
 
     @property

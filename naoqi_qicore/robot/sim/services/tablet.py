@@ -8,7 +8,6 @@ application in the robot's files): an image or a video there that is missing is 
 and such a URL leading out of the robot's files is refused.
 """
 import itertools
-import os
 import posixpath
 from typing import Any, List, Optional
 from urllib.parse import unquote, urlsplit
@@ -75,7 +74,7 @@ class ALTabletService(SimModule):
         robot_path = posixpath.normpath(posixpath.join(html, rest))
         local = self._file(method, robot_path)
         if app not in ("", ".", "..") and robot_path.startswith(html + "/") \
-                and os.path.exists(local):
+                and local.exists():
             return True
         self._sim.log.warning("ALTabletService.%s: %s is no file of the application's html "
                              "folder in the robot's files", method, url)
