@@ -42,7 +42,8 @@ from naoqi_qicore.robot.sim.context import ROBOTS, SimContext
 from naoqi_qicore.robot.sim.control import (NaoqiSimActivities, NaoqiSimFiles,
                                             NaoqiSimRecorder, NaoqiSimScenario)
 from naoqi_qicore.robot.sim.facade import recording_facade
-from naoqi_qicore.robot.sim.listen import (ListenRefused, endpoints_problem, listen_url_problem,
+from naoqi_qicore.robot.sim.listen import (ListenRefused, endpoints_problem,
+                                          libqi_listen_url, listen_url_problem,
                                           loopback_problem)
 from naoqi_qicore.robot.sim.recorder import DEFAULT_LIMIT, CallRecord
 from naoqi_qicore.robot.sim.registry import OwnServices
@@ -128,6 +129,10 @@ class SimulatedRobot:
         problem = None if self.allow_remote else loopback_problem(self.listen)
         if problem is not None:
             raise ListenRefused(self.listen, problem, remote=True)
+        try:
+            listen = libqi_listen_url(self.listen)
+        except ValueError as error:
+            raise ListenRefused(self.listen, str(error)) from None
         with self._lock:
             if self._session is not None:
                 raise RuntimeError("the simulated robot is already started")
@@ -146,7 +151,7 @@ class SimulatedRobot:
                 raise
             self._session = qi.Session()
             try:
-                self._serve(list(core), token)
+                self._serve(list(core), token, listen)
             except Exception:
                 self._close()
                 raise
@@ -167,10 +172,11 @@ class SimulatedRobot:
         """The robot's files (see :mod:`naoqi_qicore.robot.robot_files`)."""
         return self._started().files
 
-    def _serve(self, first: List[str], token: str) -> None:
-        """Build every service (``first`` first), register them, then listen: a client
-        finds every service as soon as it can connect (the services register in a service
-        directory listening on a loopback port of its own until then)."""
+    def _serve(self, first: List[str], token: str, listen: str) -> None:
+        """Build every service (``first`` first), register them, then listen on ``listen``
+        (the canonical URL): a client finds every service as soon as it can connect (the
+        services register in a service directory listening on a loopback port of its own
+        until then)."""
         assert self._session is not None and self._context is not None
         assert self._record is not None
         self._session.listenStandalone(PRIVATE_URL)
@@ -189,7 +195,7 @@ class SimulatedRobot:
             self._services.register(name, served_object)
             self._registered.append(weakref.ref(served_object))
         self._services.watch()
-        self._session.listen(self.listen)
+        self._session.listen(listen)
         endpoints = list(self._session.endpoints())
         problem = None if self.allow_remote else endpoints_problem(endpoints)
         if problem is not None:  # checked on what libqi bound, before anything else
@@ -198,11 +204,12 @@ class SimulatedRobot:
                 or "nothing", problem), remote=True)
         self._context.endpoints = endpoints  # ALPythonBridge evaluates only on loopback
         self._url = self._listening_url(
-            [endpoint for endpoint in endpoints if endpoint not in private])
+            [endpoint for endpoint in endpoints if endpoint not in private], listen)
 
-    def _listening_url(self, endpoints: List[str]) -> str:
-        """The endpoint matching the requested URL's scheme and host (real port)."""
-        wanted = urlsplit(self.listen)
+    @staticmethod
+    def _listening_url(endpoints: List[str], listen: str) -> str:
+        """The endpoint matching the scheme and host of ``listen`` (real port)."""
+        wanted = urlsplit(listen)
         for endpoint in endpoints:
             parts = urlsplit(endpoint)
             if parts.scheme == wanted.scheme and parts.hostname == wanted.hostname:
