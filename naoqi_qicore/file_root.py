@@ -213,14 +213,14 @@ class FileRoot:
     # -- reading ---------------------------------------------------------------------------
     def stat(self, relative: Relative, follow: bool = True) -> Optional[os.stat_result]:
         """The status of ``relative`` (its link's own with ``follow`` false); None when
-        nothing is there that can be reached below the root (missing, or behind a link
-        leading out of it or looping)."""
+        nothing is there that can be reached below the root (missing, a name too long, or
+        behind a link leading out of it or looping)."""
         try:
             handle, name = self._walk(relative, to_folder=False, follow_last=follow)
         except (FileNotFoundError, NotADirectoryError, OutsideRootError):
             return None
         except OSError as error:
-            if error.errno == errno.ELOOP:
+            if error.errno in (errno.ELOOP, errno.ENAMETOOLONG):
                 return None
             raise
         try:

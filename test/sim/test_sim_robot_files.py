@@ -307,6 +307,45 @@ def test_hard_links_in_the_root_are_replaced_or_refused(robot, outside):
     assert client.service("ALDialog").getAllLoadedTopics() == []
 
 
+def test_error_answers_are_naoqi_like_messages_without_this_machines_paths(robot):
+    """Every method called with arguments it refuses, and the file methods with hostile
+    paths: each answer is a message of the service, never a Python traceback or a path of
+    this machine (libqi adds the traceback of an error raised to it)."""
+    simulated, client = robot
+    machine = [str(Path(__file__).resolve().parents[2]), sys.prefix, str(simulated.files.root),
+               os.path.dirname(os.__file__)]
+    answers = []
+
+    def answer(call) -> None:
+        try:
+            call()
+        except RuntimeError as error:
+            answers.append(str(error))
+    for service in [info["name"] for info in client.services()]:
+        proxy = client.service(service)
+        for method in proxy.getMethodList() if hasattr(proxy, "getMethodList") else []:
+            bound = getattr(proxy, method, None)  # (a private name is another's)
+            if bound is not None and method not in ("pCall", "wait", "stop", "isRunning",
+                                                    "ping", "version", "getMethodList"):
+                answer(lambda: bound(*["?"] * 20))
+    long_name = "/home/nao/" + "a" * 5000
+    speech, dialog = client.service("ALTextToSpeech"), client.service("ALDialog")
+    for path in ("/etc/passwd", long_name, "/home/nao/missing/x.wav", "/home/nao"):
+        answer(lambda: speech.sayToFile("hi", path))
+        answer(lambda: dialog.loadTopic(path))
+        answer(lambda: client.service("ALAudioPlayer").loadFile(path))
+        answer(lambda: client.service("ALPhotoCapture").takePicture(path, "x"))
+        answer(lambda: client.service("ALBehaviorManager").installBehavior(path, "x", True))
+        answer(lambda: client.service("ALFrameManager").newBehaviorFromFile(path, ""))
+        answer(lambda: client.service("ALPreferenceManager").importPrefFile(path, True))
+    assert len(answers) > 300
+    leaking = [text for text in answers if "\nAt:\n" in text or "Traceback" in text
+               or any(place in text for place in machine)]
+    assert leaking == [], leaking[:3]
+    assert [text for text in answers if long_name in text and "File name too long" not in text
+            and "does not exist" not in text and "no behavior" not in text] == []
+
+
 # -- the service directory ------------------------------------------------------------------
 class _Impostor:
     def getJointNames(self, name):

@@ -184,12 +184,12 @@ class SimulatedRobot:
         self._context.remote = self._session.service
         served = {name: recording_facade(name, service, self._record)
                   for name, service in self._context.build_all(order=first).items()}
-        served[NaoqiSimRecorder.NAME] = NaoqiSimRecorder(self._context, self._record)
-        served[NaoqiSimActivities.NAME] = NaoqiSimActivities(self._context)
-        served[NaoqiSimScenario.NAME] = NaoqiSimScenario(self._context, lambda: self._scenario)
         self._perception = NaoqiSimPerception(self._context)
-        served[NaoqiSimPerception.NAME] = self._perception
-        served[NaoqiSimFiles.NAME] = NaoqiSimFiles(self._context, token)
+        for control in (NaoqiSimRecorder(self._context, self._record),
+                        NaoqiSimActivities(self._context),
+                        NaoqiSimScenario(self._context, lambda: self._scenario),
+                        self._perception, NaoqiSimFiles(self._context, token)):
+            served[control.NAME] = recording_facade(control.NAME, control)  # not recorded
         self._services = OwnServices(self._session, _LOG)
         for name, served_object in served.items():
             self._services.register(name, served_object)
