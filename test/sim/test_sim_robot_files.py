@@ -212,6 +212,8 @@ def test_a_link_in_the_root_leading_out_is_never_followed(tmp_path, outside):
         SimulatedRobot(listen="tcp://127.0.0.1:0", root=root).start()
     with pytest.raises(OutsideRootError):
         RobotFiles(root)
+    from naoqi_qicore.robot.sim import cli
+    assert cli.main(["--listen", "tcp://127.0.0.1:0", "--root", str(root)]) == 2
     assert _listing(outside) == ["notes.txt"]
     (root / "home/nao/.local/share/PackageManager").unlink()
     # an application's folder, or a folder inside one, that is a link leading out
