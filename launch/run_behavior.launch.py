@@ -112,8 +112,10 @@ def _nodes(context, *args, **kwargs):
         actions.append(simulator)
     parameters = ([plan.params_file] if plan.params_file else [])
     robot_parameters = plan.robot_parameters(robot_url)
+    # a password of robot_url reaches the nodes in their environment, never a command line
     common = dict(package=PACKAGE, namespace=plan.namespace, output="screen",
-                  arguments=["--ros-args", "--log-level", plan.log_level])
+                  arguments=["--ros-args", "--log-level", plan.log_level],
+                  additional_env=plan.node_environment())
     bridge = Node(executable="naoqi_bridge", name="naoqi_bridge",
                   parameters=parameters + [robot_parameters], **common)
     runner_parameters = dict(plan.runner_parameters(robot_url), autoplay=plan.autoplay)

@@ -22,7 +22,7 @@ import re
 import threading
 import time
 from dataclasses import dataclass, field
-from typing import Any, Callable, Dict, List, Optional, Sequence
+from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple
 from urllib.parse import unquote, urlsplit
 
 import qi
@@ -39,11 +39,27 @@ _LOG = logging.getLogger(__name__)
 
 
 _USERINFO = re.compile(r"(?P<scheme>[A-Za-z][A-Za-z0-9+.-]*://)[^/@\s]*@")
+#: environment variable holding the robot's password (how it reaches a child process)
+PASSWORD_ENV = "NAOQI_PASSWORD"
 
 
 def strip_credentials(text: str) -> str:
     """``text`` with the ``user:password@`` of every URL in it removed."""
     return _USERINFO.sub(r"\g<scheme>", text)
+
+
+def url_password(url: str) -> Tuple[str, str]:
+    """``url`` without the password of its ``user:password@`` (the user is kept), and that
+    password (unquoted; "" when there is none)."""
+    found = _USERINFO.match(url)
+    if found is None:
+        return url, ""
+    userinfo = url[found.end("scheme"):found.end() - 1]
+    user, colon, password = userinfo.partition(":")
+    if not colon:
+        return url, ""
+    kept = found.group("scheme") + (user + "@" if user else "")
+    return kept + url[found.end():], unquote(password)
 
 
 @dataclass(frozen=True)

@@ -18,13 +18,12 @@ from typing import Any, List
 from rcl_interfaces.msg import IntegerRange, SetParametersResult
 from rclpy.node import Node
 
-from naoqi_qicore.robot.session import NAOQI_PORT, RobotAddress, strip_credentials
+from naoqi_qicore.robot.session import (NAOQI_PORT, PASSWORD_ENV, RobotAddress,
+                                        strip_credentials)
 from naoqi_qicore.ros.node_parameters import NodeParameter, declare_parameters
 
 #: services both nodes bind at each connection (waited for while a robot is starting)
 ROBOT_SERVICES = ("ALMemory", "ALMotion", "ALAutonomousLife")
-#: environment variable holding the robot's password
-PASSWORD_ENV = "NAOQI_PASSWORD"
 #: parameters read once at start, then refused (they may have held a secret)
 _SECRET_PARAMETERS = ("robot_url", "password")
 

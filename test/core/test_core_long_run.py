@@ -50,7 +50,7 @@ def test_a_46_second_behavior_plays_its_music_and_motion_to_the_end(robot, low_b
     from naoqi_qicore.robot.naoqi_compat import box_environment
     simulated, session = robot
     music = "/home/nao/music.ogg"  # a file of the robot's
-    shutil.copyfile(low_bitrate_sound("music.ogg", SECONDS), simulated.files.local(music))
+    shutil.copyfile(low_bitrate_sound("music.ogg", SECONDS), simulated.files.local(music).path)
     player = BehaviorPlayer(prepare(dance(music)), session, environment=box_environment)
     player.load()
     started = time.monotonic()

@@ -2,6 +2,7 @@
 bound) and ALPythonBridge off unless the user turns it on (issue 21, point 2)."""
 import json
 import os
+import signal
 import subprocess
 import sys
 
@@ -45,6 +46,31 @@ def test_naoqi_sim_refuses_a_url_that_libqi_reads_as_another_address():
     assert err.strip() == ("naoqi_sim: refusing to listen on tcp://0.0.0.0:0\\@127.0.0.1 "
                            "(expected tcp://HOST:PORT (or tcps://) with a plain host name or "
                            "address: no user, path, backslash, space or escape)")
+
+
+@pytest.mark.parametrize("host", ["127.0.0.01", "127.0.0.001", "127.00.0.1", "127.1",
+                                  "localhost"])
+def test_naoqi_sim_hands_libqi_the_canonical_address(host):
+    """Forms of a loopback address the resolver accepts and libqi's parser does not (it
+    crashed the process, exit 139): libqi is given the canonical address."""
+    process = subprocess.Popen([sys.executable, "-m", "naoqi_qicore.robot.sim", "--listen",
+                                "tcp://%s:0" % host], cwd=str(REPO), env=ENV,
+                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        ready = process.stdout.readline()
+    finally:
+        process.send_signal(signal.SIGINT)
+        _, err = process.communicate(timeout=30)
+    assert ready.startswith(READY + "tcp://127.0.0.1:"), (ready, process.returncode, err)
+    assert process.returncode == 0, err
+
+
+def test_naoqi_sim_refuses_ipv6_which_libqi_cannot_listen_on():
+    code, out, err = naoqi_sim("--listen", "tcp://[::1]:0", timeout=20)
+    assert code == 2 and READY not in out
+    assert err.strip() == ("naoqi_sim: refusing to listen on tcp://[::1]:0 (libqi cannot listen "
+                           "on an IPv6 address ([::1]): give an IPv4 address or a host name, "
+                           "such as tcp://127.0.0.1:0)")
 
 
 @pytest.mark.parametrize("url", [

@@ -229,7 +229,7 @@ def test_the_robot_lexicon_and_a_phrase_left_open_at_the_end_of_its_line():
 
 def test_load_topic_errors_name_the_file_and_the_line(sim, tmp_path):
     dialog = sim.service("ALDialog")
-    path = sim.files.local("/home/nao/bad_enu.top")
+    path = sim.files.local("/home/nao/bad_enu.top").path
     path.write_text("topic: ~bad()\nlanguage: enu\nu:(fine) ok\nu:(broken [input) no\n")
     with pytest.raises(RuntimeError, match=r"ALDialog::loadTopic: /home/nao/bad_enu\.top:4: "
                                            r"unclosed '\['"):

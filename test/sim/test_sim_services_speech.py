@@ -92,7 +92,7 @@ def test_disabled_notifications_raise_nothing(sim):
 
 def test_say_to_file_writes_a_wav_as_long_as_the_speech(sim):
     sim.service("ALTextToSpeech").sayToFile("hello", "/home/nao/out.wav")
-    with wave.open(str(sim.files.local("/home/nao/out.wav"))) as sound:
+    with wave.open(str(sim.files.local("/home/nao/out.wav").path)) as sound:
         seconds = sound.getnframes() / sound.getframerate()
     assert seconds == pytest.approx(sum(s for _, s in speech.speech_plan("hello", 100)), abs=0.01)
 

@@ -80,6 +80,8 @@ DEFAULT_CONFIDENCE = 0.75
 TOUCH_HOLD_S = 0.2
 #: how often a face or people in view are reported again while their extractor runs (s)
 PRESENCE_PERIOD_S = 0.5
+#: the most people around the robot at once
+MAX_PEOPLE = 100
 #: distance (m) of the people ``people(count)`` brings
 PERSON_DISTANCE_M = 1.0
 #: how often ``hear`` looks for a listener while it waits for one (s)
@@ -409,8 +411,8 @@ class NaoqiSimPerception(SimModule):
 
     def people(self, count: int) -> str:
         """``count`` people around (see the module)."""
-        if count < 0:
-            raise self._error("people", "count must be >= 0, got %d" % count)
+        if not 0 <= count <= MAX_PEOPLE:
+            raise self._error("people", "count must be in [0, %d], got %d" % (MAX_PEOPLE, count))
         perception = self._service("ALPeoplePerception")
         arrived, left = [], []
         with self._cond:

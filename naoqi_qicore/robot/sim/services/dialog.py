@@ -11,10 +11,10 @@ import ast
 import posixpath
 import random
 import re
-from pathlib import Path
 from typing import Any, Callable, Dict, List, Optional, Sequence, Set, Tuple
 
 from naoqi_qicore.core.dialog_box import QICHAT_LANGUAGES
+from naoqi_qicore.file_root import RootedPath
 from naoqi_qicore.robot.robot_files import HOME, RobotPathError
 from naoqi_qicore.robot.sim.services.extractor import Extractor
 from naoqi_qicore.robot.sim.services.module import check_range
@@ -256,14 +256,21 @@ class ALDialog(Extractor):
         return topic.name
 
     @staticmethod
-    def _topic_text(local: Path, robot: str, limit: int) -> Optional[str]:
+    def _topic_text(local: RootedPath, robot: str, limit: int) -> Optional[str]:
         """The text of the topic file ``local`` (``robot``: its robot path, for errors);
         None when it is not a topic (larger than ``limit``, or not starting with
-        ``topic:``), so that nothing of it is quoted.  TopicError when not UTF-8."""
-        if local.stat().st_size > limit:
+        ``topic:``), so that nothing of it is quoted.  TopicError when not UTF-8, or when it
+        cannot be read (a hard link, a link leading out of the robot's files)."""
+        try:
+            with local.open_read() as stream:
+                data = stream.read(limit + 1)
+        except OSError as error:
+            raise TopicError("cannot be read: %s" % (error.strerror or type(error).__name__),
+                             None, robot) from None
+        if len(data) > limit:
             return None
         try:
-            text = local.read_text(encoding="utf-8")
+            text = data.decode("utf-8")
         except UnicodeDecodeError as error:
             raise TopicError("not UTF-8 text (%s)" % error.reason, None, robot) from None
         return text if _TOPIC_START.match(text) else None
@@ -271,7 +278,7 @@ class ALDialog(Extractor):
     def _load_topic_file(self, method: str, path: str, base: str = HOME) -> str:
         """Load the topic file ``path`` of the robot's files (relative: from ``base``).
         Errors name the file but quote nothing of a file that is not a topic."""
-        local = Path(self._file(method, path, base))
+        local = self._file(method, path, base)
         if not local.is_file():
             raise self._error(method, "file '%s' does not exist" % path)
         robot = self._sim.files.robot_path(path, base)

@@ -21,7 +21,7 @@ from typing import Any, Deque, Dict, List, Optional, Tuple
 from naoqi_qicore.robot.sim.services.module import (Activity, SimModule, check_range,
                                                     current_activity, deferred, running_as,
                                                     settle)
-from naoqi_qicore.robot.sim.services.sound import describe, write_silence
+from naoqi_qicore.robot.sim.services.sound import write_silence
 
 SECONDS_PER_CHARACTER = 0.06
 
@@ -205,12 +205,13 @@ class ALTextToSpeech(SimModule):
     def sayToFile(self, stringToSay: str, fileName: str) -> None:
         """Write a silent WAV file as long as saying ``stringToSay`` would take, in the
         robot's files."""
-        local = self._file("sayToFile", fileName)
+        place = self._file("sayToFile", fileName)
         seconds = sum(s for _, s in speech_plan(stringToSay, self._parameters["speed"]))
         try:
-            write_silence(local, seconds)
+            with place.replace() as stream:
+                write_silence(stream, seconds)
         except OSError as error:
-            raise self._error("sayToFile", "cannot write '%s': %s" % (fileName, describe(error)))
+            raise self._file_failed("sayToFile", "write", fileName, error) from None
 
     @deferred
     def sayToFileAndPlay(self, stringToSay: str) -> "Future[None]":
