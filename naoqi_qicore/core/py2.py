@@ -63,6 +63,11 @@ PY2_MODULES = {
     # the ElementTree of Python 2's days, and its C version Python 3.9 removed
     "xml.etree.cElementTree": "xml.etree.ElementTree", "cElementTree": "xml.etree.ElementTree",
     "elementtree": "xml.etree", "elementtree.ElementTree": "xml.etree.ElementTree",
+    # the modules of the PIL of Python 2's days, which Pillow keeps in its PIL package
+    **{name: "PIL." + name for name in (
+        "Image", "ImageChops", "ImageColor", "ImageDraw", "ImageEnhance", "ImageFile",
+        "ImageFilter", "ImageFont", "ImageGrab", "ImageMath", "ImageOps", "ImagePalette",
+        "ImagePath", "ImageSequence", "ImageStat", "ImageTk")},
     # Python 2's capitalized names of the email package's modules
     "email.MIMEText": "email.mime.text", "email.MIMEMultipart": "email.mime.multipart",
     "email.MIMEBase": "email.mime.base", "email.MIMEImage": "email.mime.image",

@@ -461,10 +461,77 @@ def test_missing_dependencies_of_a_behavior_and_its_project(tmp_path):
 def test_namespace_packages_are_named_by_what_is_imported_from_them():
     found = missing_dependencies(
         ["from google.cloud import speech\nfrom google.api_core.exceptions import RetryError\n"
-         "import google.cloud.text_to_speech\n"], installed=lambda name: False)
+         "import google.cloud.texttospeech_v1\n"], installed=lambda name: False)
     assert found.modules == ("google",)
     assert found.packages == ("google-api-core", "google-cloud-speech",
-                              "google-cloud-text-to-speech")
+                              "google-cloud-texttospeech")
+    # the namespace alone names no distribution (pip's "google" is a search client)
+    found = missing_dependencies(["import google\n"], installed=lambda name: False)
+    assert found.unknown == ("google",) and found.packages == ()
+
+
+def test_the_advice_names_only_distributions_that_provide_the_import():
+    """An import name is no distribution name: a module no known distribution provides is
+    named with no command; Python 2's old names are advised by their Python 3 module."""
+    found = missing_dependencies(
+        ["import Image, ImageDraw\nimport semantic_word\nfrom lib import helpers\n"
+         "from openhab import openHAB\nimport speech_recognition as sr\n"],
+        installed=lambda name: False)
+    assert found.modules == ("openhab", "PIL", "speech_recognition")
+    assert found.packages == ("Pillow", "python-openhab", "SpeechRecognition")
+    assert found.unknown == ("lib", "semantic_word")
+    warning = found.warning()
+    assert "pip install Pillow python-openhab SpeechRecognition" in warning
+    assert "no known package provides (modules of the project it does not ship?): lib, " \
+        "semantic_word" in warning
+
+
+def test_python2_standard_and_dotnet_modules_get_no_pip_command():
+    found = missing_dependencies(
+        ["import xmllib, popen2, dummy_threading, md5, sets\nimport clr\nfrom System import "
+         "String\nfrom vision_definitions import kVGA\n"],
+        installed=lambda name: name in ("threading",))
+    assert found.packages == () and found.modules == () and found.unknown == ()
+    assert found.unavailable == ("clr", "popen2", "System", "vision_definitions", "xmllib")
+    warning = found.warning()
+    assert "pip install" not in warning
+    assert ("xmllib (Python 2's standard library, gone from Python 3: xml.sax or xml.etree "
+            "replaces it)") in warning
+    assert "popen2 (Python 2's standard library, gone from Python 3: subprocess" in warning
+    assert "clr (.NET's, for IronPython: no Python package has it)" in warning
+    assert "vision_definitions (NAOqi's SDK" in warning
+
+
+def test_standard_modules_later_pythons_removed_are_advised_their_distributions(
+        monkeypatch):
+    from naoqi_qicore.core import dependencies
+    monkeypatch.setattr(dependencies, "_standard_modules", lambda: frozenset({"os"}))
+    found = missing_dependencies(["import asyncore, imp, distutils.core\n"],
+                                 installed=lambda name: False)
+    assert found.packages == ("setuptools", "standard-asyncore")
+    assert found.unavailable == ("imp",)
+    assert "imp (a standard module this Python removed: importlib replaces it)" in \
+        found.warning()
+
+
+def test_the_distribution_map_agrees_with_the_installed_distributions():
+    """Each import whose distribution is installed here is one of its top-level modules."""
+    import importlib.metadata
+    from naoqi_qicore.core.distributions import DISTRIBUTIONS
+
+    def normalized(name):
+        return name.lower().replace("_", "-").replace(".", "-")
+    provided = importlib.metadata.packages_distributions()
+    checked = 0
+    for module, names in DISTRIBUTIONS.items():
+        for name in names:
+            try:
+                importlib.metadata.distribution(name)
+            except importlib.metadata.PackageNotFoundError:
+                continue
+            checked += 1
+            assert normalized(name) in map(normalized, provided.get(module, [])), (module, name)
+    assert checked >= 4  # numpy, lxml, PyYAML, Pillow, python-dateutil... are installed
 
 
 def test_nothing_missing_says_nothing():
@@ -493,6 +560,5 @@ def test_a_loaded_behavior_tells_what_its_boxes_lack(project):
     finally:
         player.unload()
     # naoqi and almath come from the box environment; movecontrol is the project's
-    assert found.modules == ("nqtest_absent_module",)
-    assert found.pip_command == ("pip install naoqi-qicore-test-absent-package "
-                                 "nqtest_absent_module")
+    assert found.unknown == ("nqtest_absent_module",) and found.modules == ()
+    assert found.pip_command == "pip install naoqi-qicore-test-absent-package"
