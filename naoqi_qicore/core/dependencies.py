@@ -44,8 +44,8 @@ MAX_PROJECT_FILES = 20_000
 MAX_PROJECT_MODULES = 500
 MAX_MODULE_BYTES = 1 << 20
 _SKIPPED_FOLDERS = {".git", ".hg", ".svn", "__pycache__", "node_modules", ".metadata"}
-_IMPORT_LINE = re.compile(r"^[ \t]*(?:import[ \t]+([\w. \t,]+)|from[ \t]+(\w[\w.]*)[ \t]+import\b)",
-                          re.M)
+_IMPORT_LINE = re.compile(r"^[ \t]*(?:import[ \t]+([\w. \t,]+)|from[ \t]+(\w[\w.]*)[ \t]+import\b"
+                          r"[ \t(]*([\w \t,]*))", re.M)
 _REQUIREMENT_NAME = re.compile(r"[A-Za-z0-9](?:[A-Za-z0-9._-]*[A-Za-z0-9])?")
 _OPTIONAL_ERRORS = {"ImportError", "ModuleNotFoundError", "Exception", "BaseException"}
 
@@ -178,8 +178,13 @@ def _imported_by_lines(source: str) -> Set[str]:
                 words = item.split()
                 if words and words[0].partition(".")[0].isidentifier():
                     names.add(words[0])
-        else:
-            names.add(match.group(2))
+        else:  # from m import a, b: m.a and m.b, as the parsed imports give them
+            imported = [item.split()[0] for item in match.group(3).split(",") if item.split()]
+            if imported:
+                names.update("%s.%s" % (match.group(2), name) for name in imported
+                             if name.isidentifier())
+            else:
+                names.add(match.group(2))
     return names
 
 

@@ -12,8 +12,8 @@ from naoqi_qicore.converter import pyport
 from naoqi_qicore.converter.loader import load_converted, prepare
 from naoqi_qicore.converter.writer import write_converted
 from naoqi_qicore.core import BehaviorPlayer, FakeClock
-from naoqi_qicore.core.dependencies import (imported_modules, missing_dependencies,
-                                            read_requirements)
+from naoqi_qicore.core.dependencies import (imported_modules, imported_names,
+                                            missing_dependencies, read_requirements)
 from naoqi_qicore.core.environment import ScriptEnvironment
 from naoqi_qicore.core.ported_source import port_cache_dir, python3_source
 from naoqi_qicore.core.project_modules import (ProjectModules, finder_installed, package_folder,
@@ -422,6 +422,10 @@ def test_imports_found_in_scripts():
     # a Python 2 script that was not ported: read line by line
     assert imported_modules("import ws4py, md5\nprint 'x'\nfrom bs4 import X\n") == {
         "ws4py", "md5", "bs4"}
+    # with the names a from-import takes: a namespace package is named by them
+    assert imported_names("print 'x'\nfrom google.cloud import (speech as s, vision)\n"
+                          "from os import *\n") == {"google.cloud.speech",
+                                                     "google.cloud.vision", "os"}
 
 
 def test_missing_dependencies_of_a_behavior_and_its_project(tmp_path):
