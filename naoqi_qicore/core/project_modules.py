@@ -67,7 +67,7 @@ from naoqi_qicore.converter import pyport
 from naoqi_qicore.core.box_paths import PathMapper, mapped_search_path
 from naoqi_qicore.core.dependencies import imported_names
 from naoqi_qicore.core.ported_source import python3_source
-from naoqi_qicore.core.py2 import PY2_BUILTINS, PY2_MODULES, py2_module, python2_only
+from naoqi_qicore.core.py2 import PY2_BUILTINS, PY2_MODULES, REBUILT_MODULES, python2_only
 from naoqi_qicore.core.py2_text import rewrite_text_methods
 
 _LOG = logging.getLogger(__name__)
@@ -214,9 +214,9 @@ _MISSING_NAME = re.compile(r"cannot import name '(\w+)' from '([\w.]+)'"
                            r"|module '([\w.]+)' has no attribute '(\w+)'")
 #: the builtins of Python 2 that Python 3 lacks (box code and Python 2 modules have them)
 _PY2_ONLY_BUILTINS = frozenset(PY2_BUILTINS) - frozenset(dir(python_builtins))
-#: Python 2 module names (``urllib2``, ``email.MIMEText``...) the engine gives Python 2 code
-_PY2_MODULE_NAMES = frozenset(PY2_MODULES) | frozenset(
-    name for name in ("urllib2", "mutex", "md5", "sha", "sets") if py2_module(name))
+#: module names the engine gives Python 2 code (``urllib2``, ``email.MIMEText``...; those
+#: Python 3 has too, ``string``, are no sign of Python 2)
+_PY2_MODULE_NAMES = frozenset(PY2_MODULES) | REBUILT_MODULES
 
 
 class Python2Library(ImportError):
