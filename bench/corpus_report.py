@@ -96,9 +96,10 @@ _EXCEPTION = re.compile(r"\b(\w*(?:Error|Exception|Exit|Interrupt))\b")
 
 def robot_has_module(name: str) -> bool:
     """Whether a box could ``import name`` on the robot (NAOqi SDK, Python 2.7 stdlib)."""
-    from naoqi_qicore.core.dependencies import NAOQI_SDK_MODULES, PY2_STDLIB_MODULES
+    from naoqi_qicore.core.dependencies import ENGINE_MODULES, NAOQI_SDK_MODULES
+    from naoqi_qicore.core.distributions import GONE_PY2_MODULES
     top = name.partition(".")[0]
-    return (top in NAOQI_SDK_MODULES or top in PY2_STDLIB_MODULES
+    return (top in NAOQI_SDK_MODULES or top in GONE_PY2_MODULES or top in ENGINE_MODULES
             or top in sys.stdlib_module_names)
 
 

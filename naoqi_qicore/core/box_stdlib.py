@@ -34,10 +34,12 @@ def box_time_module(guard: BoxCodeGuard) -> types.ModuleType:
 
 def box_threading_module(guard: BoxCodeGuard) -> types.ModuleType:
     """``threading`` whose ``Thread`` runs as code of the box starting it, and whose
-    ``Timer`` calls its function as such (never once the behavior is stopped)."""
+    ``Timer`` calls its function as such (never once the behavior is stopped); both have
+    Python 2's ``isAlive``."""
 
     class Thread(threading.Thread):
         __module__ = "threading"
+        isAlive = threading.Thread.is_alive  # Python 2's name (gone since Python 3.9)
 
         def start(self) -> None:
             # bound when started: subclasses overriding run() are bound too
@@ -46,6 +48,7 @@ def box_threading_module(guard: BoxCodeGuard) -> types.ModuleType:
 
     class Timer(threading.Timer):
         __module__ = "threading"
+        isAlive = threading.Thread.is_alive
 
         def start(self) -> None:
             self.function = guard.bind(self.function)

@@ -1,7 +1,8 @@
 """NAOqi's API as documented: every method of the API reference table, on every service the
 simulated NAO and Pepper offer, is served over libqi with its documented arguments and
-answers a value of its documented type (or, when the simulated robot cannot emulate it, an
-error naming it); the services with state behave as on a robot."""
+answers a value of its documented type (or, when the simulated robot cannot emulate it,
+returns when it returns nothing and answers an error naming it otherwise); the services with
+state behave as on a robot."""
 import os
 import re
 import subprocess
@@ -160,8 +161,10 @@ def test_settings_the_table_keeps_and_answers_it_gives(pepper):
     assert pepper.service("ALDiagnosis").getPassiveDiagnosis() == []
     with pytest.raises(TypeError, match="ALDarknessDetection::setDarknessThreshold: argument 1"):
         darkness.setDarknessThreshold("dark")
-    with pytest.raises(RuntimeError, match="ALVideoRecorder.startRecording " + NOT_SIMULATED):
-        recorder.startRecording("/home/nao/recordings", "clip")
+    # returns nothing: returns as on the robot, without recording anything
+    assert recorder.startRecording("/home/nao/recordings", "clip") is None
+    with pytest.raises(RuntimeError, match="ALVideoRecorder.stopRecording " + NOT_SIMULATED):
+        recorder.stopRecording()
     help = darkness.getMethodHelp("setDarknessThreshold")
     assert help[0] == "setDarknessThreshold" and help[2] == [["threshold", "an int"]]
     assert "getDarknessThreshold" in darkness.getMethodList()
