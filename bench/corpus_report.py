@@ -278,7 +278,7 @@ def why_not_ended(status: str, trace: Trace, calls: List[Dict[str, Any]], errors
     if status == "ERROR":
         return (ERROR, "error", "the root box failed")
     idle_after = stopped - min(IDLE_S, IDLE_SHARE * (stopped - played))
-    recent = [call for call in calls if call["time"] + call.get("duration", 0.0) >= idle_after]
+    recent = [call for call in calls if call.get("end", stopped) >= idle_after]  # or running
     idle = not recent and trace.last_engine < idle_after
     if idle and errors:
         return (ERROR, "stuck-after-error", "idle after %d box error%s"
