@@ -2,6 +2,8 @@
 stands, as the robot's speech reaches it, and what the robot does of its own accord in its
 call record, marked as its own."""
 import logging
+import os
+import sys
 import threading
 import time
 
@@ -12,6 +14,9 @@ from naoqi_qicore.robot.sim.services import movement, speech
 
 qi = pytest.importorskip("qi")
 from naoqi_qicore.robot.sim import SimulatedRobot  # noqa: E402
+
+sys.path.insert(0, os.path.dirname(__file__))
+from sim_core_support import wait_until  # noqa: E402
 
 #: an animation the simulated robot has no file for: it plays ANIMATION_SECONDS
 GESTURE = "animations/Stand/Gestures/Test_1"
@@ -42,12 +47,17 @@ def robot():
 
 
 class Writes:
-    """The ALMemory writes of the robot, in order, with when they were made."""
+    """The ALMemory writes of the robot, in order, with when they were made (in the thread
+    making them)."""
 
     def __init__(self, robot):
         self.seen = []
         self._lock = threading.Lock()
-        robot.service("ALMemory")._watch(self._write)
+        memory = robot.service("ALMemory")
+        for method in ("insertData", "raiseEvent"):
+            original = getattr(memory, method)
+            setattr(memory, method, lambda key, value, original=original: (
+                self._write(key, value), original(key, value))[-1])
 
     def _write(self, key, value):
         with self._lock:
@@ -60,13 +70,6 @@ class Writes:
     def when(self, key, value):
         with self._lock:
             return next(at for at, k, v in self.seen if (k, v) == (key, value))
-
-
-def wait_until(predicate, timeout=5.0):
-    deadline = time.monotonic() + timeout
-    while not predicate() and time.monotonic() < deadline:
-        time.sleep(0.01)
-    return predicate()
 
 
 def own_calls(robot):
@@ -86,7 +89,6 @@ def test_a_variable_set_mid_sentence_is_set_when_the_speech_reaches_it(robot):
     writes = Writes(robot)
     dialog_with(robot, SLIDES).forceInput("hello")
     words = ("ALTextToSpeech/CurrentWord", "slide")
-    assert wait_until(lambda: len(writes.of(*words)) == 6)
     assert writes.of(*words) == [(words[0], "Hello"), (words[0], "everyone"), ("slide", "2"),
                                  (words[0], "I"), (words[0], "am"), (words[0], "Pepper")]
     said, slide, gesture = [c for c in robot.calls() if c.get("own")]

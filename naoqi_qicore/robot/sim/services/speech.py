@@ -16,9 +16,10 @@ ALAnimatedSpeech does the instructions of an annotated text where they stand (``
 ``^mode``): :class:`AnnotatedSpeech` says the text between them as sentences of
 ALTextToSpeech, an instruction that does not wait done when the speech reaches it (a
 bookmark), one that waits (``^run``, ``^wait``) between sentences; the animations it
-started and did not wait for stop when its text is said.  ALDialog says its answers the same
-way (their variables, rule functions and ``%script`` blocks are steps too).  The animations
-are recorded as the robot's own calls of ALAnimationPlayer (``run``, ``runTag``).
+started and did not wait for stop when its text is said, before its ``say`` ends.
+ALDialog says its answers the same way (their variables, rule functions and ``%script``
+blocks are steps too).  The animations are recorded as the robot's own calls of
+ALAnimationPlayer (``run``, ``runTag``).
 """
 import itertools
 import re
@@ -392,8 +393,9 @@ class AnnotatedSpeech:
         self._activity = activity
         self._own = own
         self._lock = threading.Lock()
-        #: ("animation" or "tag", name) -> (its activity, done when it ends), of ^start
-        self._animations: Dict[Tuple[str, str], Tuple[Activity, "Future[None]"]] = {}
+        #: the animations started (^start...): ("animation" or "tag", name), their activity,
+        #: done when they end
+        self._animations: List[Tuple[Tuple[str, str], Activity, "Future[None]"]] = []
 
     @property
     def stopped(self) -> bool:
@@ -467,12 +469,11 @@ class AnnotatedSpeech:
             self._stop()
             self._start(name, argument, key)
         elif name in ("wait", "waitTag"):
-            with self._lock:
-                started = self._animations.get(key)
-            if started is None:
+            started = self._started(key)
+            if not started:
                 self._sim.log.warning("ALAnimatedSpeech: ^%s(%s): not started", name, argument)
-            else:
-                started[1].result()  # ends early when the speech is interrupted
+            for _, _, done in started:
+                done.result()  # ends early when the speech is interrupted
         elif name in ("stop", "stopTag"):
             self._stop(key)
         elif name in SOUND_INSTRUCTIONS:
@@ -503,20 +504,27 @@ class AnnotatedSpeech:
                 self._activity.forget(activity.interrupt)
                 settle(done)
         with self._lock:
-            self._animations[key] = (activity, done)
+            self._animations.append((key, activity, done))
         self._sim.tasks.start(play)
 
-    def _stop(self, key: Optional[Tuple[str, str]] = None) -> None:
-        """Stop the animation started as ``key`` (None: every one still playing)."""
+    def _started(self, key: Optional[Tuple[str, str]] = None
+                 ) -> List[Tuple[Tuple[str, str], Activity, "Future[None]"]]:
+        """The animations started as ``key`` (None: all of them)."""
         with self._lock:
-            started = list(self._animations.values()) if key is None else \
-                [self._animations[key]] if key in self._animations else []
-        for activity, _ in started:
+            return [started for started in self._animations
+                    if key is None or started[0] == key]
+
+    def _stop(self, key: Optional[Tuple[str, str]] = None) -> None:
+        """Stop the animations started as ``key`` (None: every one)."""
+        for _, activity, _ in self._started(key):
             activity.interrupt()
 
     def finish(self) -> None:
-        """The text is said: the animations started and not waited for stop."""
+        """The text is said: the animations started and not waited for stop (returns once
+        they have)."""
         self._stop()
+        for _, _, done in self._started():
+            done.result()
 
 
 class ALAnimatedSpeech(SimModule):
