@@ -14,6 +14,7 @@ from mcap.reader import make_reader  # noqa: E402
 from mcap_ros2.decoder import DecoderFactory  # noqa: E402
 
 from naoqi_qicore.robot.sim.joints import JointTable  # noqa: E402
+from naoqi_qicore.robot.sim.recorder import read_calls  # noqa: E402
 from naoqi_qicore.ros.bag_recorder import message_definition  # noqa: E402
 from naoqi_qicore.ros.launcher import parse_arguments, python_program  # noqa: E402
 from process_tools import AutoplayLauncher  # noqa: E402
@@ -79,7 +80,7 @@ def test_the_run_recorded_as_mcap(example_behavior, repo_root, tmp_path: Path) -
     assert (len(states) - 1) / (times[-1] - times[0]) >= 20.0
 
     # the joint positions are the angles the robot answered, in the order it answered them
-    answers = [c["result"] for c in map(json.loads, record.read_text().splitlines())
+    answers = [c["result"] for c in read_calls(record)
                if c["service"] == "ALMotion" and c["method"] == "getAngles" and "result" in c]
     index = 0
     for _, joint_state in states:

@@ -123,8 +123,8 @@ def onInput_onStart(self):
         launcher.close()
     # The runner released the focus while the simulated robot was still there (it stops
     # last): the robot recorded the call, and the runner saw no lost robot.
-    import json
-    calls = [json.loads(line) for line in record.read_text().splitlines()]
+    from naoqi_qicore.robot.sim.recorder import read_calls
+    calls = read_calls(record)
     life = [(c["method"], "error" in c) for c in calls if c["service"] == "ALAutonomousLife"
             and c["method"] in ("switchFocus", "stopFocus")]
     assert life and life[-1] == ("stopFocus", False), life

@@ -1,6 +1,5 @@
 """Where the simulated robot listens (the URL as libqi reads it, the endpoints it really
 bound) and ALPythonBridge off unless the user turns it on (issue 21, point 2)."""
-import json
 import os
 import signal
 import subprocess
@@ -12,6 +11,7 @@ qi = pytest.importorskip("qi")
 
 from naoqi_qicore.robot.sim import SimulatedRobot, robot as robot_module  # noqa: E402
 from naoqi_qicore.robot.sim.listen import ListenRefused  # noqa: E402
+from naoqi_qicore.robot.sim.recorder import read_calls  # noqa: E402
 from naoqi_qicore.ros.launcher import parse_arguments  # noqa: E402
 
 from naoqi_qicore.converter.api import convert  # noqa: E402
@@ -185,8 +185,7 @@ def test_a_behavior_using_the_bridge_runs_when_the_user_turns_eval_on(tmp_path):
                            "--allow-eval", "--record", str(record)], env=ENV,
                           capture_output=True, text=True, timeout=90)
     assert done.returncode == 0, done.stderr
-    said = [call["args"][0] for call in map(json.loads, record.read_text().splitlines())
-            if call["method"] == "say"]
+    said = [call["args"][0] for call in read_calls(record) if call["method"] == "say"]
     assert said == ["hello from the bridge"]
     # off (the default): the box's call fails with the way to turn it on
     done = subprocess.run([sys.executable, str(out / "main.py"), "--robot", "nao"], env=ENV,

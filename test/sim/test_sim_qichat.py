@@ -21,7 +21,7 @@ def _answers(topic, heard, concepts=None, variables=None):
 def _say(topic, rule, stored=(), variables=None):
     concept = qichat.topic_concept([topic], lambda name: [], topic)
     return qichat.render_output(rule.output, topic, stored, concept,
-                                lambda name: (variables or {}).get(name), rule.scripts)
+                                lambda name: (variables or {}).get(name))
 
 
 # -- reading --------------------------------------------------------------------------------
@@ -70,6 +70,26 @@ print 1 + 1
         parse_topic("topic: ~t()\nu:(a) b\n%script\nprint 1\n")
     with pytest.raises(TopicError, match="line 2: %script outside a rule"):
         parse_topic("topic: ~t()\n%script\nx = 1\n%script\n")
+
+
+def test_an_output_is_rendered_into_its_steps_in_the_order_they_stand():
+    topic = parse_topic("""topic: ~t()
+language: enu
+u:(hi) Hello ["$x==1 dear" friend] $slide=2 I am ^start(animations/Stand/Gestures/Hey_1) Pepper
+%script
+print 1
+%script ^goto(end) $done=1
+proposal: %end ~bye
+""")
+    said = _say(topic, topic.rules[0])
+    assert said.steps == [
+        ("say", "Hello friend"), ("set", "slide", "2"), ("say", "I am"),
+        ("do", "start", "animations/Stand/Gestures/Hey_1"), ("say", "Pepper"),
+        ("script", "print 1"), ("do", "goto", "end"), ("set", "done", "1")]
+    assert said.text == "Hello friend I am Pepper"
+    assert said.assignments == [("slide", "2"), ("done", "1")]
+    assert said.actions == [("start", "animations/Stand/Gestures/Hey_1"), ("goto", "end")]
+    assert said.scripts == ["print 1"]
 
 
 def test_topics_in_other_languages_and_language_names():

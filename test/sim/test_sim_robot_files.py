@@ -2,7 +2,6 @@
 a root per robot, client paths mapped into it and nothing outside, the behavior's project
 installed where the robot keeps applications, box code's own /home/nao paths, and its
 services staying registered."""
-import json
 import os
 import subprocess
 import sys
@@ -22,6 +21,7 @@ qi = pytest.importorskip("qi")
 
 from naoqi_qicore.converter.api import convert  # noqa: E402
 from naoqi_qicore.robot.sim import SimulatedRobot  # noqa: E402
+from naoqi_qicore.robot.sim.recorder import read_calls  # noqa: E402
 
 sys.path.insert(0, os.path.dirname(__file__))
 from robot_projects import (ENV, LAST, PACKAGE_ID, layout_project,  # noqa: E402
@@ -402,7 +402,7 @@ def test_a_client_cannot_take_the_robots_services_away(robot):
 
 # -- a project that leans on the robot's layout, run by main.py --------------------------------
 def _inserted(record: Path) -> dict:
-    calls = [json.loads(line) for line in record.read_text().splitlines()]
+    calls = read_calls(record)
     return {call["args"][0]: call["args"][1] for call in calls
             if call["method"] == "insertData" and call["args"][0].startswith("Test/")}
 
@@ -427,8 +427,7 @@ def test_a_project_runs_from_where_the_robot_keeps_applications(tmp_path):
                                      PACKAGE_ID + "/behavior_1"]
     assert seen["Test/Installed"] == [".lastUploadedChoregrapheBehavior/behavior_1",
                                       PACKAGE_ID + "/behavior_1"]
-    played = [call for call in map(json.loads, record.read_text().splitlines())
-              if call["method"] == "playFile"]
+    played = [call for call in read_calls(record) if call["method"] == "playFile"]
     assert [call.get("error") for call in played] == [None, None]
     apps = root / LAST.lstrip("/")
     assert (apps.parent / PACKAGE_ID / "behavior_1" / "sounds" / "beep.wav").is_file()

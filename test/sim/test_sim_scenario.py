@@ -534,6 +534,32 @@ def test_generic_touches_the_head_when_something_waits_for_it(nao, quick_generic
     assert sorted(client.wait_for("MiddleTactilTouched", 2, timeout=5)[:2]) == [0.0, 1.0]
 
 
+def test_generic_touches_one_head_sensor_at_a_time(nao, quick_generic, monkeypatch):
+    """A behavior with a handler per head sensor (each says something) gets one of them
+    started by a touch of the generic person, as by a person's finger: not all three."""
+    monkeypatch.setattr(scenario_module, "TOUCH_EVERY_S", 30.0)  # one touch in this test
+    robot, client = nao
+    tts = client.service("ALTextToSpeech")
+    said = []
+    for key, sentence in (("FrontTactilTouched", "front"), ("MiddleTactilTouched", "middle"),
+                          ("RearTactilTouched", "rear")):
+        subscriber = client.memory.subscriber(key)
+        subscriber.signal.connect(lambda value, sentence=sentence: (
+            said.append(sentence), tts.say(sentence)) if value == 1.0 else None)
+        client._keep.append(subscriber)
+    lines = []
+    robot.play_scenario(load_scenario("generic"), lines.append)
+    deadline = time.monotonic() + 5
+    while not any("generic: touch" in line for line in lines):
+        assert time.monotonic() < deadline, lines
+        time.sleep(0.01)
+    time.sleep(0.5)  # what the touch started has had time to start
+    assert len(said) == 1, said
+    touched = [line for line in lines if "generic: touch" in line]
+    assert touched == ["generic: touch head_%s -> touched head_%s (Head/Touch/%s)"
+                       % (said[0], said[0], said[0].capitalize())]
+
+
 def test_generic_does_not_spin_while_nothing_happens(nao, quick_generic):
     robot, client = nao
     lines = []

@@ -44,7 +44,8 @@ def _parser() -> argparse.ArgumentParser:
                         help="URL to listen on (default %(default)s; port 0: a free port)")
     parser.add_argument("--robot", choices=ROBOTS, default="nao", help="robot model")
     parser.add_argument("--record", metavar="FILE",
-                        help="append every client call to FILE (JSON Lines)")
+                        help="append every call to FILE as it starts and ends, the "
+                             "clients' and the robot's own (JSON Lines)")
     parser.add_argument("--record-limit", type=_positive, default=DEFAULT_LIMIT, metavar="N",
                         help="keep the last N calls in memory for NaoqiSimRecorder "
                              "(default %(default)s; --record files get them all)")

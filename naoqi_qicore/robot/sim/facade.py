@@ -3,15 +3,16 @@
 :func:`recording_facade` builds, for one service object, an object that libqi registers:
 
 * each public method (no leading underscore, not ``close``, not ``qi.nobind``) becomes a
-  method that calls the service's own and adds the call to a :class:`CallRecord`, with its
-  result or its error (the error still reaches the client);
+  method that calls the service's own and records the call in a :class:`CallRecord` when
+  it starts, then its result or its error when it ends (the error still reaches the
+  client);
 * each ``qi.Signal`` / ``qi.Property`` attribute of the service is exposed as itself;
 * calls may run concurrently (``qi.multiThreaded``): a blocking call (a motion, a speech)
   does not hold back the service's other methods, as on the real robot;
 * a method that returns a ``concurrent.futures.Future`` (a deferred one, see
   ``services.module.deferred``) answers the client when that future is done, holding no
-  thread meanwhile; the client cancelling its call cancels the future.  The call is
-  recorded when it ends;
+  thread meanwhile; the client cancelling its call cancels the future.  The call's end
+  is recorded when the future is done;
 * a failed call answers the client a NAOqi-like message (:func:`client_error`), never a
   Python traceback or a path of this machine (libqi would add the traceback to an error
   raised to it): what went wrong inside goes to the simulated robot's own log.
@@ -20,7 +21,6 @@ from __future__ import annotations
 
 import inspect
 import logging
-import time
 from concurrent.futures import Future
 from typing import Any, Callable, Dict, Optional
 
@@ -98,29 +98,27 @@ def _recording_method(service_name: str, method_name: str, target: Callable,
         method, arguments, post = method_name, list(args), False
         if method_name == POST_METHOD and args and isinstance(args[0], str):
             method, arguments, post = args[0], list(args[1:]), True
-        started = time.time()
-        begin = time.monotonic()
+        index = None if record is None else record.start(service_name, method, arguments,
+                                                         post=post)
 
-        def add(result: Any = None, error: Any = None) -> None:
+        def end(result: Any = None, error: Any = None) -> None:
             if record is not None:
-                record.add(service_name, method, arguments, started,
-                           time.monotonic() - begin, post=post, result=result,
-                           error=None if error is None else "%s: %s" % (type(error).__name__,
-                                                                        error))
+                record.end(index, result, None if error is None
+                           else "%s: %s" % (type(error).__name__, error))
         try:
             result = target(*args)
         except Exception as error:
-            add(error=error)
+            end(error=error)
             return failed_future(client_error(service_name, method, error))
         if not isinstance(result, Future):
-            add(result)
+            end(result)
             return result
 
         def ended(done: "Future[Any]") -> None:
             if done.cancelled():
-                add(error=RuntimeError("cancelled"))
+                end(error=RuntimeError("cancelled"))
             else:
-                add(done.result() if done.exception() is None else None, done.exception())
+                end(done.result() if done.exception() is None else None, done.exception())
         result.add_done_callback(ended)
         return qi_future(result, service_name, method)
 

@@ -5,7 +5,7 @@ Pepper.  It has files of its own (:mod:`naoqi_qicore.robot.robot_files`): NAOqi'
 under a root folder, by default a fresh private temporary folder removed when the robot
 stops.  Besides the NAOqi services it registers six services of its own (not recorded):
 
-* ``NaoqiSimRecorder``: ``calls(sinceIndex=0) -> [entry]``, ``count()``, ``clear()`` (the
+* ``NaoqiSimRecorder``: ``calls(sinceIndex=0) -> [entry]``, ``count()``, ``clear()``,
   ``dropped()`` (the call record, see :mod:`naoqi_qicore.robot.sim.recorder`);
 * ``NaoqiSimActivities``: activities ALAutonomousLife knows (see
   :mod:`naoqi_qicore.robot.sim.control`);
@@ -82,7 +82,8 @@ def other_service_classes(robot: str) -> Dict[str, type]:
 class SimulatedRobot:
     """A simulated NAO or Pepper listening on ``listen`` (port 0: a free port).
 
-    ``record``: a JSON Lines file that receives every client call as it finishes;
+    ``record``: a JSON Lines file that receives every call as it starts and ends (see
+    :mod:`naoqi_qicore.robot.sim.recorder`);
     ``record_limit``: how many calls are kept in memory (:meth:`calls`).
     ``allow_remote``: listen beyond loopback (else :meth:`start` refuses a URL, or what
     libqi bound for it, that is not loopback: :class:`ListenRefused`);
@@ -145,6 +146,7 @@ class SimulatedRobot:
             self._record = CallRecord(self.record_path, self.record_limit)
             self._context = SimContext(self.robot, classes, _LOG)
             self._context.allow_eval = self.allow_eval
+            self._context.record = self._record
             token = secrets.token_hex(16)
             try:
                 self._context.files = self._files(token)
@@ -287,7 +289,8 @@ class SimulatedRobot:
         return self._started().names()
 
     def calls(self, since_index: int = 0) -> List[Dict[str, Any]]:
-        """The recorded client calls kept in memory, the last ``record_limit`` (entries as in
+        """The recorded calls kept in memory, the last ``record_limit``: the clients' and the
+        robot's own, running ones included (entries as in
         :mod:`naoqi_qicore.robot.sim.recorder`); :meth:`dropped_calls` says how many older
         ones were let go."""
         self._started()

@@ -38,7 +38,8 @@ running the behavior tells about them):
 ``on_event: KEY`` or ``on_event: {key: KEY, value: VALUE}``
     an ALMemory key raised or written (by anyone), with that value if given;
 ``on_call: SERVICE.METHOD``
-    a client call ended (``*`` wildcards allowed: ``ALTabletService.show*``);
+    a call ended, a client's or one the robot made of its own accord (``*`` wildcards
+    allowed: ``ALTabletService.show*``);
 ``expect: {say|box|state|joint|tablet|ends: ..., within: SECONDS}``
     an expectation: a trigger that must be met within its time, else the scenario fails
     there (see :mod:`naoqi_qicore.robot.sim.expectations`; the program running the
@@ -84,7 +85,8 @@ for: ``yes`` to a yes/no question when the robot accepts it, else one of
 ALSpeechRecognition's words or an input matching one of ALDialog's rules (the sub-rules it
 expects first: the first alternative of each ``[...]``), the least said first, at random
 among equals with a seeded generator (the same behavior gets the same answers); when nothing
-listens for words but something waits for a head touch, it touches the head now and then.
+listens for words but something waits for a head touch, it touches the head now and then as
+a person does: one sensor, among those something waits for, the least touched first.
 It acts at most once per turn or per few seconds, looking at the robot 5 times a second.
 """
 from __future__ import annotations
@@ -1059,9 +1061,12 @@ class ScenarioRunner:
                         self._report("generic: hear %r -> %s" % (text, senses.hear(text)))
                         last_answer = self._clock()
                 elif not listeners and quiet >= TOUCH_AFTER_S and \
-                        now - last_touch >= TOUCH_EVERY_S and senses._touch_listened():
-                    last_touch = now
-                    self._report("generic: touch head -> %s" % senses.touch("head"))
+                        now - last_touch >= TOUCH_EVERY_S:
+                    parts = senses._head_touches_listened()
+                    if parts:  # as a person: one sensor, one of those waited for
+                        last_touch = now
+                        part = self._pick(parts, [])
+                        self._report("generic: touch %s -> %s" % (part, senses.touch(part)))
             except RuntimeError as error:  # a service going away while the robot stops
                 self._report("generic: %s" % error)
 

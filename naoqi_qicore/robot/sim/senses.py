@@ -98,9 +98,11 @@ TOUCH_PARTS: Dict[str, Dict[str, List[str]]] = {
     "pepper": dict(_COMMON_PARTS, left_bumper=["Bumper/FrontLeft"],
                    right_bumper=["Bumper/FrontRight"], back_bumper=["Bumper/Back"]),
 }
-#: ALMemory keys a behavior waiting for a head touch listens to
-HEAD_TOUCH_KEYS = ("FrontTactilTouched", "MiddleTactilTouched", "RearTactilTouched",
-                   "TouchChanged")
+#: ALMemory key a behavior waiting for a head touch listens to -> the touch parts (one
+#: sensor each) that raise it
+HEAD_TOUCH_KEYS: Dict[str, List[str]] = {
+    "FrontTactilTouched": ["head_front"], "MiddleTactilTouched": ["head_middle"],
+    "RearTactilTouched": ["head_rear"], "TouchChanged": ["head_front", "head_middle", "head_rear"]}
 
 _PATTERN_TOKEN = re.compile(r'"[^"]*"|[\[\]{}]|[^\s\[\]{}"]+')
 _MAX_CONCEPT_DEPTH = 5
@@ -261,10 +263,12 @@ class NaoqiSimPerception(SimModule):
     def _dialog_understands(self, text: str) -> bool:
         return self._service("ALDialog")._match(text) is not None
 
-    def _touch_listened(self) -> bool:
-        """True when something waits for a head touch (an ALMemory subscription)."""
+    def _head_touches_listened(self) -> List[str]:
+        """The head's touch parts (one sensor each) whose touch something waits for (an
+        ALMemory subscription), in the order of :data:`HEAD_TOUCH_KEYS`."""
         memory = self._memory()
-        return any(memory._listened(key) for key in HEAD_TOUCH_KEYS)
+        return list(dict.fromkeys(part for key, parts in HEAD_TOUCH_KEYS.items()
+                                  if memory._listened(key) for part in parts))
 
     def _sensors(self, part: str) -> List[str]:
         parts = TOUCH_PARTS[self._sim.robot]

@@ -25,7 +25,8 @@ from typing import Any, Dict, List, Optional
 import qi
 
 from naoqi_qicore.robot.robot_files import APPS
-from naoqi_qicore.robot.sim.services.module import Activity, SimModule, running_as
+from naoqi_qicore.robot.sim.services.module import (Activity, SimModule, current_activity,
+                                                    running_as)
 
 
 @dataclass
@@ -294,8 +295,19 @@ class ALBehaviorManager(SimModule):
             return sorted(set(self._loaded) | set(self._running))
 
     def runBehavior(self, behavior: str) -> None:
-        """Run a behavior and return when it ends."""
-        self._run(self._claim("runBehavior", behavior))
+        """Run a behavior and return when it ends (or when the call running it is stopped:
+        a posted runBehavior, an animation of an animated speech)."""
+        installed = self._claim("runBehavior", behavior)
+        caller = current_activity()
+        with self._lock:
+            stop = self._running[installed.name].interrupt
+        if caller is not None:
+            caller.when_interrupted(stop)
+        try:
+            self._run(installed)
+        finally:
+            if caller is not None:
+                caller.forget(stop)
 
     def startBehavior(self, behavior: str) -> None:
         """Start a behavior and return once it has started."""
