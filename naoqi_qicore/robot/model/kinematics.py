@@ -191,6 +191,14 @@ class Pose:
                           m[1, 0] - m[0, 1])
         return x, y, z, w
 
+    def rpy(self) -> Vector:
+        """The orientation as URDF's (and NAOqi's Position6D's) roll, pitch and yaw: the
+        angles :func:`rotation_rpy` turns back into this rotation."""
+        m = self.rotation
+        pitch = math.asin(max(-1.0, min(1.0, -float(m[2, 0]))))
+        return (math.atan2(float(m[2, 1]), float(m[2, 2])), pitch,
+                math.atan2(float(m[1, 0]), float(m[0, 0])))
+
 
 def joint_angle(joint: Joint, angles: Mapping[str, float]) -> float:
     """The angle of ``joint`` in ``angles`` (a mimic joint follows its leader when it is not
@@ -202,17 +210,22 @@ def joint_angle(joint: Joint, angles: Mapping[str, float]) -> float:
     return 0.0
 
 
+def joint_transform(joint: Joint, angles: Mapping[str, float]) -> np.ndarray:
+    """The 4x4 transform placing ``joint``'s child link in its parent link's frame, for
+    joint ``angles`` (what robot_state_publisher publishes for the joint)."""
+    placed = transform(rotation_rpy(joint.rpy), joint.xyz)
+    if joint.axis is not None:
+        placed = placed @ transform(rotation_about(joint.axis, joint_angle(joint, angles)), ZERO)
+    return placed
+
+
 def forward_kinematics(model: RobotModel, angles: Mapping[str, float]) -> Dict[str, Pose]:
     """The pose of every link frame of ``model`` in its base frame, for joint ``angles``
     (rad, NAOqi's names; the hands' opening ratio turns their gripper frame as the robots'
     descriptions do)."""
     poses: Dict[str, np.ndarray] = {model.root: np.eye(4)}
     for joint in model.ordered_joints():
-        placed = poses[joint.parent] @ transform(rotation_rpy(joint.rpy), joint.xyz)
-        if joint.axis is not None:
-            placed = placed @ transform(rotation_about(joint.axis, joint_angle(joint, angles)),
-                                        ZERO)
-        poses[joint.child] = placed
+        poses[joint.child] = poses[joint.parent] @ joint_transform(joint, angles)
     return {link: Pose(matrix) for link, matrix in poses.items()}
 
 
