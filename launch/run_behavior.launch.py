@@ -51,7 +51,8 @@ ARGUMENTS = (
     ("view_port", "0", "port of the runner's live view, a web page on 127.0.0.1 showing the "
                        "behavior's diagram with what runs highlighted (0: no live view)"),
     ("bag_file", "", "new MCAP file the runner records the run into (joint states, robot "
-                     "description, behavior state and focus, speech, motion segments)"),
+                     "description, transforms, behavior state and focus, speech, motion "
+                     "segments)"),
     ("behavior_roots", "", "folders, separated by ':', that behavior/run goals and "
                            "behavior/load may load behaviors from (empty: the folder the launch "
                            "was started in, the package's examples, the behavior's folder and "

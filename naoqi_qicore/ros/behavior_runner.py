@@ -105,8 +105,8 @@ RUNNER_PARAMETERS = (
                   constraints=dict(integer_range=[
                       IntegerRange(from_value=0, to_value=65535, step=1)])),
     NodeParameter("bag_file", "", "MCAP file to record the run into (joint states, robot "
-                  "description, behavior state and focus, speech, motion segments), from "
-                  "start to shutdown; never an existing file"),
+                  "description, transforms, behavior state and focus, speech, motion segments), "
+                  "from start to shutdown; never an existing file"),
     NodeParameter("allow_eval", False, "the simulated robot the runner starts when no robot "
                   "is given lets ALPythonBridge evaluate the code clients send (any local "
                   "process could then run code with the runner's rights); only for behaviors "
