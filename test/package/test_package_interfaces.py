@@ -94,3 +94,45 @@ def test_state_and_focus_reach_a_late_subscriber(node) -> None:
     assert (focus.start_reason, focus.stop_reason) == ("unknown-api-caller",
                                                       "switchfocus-api-interrupt")
     assert list(focus.focus_stack) == ["pkg/idle"]
+
+
+def _setup_function(name: str, namespace: dict):
+    """A function of setup.py, defined without running setup()."""
+    import ast
+    source = Path(__file__).resolve().parents[2] / "setup.py"
+    tree = ast.parse(source.read_text())
+    [function] = [node for node in tree.body if isinstance(node, ast.FunctionDef)
+                  and node.name == name]
+    exec(compile(ast.Module(body=[function], type_ignores=[]), str(source), "exec"), namespace)
+    return namespace[name]
+
+
+def test_tf2_msgs_is_there_generated_unless_an_installation_has_its_own(tmp_path,
+                                                                          monkeypatch) -> None:
+    """The environment make setup builds has no tf2_msgs wheel: the build generated it
+    (registered in the ament index, its .msg there for rosbag2 and recorders); a prefix on
+    the build's search paths holding tf2_msgs' CMake package (a ROS 2 installation) is used
+    instead."""
+    import os
+    from tf2_msgs.msg import TFMessage
+    assert TFMessage.get_fields_and_field_types() == {
+        "transforms": "sequence<geometry_msgs/TransformStamped>"}
+    index = Path(sys.prefix) / "share" / "ament_index" / "resource_index"
+    if (Path(sys.prefix) / "share" / "tf2_msgs" / "cmake").is_dir():
+        pytest.skip("this environment has an installed tf2_msgs")
+    assert (index / "packages" / "tf2_msgs").is_file()
+    assert "msg/TFMessage.msg" in (index / "rosidl_interfaces" / "tf2_msgs").read_text().split()
+
+    namespace = {"os": os, "sys": sys, "Path": Path}
+    _setup_function("_with_prefix", namespace)
+    installed_elsewhere = _setup_function("_installed_elsewhere", namespace)
+    monkeypatch.delenv("CMAKE_PREFIX_PATH", raising=False)
+    monkeypatch.setenv("AMENT_PREFIX_PATH", str(tmp_path / "empty"))
+    assert not installed_elsewhere("tf2_msgs")  # what this build generated does not count
+    ros = tmp_path / "opt" / "ros"
+    (ros / "share" / "tf2_msgs" / "cmake").mkdir(parents=True)
+    (ros / "share" / "tf2_msgs" / "cmake" / "tf2_msgsConfig.cmake").write_text("")
+    for variable in ("AMENT_PREFIX_PATH", "CMAKE_PREFIX_PATH"):
+        monkeypatch.setenv(variable, str(ros))
+        assert installed_elsewhere("tf2_msgs"), variable
+        monkeypatch.setenv(variable, str(tmp_path / "empty"))
