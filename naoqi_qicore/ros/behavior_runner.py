@@ -183,7 +183,9 @@ class BehaviorRunner(Node):
         # a simulated robot started here has registered all its services already
         self._robot = RobotSession(address, required_services=ROBOT_SERVICES,
                                    service_timeout=0.0 if self._sim is not None
-                                   else SERVICE_TIMEOUT, warn=self.get_logger().warning)
+                                   else SERVICE_TIMEOUT,
+                                   start_timeout=self.get_parameter("robot_start_timeout").value,
+                                   warn=self.get_logger().warning, inform=self.get_logger().info)
         self._diagnostics = diagnostics.Diagnostics(self, self._diagnostic_statuses)
         try:
             self._motion = BridgeMotionSink(self, ALMotionSink(self._robot.session),
@@ -193,7 +195,8 @@ class BehaviorRunner(Node):
             raise NodeSetupError(str(error)) from None
         self._view = self._start_view(self.get_parameter("view_port").value)
         rate = self.get_parameter("state_rate").value
-        self._installed = InstalledBehaviors(self._robot, 1.0 / rate, self.get_logger().info)
+        self._installed = InstalledBehaviors(self._robot, 1.0 / rate, self.get_logger().info,
+                                             lambda: self.get_clock().now().to_msg())
         services = [
             (Play, "behavior/play", self._play),
             (Trigger, "behavior/stop", self._stop),
@@ -512,8 +515,10 @@ class BehaviorRunner(Node):
         return os.path.realpath(behavior) == os.path.realpath(loaded.path)
 
     def start_run(self, goal: Any) -> BehaviorRun:
-        """Run the behavior of a ``behavior/run`` goal (preempting the run in progress);
-        ``ValueError`` saying why it cannot."""
+        """Run the behavior of a ``behavior/run`` goal (preempting the run in progress),
+        once a robot that may still be starting is connected; ``ValueError`` saying why it
+        cannot."""
+        self._robot.wait_started()
         with self._start_lock:
             current = self._run
             if current is not None and not current.ended:
@@ -782,8 +787,10 @@ class BehaviorRunner(Node):
         """Fill ``response`` from ``action()``: "" or a message is success, ValueError not.
 
         ``moved``: the action changes the frame, so the state goes out even when paused.
-        The state is published by the events thread, after the answer.
+        The state is published by the events thread, after the answer.  A robot that may
+        still be starting is waited for first (``robot_start_timeout``).
         """
+        self._robot.wait_started()
         try:
             response.message = action()
             response.success = True

@@ -154,7 +154,8 @@ class NaoqiBridge(Node):
         self._speech = SpeechTopics(self)
         self._robot = RobotSession(address, max_retry_delay=self.get_parameter(
             "max_retry_delay").value, required_services=ROBOT_SERVICES,
-            warn=self.get_logger().warning)
+            start_timeout=self.get_parameter("robot_start_timeout").value,
+            warn=self.get_logger().warning, inform=self.get_logger().info)
         self._motion = ALMotionSink(self._robot.session, self._publish_status)
         self._robot.add_connected_callback(self._bind)
         self._robot.add_state_callback(self._on_connection_state)
