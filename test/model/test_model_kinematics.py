@@ -301,3 +301,28 @@ def test_robot_frame_lies_between_the_feet_or_under_peppers_base():
         part_pose(pepper, {}, "LLeg", FRAME_ROBOT)  # Pepper has no legs
     with pytest.raises(ValueError, match="space must be"):
         part_pose(nao, {}, "Torso", 5)
+
+
+@pytest.mark.parametrize("robot", ["nao", "pepper"])
+def test_joint_rotations_and_single_links_agree_with_the_whole_tree(robot):
+    """What /tf publishes per joint (a quaternion) and one link's chain give what the
+    matrices of the whole tree give."""
+    from naoqi_qicore.robot.model.kinematics import joint_rotation, joint_transform, link_pose
+    model = robot_model(robot)
+    rng = np.random.default_rng(11)
+    table = JointTable(robot)
+    for _ in range(5):
+        angles = {name: float(rng.uniform(low, high))
+                  for name, (low, high, _, _) in table.limits.items()}
+        for joint in model.joints:
+            x, y, z, w = joint_rotation(joint, angles)
+            assert x * x + y * y + z * z + w * w == pytest.approx(1.0)
+            assert np.allclose(axis_angle([x, y, z], 2 * math.atan2(math.sqrt(
+                x * x + y * y + z * z), w)) if (x, y, z) != (0, 0, 0) else np.eye(3),
+                joint_transform(joint, angles)[:3, :3], atol=1e-9), joint.name
+        poses = forward_kinematics(model, angles)
+        for link in model.links:
+            assert np.allclose(link_pose(model, link, angles).matrix, poses[link].matrix,
+                               atol=1e-12), link
+    with pytest.raises(KeyError):
+        model.chain("no_such_link")

@@ -15,6 +15,8 @@ from naoqi_qicore.msg import ActivityFocus, BehaviorError, BehaviorState  # noqa
 from naoqi_qicore.srv import GoTo  # noqa: E402
 
 PEER = Path(__file__).with_name("interface_peer.py")
+#: the type hash of tf2_msgs/msg/TFMessage in ROS 2 (as `ros2 topic info -v /tf` shows it)
+TF_MESSAGE_HASH = "RIHS01_e369d0f05a23ae52508854b66f6aa0437f3449d652e8cbf22d5abe85d020f087"
 LATCHED = QoSProfile(depth=1, durability=DurabilityPolicy.TRANSIENT_LOCAL,
                      reliability=ReliabilityPolicy.RELIABLE)
 
@@ -122,6 +124,20 @@ def test_tf2_msgs_is_there_generated_unless_an_installation_has_its_own(tmp_path
         pytest.skip("this environment has an installed tf2_msgs")
     assert (index / "packages" / "tf2_msgs").is_file()
     assert "msg/TFMessage.msg" in (index / "rosidl_interfaces" / "tf2_msgs").read_text().split()
+
+    # ROS 2's own tf2_msgs gives /tf this type hash (Jazzy, Kilted): a ROS graph's RViz or
+    # tf2 listener takes the generated type for it
+    context = rclpy.Context()
+    rclpy.init(context=context)
+    try:
+        node = rclpy.create_node("tf2_msgs_hash", context=context)
+        topic = "/tf2_msgs_type_hash_%d" % os.getpid()
+        node.create_publisher(TFMessage, topic, 1)
+        [info] = node.get_publishers_info_by_topic(topic)
+        assert str(info.topic_type_hash) == TF_MESSAGE_HASH
+        node.destroy_node()
+    finally:
+        context.try_shutdown()
 
     namespace = {"os": os, "sys": sys, "Path": Path}
     _setup_function("_with_prefix", namespace)

@@ -15,8 +15,8 @@ from typing import Dict, List, Mapping, Sequence
 
 import numpy as np
 
-from naoqi_qicore.robot.model.kinematics import (Pose, RobotModel, forward_kinematics,
-                                                 rotation_rpy, transform)
+from naoqi_qicore.robot.model.kinematics import (Pose, RobotModel, link_pose, rotation_rpy,
+                                                 transform)
 
 FRAME_TORSO = 0
 FRAME_WORLD = 1
@@ -40,11 +40,11 @@ def part_link(model: RobotModel, name: str) -> str:
     return link
 
 
-def ground_frame(model: RobotModel, poses: Mapping[str, Pose]) -> np.ndarray:
-    """The robot frame (:data:`FRAME_ROBOT`) in the base frame: on the plane of the lowest
-    of what stands on the ground (NAO's soles, Pepper's base), under the middle of them,
-    turned as that lowest one."""
-    standing = [poses[link] for link in GROUND_LINKS[model.robot]]
+def ground_frame(model: RobotModel, angles: Mapping[str, float]) -> np.ndarray:
+    """The robot frame (:data:`FRAME_ROBOT`) in the base frame for joint ``angles``: on the
+    plane of the lowest of what stands on the ground (NAO's soles, Pepper's base), under the
+    middle of them, turned as that lowest one."""
+    standing = [link_pose(model, link, angles) for link in GROUND_LINKS[model.robot]]
     lowest = min(standing, key=lambda pose: pose.position[2])
     middle = np.mean([pose.matrix[:3, 3] for pose in standing], axis=0)
     up = lowest.rotation[:, 2]
@@ -68,12 +68,10 @@ def part_pose(model: RobotModel, angles: Mapping[str, float], name: str, space: 
     if space not in SPACES:
         raise ValueError("space must be 0 (FRAME_TORSO), 1 (FRAME_WORLD) or 2 "
                          "(FRAME_ROBOT), got %r" % (space,))
-    poses = forward_kinematics(model, angles)
-    in_base = poses[part_link(model, name)].matrix
-    in_torso = np.linalg.inv(poses["torso"].matrix) @ in_base
+    in_base = link_pose(model, part_link(model, name), angles).matrix
     if space == FRAME_TORSO:
-        return in_torso
-    in_robot = np.linalg.inv(ground_frame(model, poses)) @ in_base
+        return np.linalg.inv(link_pose(model, "torso", angles).matrix) @ in_base
+    in_robot = np.linalg.inv(ground_frame(model, angles)) @ in_base
     if space == FRAME_ROBOT:
         return in_robot
     return odometry_transform(odometry) @ in_robot
