@@ -366,13 +366,11 @@ class BehaviorRunner(Node):
                     and self.get_parameter("exit_after_run").value)
 
     def _exit_unless_connected(self) -> None:
-        """The program ends when the robot is not connected within robot_start_timeout
-        (nothing can be autoplayed)."""
+        """The program ends when the robot is not connected within robot_start_timeout, or
+        fails otherwise than a robot that is starting (nothing can be autoplayed)."""
         if not self._robot.wait_started() and not self._closed and not self._autoplayed:
-            self.get_logger().error("autoplay: robot %s not connected within %g s: %s"
-                                    % (self._robot.url,
-                                       self.get_parameter("robot_start_timeout").value,
-                                       self._robot.message))
+            self.get_logger().error("autoplay: robot %s not connected: %s"
+                                    % (self._robot.url, self._robot.message))
             self.exit_status = EXIT_RUN_FAILED
 
     def _exit_when_run_ends(self, run: BehaviorRun) -> None:

@@ -28,6 +28,7 @@ from tf2_msgs.msg import TFMessage
 
 from naoqi_qicore.robot.model import BASE_LINK, Joint, Pose, robot_model
 from naoqi_qicore.robot.model.kinematics import ZERO, joint_rotation, link_pose
+from naoqi_qicore.robot.model.spaces import EFFECTOR_LINKS
 
 TF_TOPIC = "/tf"
 TF_STATIC_TOPIC = "/tf_static"
@@ -41,7 +42,7 @@ TF_STATIC_QOS = QoSProfile(depth=1, history=HistoryPolicy.KEEP_LAST,
 #: the frame odometry is given in (naoqi_driver2's)
 ODOM_FRAME = "odom"
 #: the link NAOqi's ``Torso`` position is the frame of
-TORSO_LINK = "torso"
+TORSO_LINK = EFFECTOR_LINKS["Torso"]
 
 
 def transform_message(parent: str, child: str, translation: Sequence[float],
