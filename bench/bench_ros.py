@@ -91,10 +91,13 @@ BENCH_XAR = (
 
 
 class Record:
-    """The simulated robot's call record, read incrementally."""
+    """The simulated robot's call record, read incrementally: only the calls whose line
+    holds one of ``kept`` (naoqi_bridge reads the robot 50 times a second: those calls are
+    skipped unparsed)."""
 
-    def __init__(self, path: Path) -> None:
+    def __init__(self, path: Path, kept: Tuple[str, ...]) -> None:
         self.path = path
+        self._kept = kept
         self._offset = 0
         self.calls: List[dict] = []  # read, not yet matched
 
@@ -107,7 +110,8 @@ class Record:
                 if not line.endswith("\n"):
                     break
                 self._offset += len(line.encode())
-                self.calls.append(json.loads(line))
+                if any(text in line for text in self._kept):
+                    self.calls.append(json.loads(line))
 
     def first_after(self, start: float, match: Callable[[dict], bool],
                     timeout: float = 5.0) -> float:
@@ -204,7 +208,7 @@ def main() -> int:
     states: List[BehaviorState] = []
     node.create_subscription(BehaviorState, "behavior/state", states.append, LATCHED)
     threading.Thread(target=executor.spin, daemon=True).start()
-    record = Record(record_path)
+    record = Record(record_path, ("angleInterpolation", "Bench/onStart"))
 
     clients = {name: node.create_client(service_type, name) for service_type, name in (
         (Play, "behavior/play"), (Trigger, "behavior/stop"), (GoTo, "behavior/goto"))}
