@@ -37,18 +37,13 @@ from tf2_msgs.msg import TFMessage
 
 from naoqi_qicore.msg import (ActivityFocus, BehaviorState, MotionKeyframes, MotionStatus,
                               MotionStop, RobotConnection)
-from naoqi_qicore.ros.joint_states import JOINT_STATES_QOS
-from naoqi_qicore.ros.qos import COMMANDS, LATCHED
+from naoqi_qicore.ros.qos import COMMANDS, LATCHED, STREAM
 from naoqi_qicore.ros.robot_transforms import TF_QOS, TF_STATIC_QOS, TF_STATIC_TOPIC, TF_TOPIC
 
-#: the subscription to the robot's joint states: as their publishers offer them, keeping
-#: 2 s at 50 Hz, so that a recorder busy for a moment (a run starting) loses none
-JOINT_STATES_RECORDING = QoSProfile(depth=100, history=JOINT_STATES_QOS.history,
-                                    reliability=JOINT_STATES_QOS.reliability,
-                                    durability=JOINT_STATES_QOS.durability)
-#: (topic name, relative but for tf2's, message type, QoS of the subscription)
+#: (topic name, relative but for tf2's, message type, QoS of the subscription: the joint
+#: states as a stream, so that a recorder busy for a moment, a run starting, loses none)
 RECORDED_TOPICS: List[Tuple[str, Any, QoSProfile]] = [
-    ("joint_states", JointState, JOINT_STATES_RECORDING),
+    ("joint_states", JointState, STREAM),
     ("robot_description", String, LATCHED),
     (TF_TOPIC, TFMessage, TF_QOS),
     (TF_STATIC_TOPIC, TFMessage, TF_STATIC_QOS),

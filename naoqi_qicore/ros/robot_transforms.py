@@ -23,22 +23,18 @@ import numpy as np
 from builtin_interfaces.msg import Time
 from geometry_msgs.msg import TransformStamped
 from rclpy.node import Node
-from rclpy.qos import DurabilityPolicy, HistoryPolicy, QoSProfile, ReliabilityPolicy
 from tf2_msgs.msg import TFMessage
 
 from naoqi_qicore.robot.model import BASE_LINK, Joint, Pose, robot_model
 from naoqi_qicore.robot.model.kinematics import ZERO, joint_rotation, link_pose
 from naoqi_qicore.robot.model.spaces import EFFECTOR_LINKS
+from naoqi_qicore.ros.qos import LATCHED, STREAM
 
 TF_TOPIC = "/tf"
 TF_STATIC_TOPIC = "/tf_static"
 #: tf2_ros's ``DynamicBroadcasterQoS`` and ``StaticBroadcasterQoS``
-TF_QOS = QoSProfile(depth=100, history=HistoryPolicy.KEEP_LAST,
-                    reliability=ReliabilityPolicy.RELIABLE,
-                    durability=DurabilityPolicy.VOLATILE)
-TF_STATIC_QOS = QoSProfile(depth=1, history=HistoryPolicy.KEEP_LAST,
-                           reliability=ReliabilityPolicy.RELIABLE,
-                           durability=DurabilityPolicy.TRANSIENT_LOCAL)
+TF_QOS = STREAM
+TF_STATIC_QOS = LATCHED
 #: the frame odometry is given in (naoqi_driver2's)
 ODOM_FRAME = "odom"
 #: the link NAOqi's ``Torso`` position is the frame of
