@@ -90,10 +90,12 @@ BENCH_XAR = (
 
 class Record:
     """The simulated robot's call record, read incrementally: the calls as they start (the
-    lines that end them are skipped)."""
+    lines that end them are skipped) whose line holds one of ``kept`` (naoqi_bridge reads
+    the robot 50 times a second: those calls are skipped unparsed)."""
 
-    def __init__(self, path: Path) -> None:
+    def __init__(self, path: Path, kept: Tuple[str, ...]) -> None:
         self.path = path
+        self._kept = kept
         self._offset = 0
         self.calls: List[dict] = []  # read, not yet matched
 
@@ -106,9 +108,10 @@ class Record:
                 if not line.endswith("\n"):
                     break
                 self._offset += len(line.encode())
-                call = json.loads(line)
-                if "service" in call:
-                    self.calls.append(call)
+                if any(text in line for text in self._kept):
+                    call = json.loads(line)
+                    if "service" in call:
+                        self.calls.append(call)
 
     def first_after(self, start: float, match: Callable[[dict], bool],
                     timeout: float = 5.0) -> float:
@@ -189,7 +192,7 @@ def main() -> int:
     states: List[BehaviorState] = []
     node.create_subscription(BehaviorState, "behavior/state", states.append, LATCHED)
     threading.Thread(target=executor.spin, daemon=True).start()
-    record = Record(record_path)
+    record = Record(record_path, ("angleInterpolation", "Bench/onStart"))
 
     clients = {name: node.create_client(service_type, name) for service_type, name in (
         (Play, "behavior/play"), (Trigger, "behavior/stop"), (GoTo, "behavior/goto"))}

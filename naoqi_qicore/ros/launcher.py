@@ -539,9 +539,9 @@ def parse_arguments(argv: Optional[List[str]] = None) -> Plan:
                              "(default port %d; 0: any free port); its URL is printed"
                              % VIEW_PORT)
     parser.add_argument("--bag", default="", metavar="FILE.mcap",
-                        help="record the run (joint states, robot description, behavior state "
-                             "and focus, speech, motion segments) into this new MCAP file, "
-                             "for ros2 bag play and Foxglove")
+                        help="record the run (joint states, robot description, transforms, "
+                             "behavior state and focus, speech, motion segments) into this new "
+                             "MCAP file, for ros2 bag play and Foxglove")
     parser.add_argument("--allow-eval", action="store_true",
                         help="let the simulated robot's ALPythonBridge evaluate the Python "
                              "code clients send, for behaviors that need it (off by default: "
