@@ -18,7 +18,8 @@ from lxml import etree
 from naoqi_qicore.converter.box_index import BoxIndex, holds_content
 from naoqi_qicore.converter.naming import assign_names
 from naoqi_qicore.converter.pyport import port_script, port_scripts
-from naoqi_qicore.converter.writer import (BOX_FILE_ATTRIBUTES, BOX_INDEX, FORMAT, MANIFEST,
+from naoqi_qicore.converter.writer import (BOX_FILE_ATTRIBUTES, BOX_INDEX, ENTRY_POINT, FORMAT,
+                                           MAIN_PY, MANIFEST, PROJECT_ENTRY_POINT,
                                            READABLE_FORMATS, has_python, unported_code)
 from naoqi_qicore.xar.elements import (MAX_DOCUMENT_BYTES, ElementReader, collector_paused,
                                        safe_xml_parser)
@@ -210,8 +211,17 @@ def load_converted(folder: Path) -> LoadedBehavior:
 
     The box index, when the folder has one, gives the boxes whose files it matches;
     a read through it that fails or warns is done again from the files alone, whose
-    errors and warnings name the file and line concerned."""
+    errors and warnings name the file and line concerned.  An entry point written by an
+    older converter, which no longer runs, is a warning too."""
     folder = Path(folder)
+    loaded = _load_folder(folder)
+    outdated = outdated_entry_point(folder)
+    if outdated is not None:
+        loaded.warnings.append(outdated)
+    return loaded
+
+
+def _load_folder(folder: Path) -> LoadedBehavior:
     with collector_paused():
         index, warning = _box_index(folder)
         if index is not None:
@@ -225,6 +235,35 @@ def load_converted(folder: Path) -> LoadedBehavior:
         if warning is not None:
             loaded.warnings.append(warning)
         return loaded
+
+
+#: how every entry point the converter writes begins, whatever its version
+_ENTRY_POINT_HEADER = (MAIN_PY.split('"""\n', 2)[0] + '"""').encode("utf-8")
+
+
+def outdated_entry_point(folder: Path) -> Optional[str]:
+    """Why the entry point a conversion wrote in ``folder`` does not run any more (written by
+    an older converter: it imports what has moved since), or None when it is current (or
+    not the converter's)."""
+    current = MAIN_PY.encode("utf-8")
+    for name in (PROJECT_ENTRY_POINT, ENTRY_POINT):
+        try:
+            descriptor = os.open(os.path.join(str(folder), name),
+                                 os.O_RDONLY | os.O_CLOEXEC | os.O_NOFOLLOW)
+        except OSError:
+            continue
+        try:  # an entry point of ours is short: what is longer is not one of the current
+            start = os.read(descriptor, len(current) + 1)
+        except OSError:
+            return None
+        finally:
+            os.close(descriptor)
+        if start.startswith(_ENTRY_POINT_HEADER) and start != current:
+            return ("%s: written by an older xar_convert, it does not run with this version: "
+                    "convert the behavior again (xar_convert SOURCE %s --force)"
+                    % (os.path.join(str(folder), name), folder))
+        return None
+    return None
 
 
 def _box_index(folder: Path) -> Tuple[Optional[BoxIndex], Optional[str]]:

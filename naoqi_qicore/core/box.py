@@ -25,7 +25,7 @@ import functools
 import logging
 import sys
 import traceback
-from typing import TYPE_CHECKING, Any, Dict, List, Optional, Set, Tuple, Union
+from typing import Any, Dict, List, Optional, Set, Tuple, Union
 
 from naoqi_qicore.converter.states import compute_states
 from naoqi_qicore.core.events import WHERE_MOTION, BoxError, GotoError
@@ -33,13 +33,11 @@ from naoqi_qicore.core.guard import BehaviorStopped
 from naoqi_qicore.core.motion import CurveSet, MotionSegment
 from naoqi_qicore.core.parameters import convert_value, initial_value
 from naoqi_qicore.core.resources import LOCK, MODES, PAUSE_ON_DEMAND, STOP_ON_DEMAND
+from naoqi_qicore.core.running_behavior import RunningBehavior
 from naoqi_qicore.core.script import positional_arity
 from naoqi_qicore.core.statemachine import StateMachine
 from naoqi_qicore.core.timeline import Timeline
 from naoqi_qicore.xar.model import Box, Diagram, InputNature, OutputNature, Port
-
-if TYPE_CHECKING:
-    from naoqi_qicore.core.player import BehaviorPlayer
 
 Route = Tuple[int, int]  # (owner box id, port id); owner 0 = the diagram's owner
 _NO_PAYLOAD = object()
@@ -287,7 +285,7 @@ class BoxContent:
 class BoxNode:
     """One box of a running behavior."""
 
-    def __init__(self, player: "BehaviorPlayer", model: Box, name: str,
+    def __init__(self, player: RunningBehavior, model: Box, name: str,
                  parent: Optional["BoxNode"], diagram: Optional[DiagramNode]) -> None:
         self.player = player
         self.model = model

@@ -117,7 +117,7 @@ class BehaviorPlayer:
         #: modules the box environment gives box code (set by :meth:`load`)
         self._provided_modules: List[str] = []
         self.package_uid, self.behavior_relative_path = package_info(self.behavior_path)
-        self.frame_manager = FrameManager(self)
+        self.frame_manager = FrameManager(self, self.box_named)
         #: the session box scripts get from ``self.session()`` (set by :meth:`load`)
         self.box_session: Any = session
         self.lock = threading.RLock()

@@ -13,6 +13,23 @@ def behavior(project, box):
     return parse_xar_bytes(project(box("Say", 1, script) + box("Say", 2)), "b.xar")
 
 
+def test_an_entry_point_written_by_an_older_converter_is_a_warning(behavior, tmp_path):
+    """A converted folder whose main.py imports where the runner of converted folders was
+    (naoqi_qicore.core.standalone) is told to be converted again; a current one is not."""
+    from naoqi_qicore.converter.writer import MAIN_PY
+    out = tmp_path / "out"
+    write_converted(behavior, out)
+    assert not any("main.py" in warning for warning in load_converted(out).warnings)
+    (out / "main.py").write_text(MAIN_PY.replace("naoqi_qicore.robot.standalone",
+                                                 "naoqi_qicore.core.standalone"))
+    warnings = [w for w in load_converted(out).warnings if "main.py" in w]
+    assert warnings == ["%s: written by an older xar_convert, it does not run with this "
+                        "version: convert the behavior again (xar_convert SOURCE %s --force)"
+                        % (out / "main.py", out)]
+    (out / "main.py").write_text("print('my own')\n")  # not the converter's: none of its business
+    assert not any("main.py" in warning for warning in load_converted(out).warnings)
+
+
 def test_prepare_names_and_ports(behavior):
     loaded = prepare(behavior)
     assert loaded.folder is None

@@ -329,7 +329,7 @@ class MyClass(GeneratedClass):
     def __init__(self):
         GeneratedClass.__init__(self, False)
     def onInput_onStart(self):
-        record(self.getName(), "api", self.boxName, self.behaviorId == ALFrameManager._player.behavior_id,
+        record(self.getName(), "api", self.boxName, self.behaviorId == ALFrameManager._behavior.behavior_id,
                unicode("x"), list(xrange(2)), long(3), isinstance("s", basestring),
                Queue.Queue().empty(), self.logger.name, self.getTimeline() is None,
                self.getParentTimeline() is not None, self.session() is not None)

@@ -34,8 +34,8 @@ and the exit status is 4 when one failed, else 0 when the run ended as the scena
 expected (FINISHED, or stopped at the scenario's end, with no error; or the status its
 ``ends`` expectation names), else 1.
 
-This module is the composition root of a converted folder: it is the only one of the
-engine that brings in libqi and the robot layer, and only when :func:`main` runs.
+This module is the composition root of a converted folder: it brings the engine, libqi
+and the robot (simulated or not) together, and only when :func:`main` runs.
 """
 from __future__ import annotations
 
