@@ -28,7 +28,7 @@ import traceback
 from typing import Any, Dict, List, Optional, Set, Tuple, Union
 
 from naoqi_qicore.converter.states import compute_states
-from naoqi_qicore.core.events import WHERE_MOTION, BoxError, GotoError
+from naoqi_qicore.core.events import WHERE_LOG, WHERE_MOTION, BoxError, GotoError, RunWarning
 from naoqi_qicore.core.guard import BehaviorStopped
 from naoqi_qicore.core.motion import CurveSet, MotionSegment
 from naoqi_qicore.core.parameters import convert_value, initial_value
@@ -143,7 +143,7 @@ class BoxContent:
                 start_frame=timeline_model.start_frame, end_frame=timeline_model.end_frame,
                 curves=CurveSet(curves), motion=player.motion, on_frame=self._on_frame,
                 on_end=self._on_end, on_motion=self._on_motion, on_error=self._on_error,
-                name="timeline " + box.path)
+                on_warning=self._on_warning, name="timeline " + box.path)
         self.loaded = False
 
     # -- queries ---------------------------------------------------------------------------
@@ -281,6 +281,9 @@ class BoxContent:
     def _on_error(self, what: str, error: BaseException) -> None:
         self.box.report_error(WHERE_MOTION, "%s: %s" % (what, error))
 
+    def _on_warning(self, message: str) -> None:
+        self.box.report_warning(WHERE_MOTION, message)
+
 
 class BoxNode:
     """One box of a running behavior."""
@@ -315,8 +318,9 @@ class BoxNode:
 
     @functools.cached_property
     def logger(self) -> logging.Logger:
-        """The box's logger (``naoqi_qicore.box.<object name>``), made when first used."""
-        return logging.getLogger("naoqi_qicore.box." + self.name)
+        """The box's logger (``naoqi_qicore.box.<object name>``), made when first used:
+        what it logs at WARNING and above is also a warning of the run."""
+        return BoxLogger(self)
 
     # what only a box that runs needs, made when first used (a behavior of thousands of
     # boxes loads them all, and runs a few)
@@ -435,6 +439,10 @@ class BoxNode:
     def report_error(self, where: str, message: str) -> None:
         """An error of the run concerning this box that is not an exception of its code."""
         self.player.record_error(BoxError(self.path, where, message))
+
+    def report_warning(self, where: str, message: str) -> None:
+        """A warning of the run concerning this box."""
+        self.player.record_warning(RunWarning(self.path, where, message))
 
     # -- life cycle ------------------------------------------------------------------------
     def load(self) -> None:
@@ -608,6 +616,38 @@ class BoxNode:
         handles, self._memory = self._memory, []
         for handle in handles:
             self.player.memory_unsubscribe(handle)
+
+
+class BoxLogger(logging.Logger):
+    """A box's ``self.logger``: a child of ``naoqi_qicore.box`` (its records go to that
+    logger's and the root's handlers) whose lines at WARNING and above are also warnings of
+    the run (:data:`~naoqi_qicore.core.events.WHERE_LOG`), whatever the log levels: a box
+    saying it could not do its job is part of what the user must know."""
+
+    def __init__(self, box: "BoxNode") -> None:
+        super().__init__("naoqi_qicore.box." + box.name)
+        self.parent = logging.getLogger("naoqi_qicore.box")
+        self._box = box
+
+    def isEnabledFor(self, level: int) -> bool:  # noqa: N802 (logging's name)
+        return level >= logging.WARNING or self._logged(level)
+
+    def _logged(self, level: int) -> bool:
+        """Whether the logging configuration wants lines of ``level`` (this logger is not
+        in logging's registry: its level cache would not be cleared, it has none)."""
+        return not self.manager.disable >= level and level >= self.getEffectiveLevel()
+
+    def handle(self, record: logging.LogRecord) -> None:
+        if record.levelno >= logging.WARNING:
+            try:
+                message = record.getMessage()
+            except Exception as error:  # box code's own format error: logging says it too
+                message = "%r %% %r (%s)" % (record.msg, record.args, error)
+            if record.levelno > logging.WARNING:
+                message = "%s: %s" % (record.levelname, message)
+            self._box.report_warning(WHERE_LOG, message)
+        if self._logged(record.levelno):
+            super().handle(record)
 
 
 #: modules whose frames call box methods (left out of a failing box's traceback)

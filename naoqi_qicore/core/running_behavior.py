@@ -11,7 +11,7 @@ import threading
 from typing import Any, Callable, Optional, Protocol
 
 from naoqi_qicore.core.clock import Clock
-from naoqi_qicore.core.events import BoxError
+from naoqi_qicore.core.events import BoxError, RunWarning
 from naoqi_qicore.core.guard import BoxCodeGuard
 from naoqi_qicore.core.motion import MotionSink
 from naoqi_qicore.core.resources import ResourceManager
@@ -55,6 +55,9 @@ class RunningBehavior(Protocol):
 
     def record_error(self, error: BoxError, cause: Optional[BaseException] = None) -> None:
         """An error of the run."""
+
+    def record_warning(self, warning: RunWarning) -> None:
+        """A warning of the run: something the user must know that did not fail it."""
 
     def root_failed(self, error: BoxError) -> None:
         """A method of the root box failed: the run ends with ERROR."""

@@ -413,3 +413,34 @@ def test_package_paths_as_box_scripts_use_them(tmp_path):
         uid, relative = package_info(str(folder))
         assert str(folder).replace(relative, "").rstrip("/") == str(
             package if relative else folder)
+
+
+def test_what_box_code_logs_at_warning_and_above_is_a_warning_of_the_run(make_harness, caplog):
+    """The Show App box's "Got tablet service, but failed to set application" (a
+    logger.warning) is part of what the run tells, as its errors are, whatever the log
+    level; lines below WARNING are not, and logging still shows only what its level lets
+    through."""
+    import logging
+    box = script_box("Show App", 1, """
+def onInput_onStart(self):
+    self.logger.debug("looking for the tablet")
+    self.log("found it")
+    self.logger.warning("Got tablet service, but failed to set application: %s" % "app")
+    self.logger.error("ERROR: Could not set application: app")
+    self.logger.warning("Got tablet service, but failed to set application: %s" % "app")
+    self.logger.warning("%d%d", 1)  # box code's own format error
+    self.onStopped()
+""")
+    caplog.set_level(logging.ERROR)  # warnings not shown by logging
+    harness = make_harness(flow_box("root", -1, [box], [link(0, 2, 1, 2), link(1, 4, 0, 4)]))
+    play(harness)
+    assert harness.player.status == "FINISHED" and harness.player.errors == []
+    warnings = harness.player.warnings
+    assert [(w.box_path, w.where) for w in warnings] == [("root/Show App", "log")] * 3
+    assert [w.message for w in warnings][:2] == [
+        "Got tablet service, but failed to set application: app",
+        "ERROR: ERROR: Could not set application: app"]
+    assert "%d%d" in warnings[2].message
+    assert len(harness.kinds("warning")) == 3
+    shown = [r.getMessage() for r in caplog.records if r.name == "naoqi_qicore.box.l1_Show_App"]
+    assert shown == ["ERROR: Could not set application: app"]

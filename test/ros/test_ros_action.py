@@ -300,17 +300,30 @@ def motion_output(diagnostics: List[DiagnosticArray]) -> Optional[str]:
 
 
 def test_nao_leg_keys_are_left_out_on_pepper(stack_for, tmp_path) -> None:
-    """A Pepper refuses a motion naming NAO's legs: the runner leaves their keys out (one
-    warning), the head still moves through naoqi_bridge and the run has no motion error."""
+    """A Pepper refuses a motion naming NAO's legs: the runner leaves their keys out, the
+    head still moves through naoqi_bridge and the run has no motion error; what was left
+    out is a warning of the run, in the feedback, on behavior/state and in the result, and
+    the goal still SUCCEEDS."""
     behavior = motion_behavior(tmp_path, "nao_legs", {
         "LAnklePitch": [(5, 0), (25, 20)], "RAnklePitch": [(5, 0), (25, 20)],
         "HeadYaw": [(5, 0), (25, 10)]})
     stack = stack_for("pepper")
     status_messages = stack.motion_through_bridge()
-    status, result = stack.run(behavior=str(behavior)).result(20)
+    goal = stack.run(behavior=str(behavior))
+    status, result = goal.result(20)
     assert result.status == BehaviorState.FINISHED  # its timeline played to its end
     assert [error for error in result.errors if error.where == "motion"] == []
     assert status == GoalStatus.STATUS_SUCCEEDED
+    told = ("root", "motion", "the robot has no joint LAnklePitch, RAnklePitch: the keys of "
+            "them in this timeline are left out")
+    assert [(w.box_path, w.where, w.message) for w in result.warnings] == [told]
+    assert result.message.endswith("with 1 warning"), result.message
+    assert [(w.box_path, w.where, w.message) for state in goal.feedback
+            for w in state.warnings] == [told]  # once in the feedback
+    stack.probe.wait_until(lambda: stack.states[-1].status == BehaviorState.FINISHED, 10,
+                           "the state saying the run finished")
+    last = stack.states[-1]
+    assert last.warning_count == 1 and [w.message for w in last.warnings] == [told[2]]
     stack.probe.wait_until(lambda: MotionStatus.FINISHED in [m.status for m in status_messages],
                            10, "the head's segment finishing on the robot")
     assert MotionStatus.FAILED not in [m.status for m in status_messages]
