@@ -16,8 +16,11 @@ is unloaded) before the signal goes on; onLoad reaches the boxes of the keyframe
 state change newly loads (never those that stay loaded); an input whose box is not
 loaded is ignored; a failing user method is reported (a
 :class:`~naoqi_qicore.core.events.BoxError` of the run) and stops its box without its
-Stopped outputs firing.  Once the behavior's guard is closed, no user method is called
-and nothing box code emits goes anywhere.
+Stopped outputs firing; a box declaring robot resources takes them when it starts
+(:mod:`~naoqi_qicore.core.resources`), and when they stay busy it does not run: its
+``onResourceError`` runs, else its ``onStopped`` output fires, and the run gets a warning.
+Once the behavior's guard is closed, no user method is called and nothing box code emits
+goes anywhere.
 """
 from __future__ import annotations
 
@@ -28,7 +31,8 @@ import traceback
 from typing import Any, Dict, List, Optional, Set, Tuple, Union
 
 from naoqi_qicore.converter.states import compute_states
-from naoqi_qicore.core.events import WHERE_LOG, WHERE_MOTION, BoxError, GotoError, RunWarning
+from naoqi_qicore.core.events import (WHERE_LOG, WHERE_MOTION, WHERE_RESOURCES, BoxError,
+                                      GotoError, RunWarning)
 from naoqi_qicore.core.guard import BehaviorStopped
 from naoqi_qicore.core.motion import CurveSet, MotionSegment
 from naoqi_qicore.core.parameters import convert_value, initial_value
@@ -565,22 +569,41 @@ class BoxNode:
 
     # -- resources -------------------------------------------------------------------------
     def _acquire_resources(self) -> bool:
+        """Take the box's resources (waiting as their timeout says).  When they stay busy the
+        box does not run: its ``onResourceError`` runs if it has one, else its ``onStopped``
+        output fires if it has one (NAOqi's rule), and the run gets a warning saying so."""
         wanted = [(r.name, r.type if r.type in MODES else LOCK) for r in self.model.resources]
         timeout = max((float(r.timeout or 0) for r in self.model.resources), default=0.0)
-        if self.player.resources.acquire(self, wanted, timeout):
+        resources = self.player.resources
+        if resources.acquire(self, wanted, timeout):
             return True
-        names = ", ".join(name for name, _ in wanted)
+        names = [name for name, _ in wanted]
+        holders = [getattr(holder, "path", "another behavior")
+                   for holder in resources.holders_in_the_way(self, names)]
+        if getattr(self.instance, "onResourceError", None) is not None:
+            outcome = "its onResourceError method ran"
+        elif "onStopped" in self.outputs:
+            outcome = "its onStopped output fired"
+        else:
+            outcome = "no output fired"
+        self.report_warning(WHERE_RESOURCES, "the robot resources %s stayed busy (held by %s): "
+                            "the box did not run, %s" % (", ".join(names),
+                                                         ", ".join(holders) or "nobody now",
+                                                         outcome))
+        with self.player.lock:
+            self.active = False
         if getattr(self.instance, "onResourceError", None) is not None:
             self.call_user("onResourceError", None)
         else:
-            self.logger.info("resources %s are busy: %s ends", names, self.path)
-            for port in self.model.outputs:
-                if port.nature == OutputNature.STOPPED:
-                    self.fire_output(port, None)
-                    break
-        with self.player.lock:
-            self.active = False
+            self._fire_on_stopped()
         return False
+
+    def _fire_on_stopped(self) -> None:
+        """Fire the box's ``onStopped`` output if it has one (what NAOqi does for a box
+        that loses or cannot get its resources and has no method of its own for it)."""
+        port = self.outputs.get("onStopped")
+        if port is not None:
+            self.fire_output(port, None)
 
     def resource_requested(self, resource: str, mode: str) -> None:
         """Another box wants a resource this box holds "on demand"."""
@@ -590,10 +613,7 @@ class BoxNode:
                 self.halt()
             else:
                 self.halt()
-                for port in self.model.outputs:
-                    if port.nature == OutputNature.STOPPED:
-                        self.fire_output(port, None)
-                        break
+                self._fire_on_stopped()
         elif mode == PAUSE_ON_DEMAND:
             if self.content is not None:
                 self.content.pause()
@@ -622,7 +642,8 @@ class BoxLogger(logging.Logger):
     """A box's ``self.logger``: a child of ``naoqi_qicore.box`` (its records go to that
     logger's and the root's handlers) whose lines at WARNING and above are also warnings of
     the run (:data:`~naoqi_qicore.core.events.WHERE_LOG`), whatever the log levels: a box
-    saying it could not do its job is part of what the user must know."""
+    saying it could not do its job is part of what the user must know.  One per box of
+    each behavior, out of logging's registry (two behaviors may have boxes of one name)."""
 
     def __init__(self, box: "BoxNode") -> None:
         super().__init__("naoqi_qicore.box." + box.name)

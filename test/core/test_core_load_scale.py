@@ -125,9 +125,13 @@ def test_box_loggers_are_made_when_first_used(make_harness):
     harness.player.load()
     box = harness.player.box_named("l1_LoggerScaleBox")
     assert box is not None
-    name = "naoqi_qicore.box.l1_LoggerScaleBox"
-    assert name not in logging.Logger.manager.loggerDict
-    assert box.instance.logger is box.logger is logging.getLogger(name)
+    assert "logger" not in vars(box)
+    logger = box.instance.logger
+    assert logger is box.logger and logger.name == "naoqi_qicore.box.l1_LoggerScaleBox"
+    # one per box of each behavior (two behaviors may have boxes of one name), under the
+    # boxes' logger of logging's registry
+    assert logger.name not in logging.Logger.manager.loggerDict
+    assert logger.parent is logging.getLogger("naoqi_qicore.box")
 
 
 @pytest.mark.parametrize("enabled", [True, False])
