@@ -85,3 +85,16 @@ def test_damaged_folders_give_clean_errors(behavior, tmp_path, damage, expected)
     damage(tmp_path / "out")
     with pytest.raises(XarError, match=expected):
         load_converted(tmp_path / "out")
+
+
+def test_a_box_file_that_is_a_link_is_refused(behavior, tmp_path):
+    """The folder's files are opened in the folder, never through a link (which could lead
+    out of it)."""
+    out = tmp_path / "out"
+    write_converted(behavior, out)
+    outside = tmp_path / "elsewhere.xml"
+    outside.write_bytes((out / "l1_Say.xml").read_bytes())
+    (out / "l1_Say.xml").unlink()
+    (out / "l1_Say.xml").symlink_to(outside)
+    with pytest.raises(XarError, match=r"l1_Say\.xml: cannot read"):
+        load_converted(out)

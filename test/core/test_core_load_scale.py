@@ -175,9 +175,9 @@ def _with_names(environment, **names):
 def test_reading_a_folder_pauses_the_collector_and_restores_it(tmp_path, monkeypatch, enabled):
     write_converted(behavior(_chain(3, NESTED)), tmp_path / "out")
     seen = []
-    real_read = loader._read_file
-    monkeypatch.setattr(loader, "_read_file",
-                        lambda path, flags=0: seen.append(gc.isenabled()) or real_read(path, flags))
+    real_read = loader._read_open
+    monkeypatch.setattr(loader, "_read_open",
+                        lambda *args: seen.append(gc.isenabled()) or real_read(*args))
     (gc.enable if enabled else gc.disable)()
     try:
         loaded = load_converted(tmp_path / "out")
