@@ -58,6 +58,23 @@ def play(harness):
     harness.settle()
 
 
+#: a box that holds its resources once started
+HOLDS = "def onInput_onStart(self):\n    pass\n"
+
+
+def asked_after_held(make_harness, holder, asker):
+    """A behavior whose root starts ``holder`` (id 2), then, once it runs, ``asker`` (id 1)
+    through the root's input "go"; played, "go" given: its harness."""
+    go = Port("go", 1, 1, 1, 6)
+    root = flow_box("root", -1, [asker, holder], [link(0, 2, 2, 2), link(0, 6, 1, 2)],
+                    extra_inputs=[go])
+    harness = make_harness(root)
+    play(harness)
+    harness.player.root.receive(go, None)
+    harness.settle()
+    return harness
+
+
 def posture_calls(harness):
     return [method for service, method, _ in harness.session.calls if service == "ALRobotPosture"]
 
@@ -79,15 +96,8 @@ def test_the_stand_up_box_moves_its_goto_posture_inside_it(make_harness):
 def test_a_box_outside_the_holder_gets_no_resource_and_the_run_says_so(make_harness):
     """Another box holds "All motors": the Stand Up box does not run (NAOqi fires no output
     of a box that has no onStopped), and the run has a warning naming the holder."""
-    holder = script_box("Holder", 2, "def onInput_onStart(self):\n    pass\n",
-                        resources=[Resource("All motors", "Lock", "0")])
-    go = Port("go", 1, 1, 1, 6)
-    root = flow_box("root", -1, [stand_up(), holder], [link(0, 2, 2, 2), link(0, 6, 1, 2)],
-                    extra_inputs=[go])
-    harness = make_harness(root)
-    play(harness)
-    harness.player.root.receive(go, None)
-    harness.settle()
+    holder = script_box("Holder", 2, HOLDS, resources=[Resource("All motors", "Lock", "0")])
+    harness = asked_after_held(make_harness, holder, stand_up())
     assert "goToPosture" not in posture_calls(harness)
     assert [e for e in harness.kinds("output_fired") if e.box_path == "root/Stand Up"] == []
     assert [(w.box_path, w.where, w.message) for w in harness.player.warnings] == [
@@ -101,17 +111,10 @@ def test_a_box_outside_the_holder_gets_no_resource_and_the_run_says_so(make_harn
 def test_a_busy_box_fires_its_onstopped_output_not_another_stopped_one(make_harness):
     """NAOqi ends a box whose resources stay busy through its onStopped output: a box
     whose first Stopped output is "success" does not report a success."""
-    holder = script_box("Holder", 1, "def onInput_onStart(self):\n    pass\n",
-                        resources=[Resource("Speech", "Lock", "0")])
-    asker = script_box("Asker", 2, RECORD, outputs=[stopped(4, "success"), stopped(5)],
+    holder = script_box("Holder", 2, HOLDS, resources=[Resource("Speech", "Lock", "0")])
+    asker = script_box("Asker", 1, RECORD, outputs=[stopped(4, "success"), stopped(5)],
                        resources=[Resource("Speech", "Lock", "0")])
-    go = Port("go", 1, 1, 1, 6)
-    root = flow_box("root", -1, [holder, asker], [link(0, 2, 1, 2), link(0, 6, 2, 2)],
-                    extra_inputs=[go])
-    harness = make_harness(root)
-    play(harness)
-    harness.player.root.receive(go, None)
-    harness.settle()
+    harness = asked_after_held(make_harness, holder, asker)
     assert [e.detail for e in harness.kinds("output_fired") if e.box_path == "root/Asker"] \
         == ["onStopped"]
     assert [w.message for w in harness.player.warnings] == [
@@ -120,17 +123,10 @@ def test_a_busy_box_fires_its_onstopped_output_not_another_stopped_one(make_harn
 
 
 def test_a_holder_asked_to_stop_on_demand_ends_through_onstopped(make_harness):
-    holder = script_box("Holder", 1, "def onInput_onStart(self):\n    pass\n",
-                        outputs=[stopped(4, "success"), stopped(5)],
+    holder = script_box("Holder", 2, HOLDS, outputs=[stopped(4, "success"), stopped(5)],
                         resources=[Resource("Audio player", "Stop on demand", "0")])
-    asker = script_box("Asker", 2, RECORD, resources=[Resource("Audio player", "Lock", "0")])
-    go = Port("go", 1, 1, 1, 6)
-    root = flow_box("root", -1, [holder, asker], [link(0, 2, 1, 2), link(0, 6, 2, 2)],
-                    extra_inputs=[go])
-    harness = make_harness(root)
-    play(harness)
-    harness.player.root.receive(go, None)
-    harness.settle()
+    asker = script_box("Asker", 1, RECORD, resources=[Resource("Audio player", "Lock", "0")])
+    harness = asked_after_held(make_harness, holder, asker)
     assert [e.detail for e in harness.kinds("output_fired") if e.box_path == "root/Holder"] \
         == ["onStopped"]
     assert ("l1_Asker", "onStart") in harness.log
