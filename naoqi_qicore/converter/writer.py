@@ -28,7 +28,7 @@ import os
 import re
 import stat
 from pathlib import Path
-from typing import Dict, List, Optional, Set, Tuple, Union
+from typing import Dict, List, Optional, Tuple, Union
 
 try:
     import fcntl
