@@ -12,7 +12,7 @@ slow robot never delays what the node's executor serves; each reading asks, at o
   world frame (its odometry), for ``odom`` -> ``base_link``.
 
 It publishes ``sensor_msgs/JointState`` on ``joint_states`` with NAOqi's joint names
-(``ALMotion.getBodyNames("Body")``), stamped at the middle of the reading:
+(``ALMotion.getBodyNames("Body")``), stamped at the middle of the angles' reading:
 
 * ``position``: the angles (rad; the hands: their opening ratio, 0 closed to 1 open);
 * ``velocity``: the change since the previous reading over the time between their stamps
@@ -204,9 +204,9 @@ class JointStateStream:
         torso_call = (self._start(ODOMETRY, robot.motion, "getPosition", TORSO, FRAME_WORLD,
                                   True) if self._transforms is not None else None)
         angles = self._answer(ANGLES, angles_call)
+        after = self._clock.now().nanoseconds  # the angles' answer, not the later ones
         currents = self._answer(CURRENTS, currents_call)
         torso = self._answer(ODOMETRY, torso_call)
-        after = self._clock.now().nanoseconds
         if angles is None:
             return
         if len(angles) != len(names):

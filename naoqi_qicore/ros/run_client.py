@@ -8,11 +8,16 @@ with no error, ABORTED, CANCELED) can be waited for, and it can be cancelled.
 print them.
 """
 import threading
-from typing import Any, Callable, List, Optional
+import time
+import uuid
+from typing import Any, Callable, List, Optional, Set
 
-from action_msgs.msg import GoalStatus
+from action_msgs.msg import GoalStatus, GoalStatusArray
 from rclpy.action import ActionClient
+from rclpy.action.client import ClientGoalHandle
 from rclpy.node import Node
+from rclpy.qos import qos_profile_action_status_default
+from unique_identifier_msgs.msg import UUID
 
 from naoqi_qicore.action import RunBehavior
 from naoqi_qicore.msg import BehaviorState
@@ -80,10 +85,27 @@ class RunningGoal:
 
 
 class BehaviorRunClient:
-    """Sends ``RunBehavior`` goals from ``node`` (spun by the caller in another thread)."""
+    """Sends ``RunBehavior`` goals from ``node`` (spun by the caller in another thread).
+
+    A goal's answer can be lost while the runner has not yet discovered this client (DDS
+    drops a service reply to a reader its writer has not matched): the goal then runs with
+    nobody told.  The client names each goal itself and also reads the action's status
+    topic (latched), where every goal the server accepted is listed: a goal seen there is
+    taken as accepted even when its answer never came."""
 
     def __init__(self, node: Node, action: str = "behavior/run") -> None:
         self._client = ActionClient(node, RunBehavior, action)
+        self._listed = threading.Condition()
+        self._listed_ids: Set[bytes] = set()
+        self._status = node.create_subscription(
+            GoalStatusArray, action + "/_action/status", self._on_status,
+            qos_profile_action_status_default)
+
+    def _on_status(self, message: GoalStatusArray) -> None:
+        with self._listed:
+            self._listed_ids.update(bytes(status.goal_info.goal_id.uuid)
+                                    for status in message.status_list)
+            self._listed.notify_all()
 
     def run(self, goal: RunBehavior.Goal, on_feedback: Callable[[BehaviorState], None],
             timeout: float = 30.0) -> RunningGoal:
@@ -91,16 +113,31 @@ class BehaviorRunClient:
         ``RuntimeError`` when no server answers within ``timeout`` s or the goal is refused."""
         if not self._client.wait_for_server(timeout_sec=timeout):
             raise RuntimeError("no behavior/run action server within %.0f s" % timeout)
+        goal_id = UUID(uuid=list(uuid.uuid4().bytes))
         sent = self._client.send_goal_async(
-            goal, feedback_callback=lambda message: on_feedback(message.feedback.state))
-        accepted = threading.Event()
-        sent.add_done_callback(lambda _: accepted.set())
-        if not accepted.wait(timeout):
-            raise RuntimeError("behavior/run did not answer the goal within %.0f s" % timeout)
+            goal, feedback_callback=lambda message: on_feedback(message.feedback.state),
+            goal_uuid=goal_id)
+        sent.add_done_callback(lambda _: self._notify())
+        deadline = time.monotonic() + timeout
+        with self._listed:
+            while not sent.done() and bytes(goal_id.uuid) not in self._listed_ids:
+                left = deadline - time.monotonic()
+                if left <= 0:
+                    raise RuntimeError("behavior/run did not answer the goal within %.0f s"
+                                       % timeout)
+                self._listed.wait(left)
+        if not sent.done():  # accepted (listed by the server), its answer lost on the way
+            return RunningGoal(ClientGoalHandle(
+                self._client, goal_id, RunBehavior.Impl.SendGoalService.Response(
+                    accepted=True)))
         handle = sent.result()
         if not handle.accepted:
             raise RuntimeError("behavior/run refused the goal")
         return RunningGoal(handle)
+
+    def _notify(self) -> None:
+        with self._listed:
+            self._listed.notify_all()
 
     def destroy(self) -> None:
         self._client.destroy()

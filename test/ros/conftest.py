@@ -125,12 +125,17 @@ class Probe:
                 time.sleep(0.005)  # let the maker take the lock
 
     def action_client(self, action_type: Any, name: str) -> ActionClient:
-        """An action client of the probe's node.  rclpy's ActionClient joins the node before
-        it is complete (no ``_lock`` yet): an executor spinning meanwhile fails on it."""
+        """An action client of the probe's node."""
+        return self.make(lambda node: ActionClient(node, action_type, name))
+
+    def make(self, factory: Callable[[Any], Any]) -> Any:
+        """``factory(node)``, made while the executor does not spin: rclpy's ActionClient
+        joins the node before it is complete (no ``_lock`` yet), and an executor spinning
+        meanwhile fails on it."""
         self._waiting.set()
         try:
             with self._spinning:
-                return ActionClient(self.node, action_type, name)
+                return factory(self.node)
         finally:
             self._waiting.clear()
 

@@ -16,12 +16,14 @@ psutil = pytest.importorskip("psutil")
 from action_msgs.msg import GoalStatus  # noqa: E402
 from diagnostic_msgs.msg import DiagnosticArray  # noqa: E402
 from rclpy.action import ActionClient  # noqa: E402
+from rclpy.task import Future  # noqa: E402
 from std_srvs.srv import Trigger  # noqa: E402
 
 from naoqi_qicore.action import RunBehavior  # noqa: E402
 from naoqi_qicore.msg import (BehaviorState, MotionKeyframes, MotionStatus,  # noqa: E402
                               RobotConnection)
 from naoqi_qicore.ros.launcher import free_tcp_port  # noqa: E402
+from naoqi_qicore.ros.run_client import BehaviorRunClient  # noqa: E402
 from naoqi_qicore.srv import GoTo, ListBehaviors  # noqa: E402
 
 from script_behaviors import layered_behavior, motion_behavior, script_behavior  # noqa: E402
@@ -87,6 +89,9 @@ class Stack:
     def __init__(self, programs: Callable[..., Any], probe: Any, behavior: Path,
                  tmp_path: Path, robot: str = "nao") -> None:
         self.probe = probe
+        # made first: the runner discovers it while it starts (a goal's answer to a client
+        # the runner has not matched yet is lost on the way)
+        self.client = probe.action_client(RunBehavior, "behavior/run")
         self.robot = programs("sim", "--robot", robot)
         self.bridge = programs("bridge", "-p", "robot_url:=" + self.robot.url)
         self.runner = programs("runner", "-p", "robot_url:=" + self.robot.url,
@@ -98,7 +103,6 @@ class Stack:
                          60, "behavior loaded")
         probe.wait_until(lambda: connection and connection[-1].state
                          == RobotConnection.CONNECTED, 30, "bridge connected")
-        self.client = probe.action_client(RunBehavior, "behavior/run")
         assert self.client.wait_for_server(timeout_sec=20), "no behavior/run server"
 
     def run(self, **fields: Any) -> Goal:
@@ -207,6 +211,22 @@ def stack_for(programs, probe, example_behavior, tmp_path) -> Callable[..., Stac
     """A stack whose runner loads wave_hello (on a simulated ``robot``); goals then name the
     behavior to run."""
     return lambda robot="nao": Stack(programs, probe, example_behavior, tmp_path, robot)
+
+
+def test_a_goal_whose_answer_is_lost_is_followed_by_the_run_client(stack_for) -> None:
+    """The goal's answer never reaches BehaviorRunClient (as when DDS drops it for a client
+    the runner has not matched yet): the goal is found in the action's status, its feedback
+    and result arrive, and the caller is not told that nobody answered."""
+    stack = stack_for()
+    runs = stack.probe.make(BehaviorRunClient)
+    send = runs._client.send_goal_async
+    runs._client.send_goal_async = lambda *args, **kwargs: (send(*args, **kwargs), Future())[1]
+    feedback: List[BehaviorState] = []
+    goal = runs.run(RunBehavior.Goal(), feedback.append, timeout=20)
+    result = goal.wait(60)
+    assert result is not None and goal.succeeded(), result
+    assert result.status == BehaviorState.FINISHED and feedback
+    runs.destroy()
 
 
 def test_a_failing_box_is_in_the_feedback_and_the_result(stack_for, tmp_path) -> None:

@@ -38,6 +38,7 @@ class Robot:
 
     def __init__(self, programs, probe, tmp_path: Path) -> None:
         self.probe = probe
+        self.client = probe.action_client(RunBehavior, "behavior/run")  # matched while it starts
         project = layout_project(tmp_path)
         self.sim = programs("sim", "--robot", "nao")
         self.runner = programs("runner", "-p", "robot_url:=" + self.sim.url,
@@ -47,7 +48,6 @@ class Robot:
         states = probe.listen(BehaviorState, "behavior/state")
         probe.wait_until(lambda: states and states[-1].status == BehaviorState.LOADED, 60,
                          "the project loaded")
-        self.client = probe.action_client(RunBehavior, "behavior/run")
         assert self.client.wait_for_server(timeout_sec=20), "no behavior/run server"
 
     def run(self, **fields) -> Goal:
