@@ -4,7 +4,8 @@ dependencies, each after a line of 80 ``=`` and ``MSG: package/Type``, as rosbag
 them from the ament index; the messages themselves travel as the CDR bytes DDS carries
 (message encoding ``cdr``).
 
-A recording (:mod:`~naoqi_qicore.ros.bag_recorder`) describes its channels with these.
+A recording (:mod:`~naoqi_qicore.ros.bag_recorder`) and Foxglove's live view
+(:mod:`~naoqi_qicore.ros.foxglove_relay`) describe their channels with these.
 """
 import os
 import re

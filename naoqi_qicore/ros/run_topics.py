@@ -1,4 +1,4 @@
-"""The topics of a run, as a recording keeps them: what the robot
+"""The topics of a run, as a recording keeps them and Foxglove shows them: what the robot
 does (naoqi_bridge's joint states, URDF, transforms, speech and connection), what the
 behavior does (behavior_runner's state and focus) and the motion segments between them.
 
@@ -10,7 +10,7 @@ moment (a run starting) loses none.
 """
 from typing import Any, List, Tuple
 
-from rclpy.qos import QoSProfile
+from rclpy.qos import DurabilityPolicy, QoSProfile
 from sensor_msgs.msg import JointState
 from std_msgs.msg import String
 from tf2_msgs.msg import TFMessage
@@ -35,3 +35,7 @@ RUN_TOPICS: List[Tuple[str, Any, QoSProfile]] = [
     ("robot/connection", RobotConnection, LATCHED),
 ]
 
+
+def latched(qos: QoSProfile) -> bool:
+    """Whether a subscription with ``qos`` gets the last messages published before it."""
+    return qos.durability == DurabilityPolicy.TRANSIENT_LOCAL

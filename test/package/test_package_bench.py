@@ -42,6 +42,9 @@ SCRIPTS: Dict[str, Run] = {
                          slow=True, judges=True),
     "bench_live_view.py": Run(["--behavior", "{behavior}", "--past", "root/",
                                "--seconds", "0.5"], "page: ", slow=True),
+    # with one Foxglove client: the plain run is the same script without that option
+    "bench_bridge_readings.py": Run(["--seconds", "0.5", "--foxglove-clients", "1"],
+                                    "foxglove client 1: /joint_states ", slow=True),
 }
 
 
