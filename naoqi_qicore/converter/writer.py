@@ -16,7 +16,7 @@ One folder per behavior.  For every box, named by :mod:`naming` (``l1_Say``):
 Plus ``behavior.xml`` (format marker, root object, project attributes, porting report),
 ``box_index.xml`` (what the box and motion files hold, each distinct element once, for
 the loader; see :func:`_box_index`) and ``main.py`` (runs the folder with
-``naoqi_qicore.core.standalone``).  The folder is
+``naoqi_qicore.robot.standalone``).  The folder is
 built next to the destination and renamed into place: on error nothing is left.  Every
 folder written lists its files in ``.written_by_xar_convert.json``: only such a folder,
 holding nothing else, is ever replaced (:mod:`naoqi_qicore.converter.ownership`).
@@ -28,7 +28,7 @@ import os
 import re
 import stat
 from pathlib import Path
-from typing import Dict, List, Optional, Set, Tuple, Union
+from typing import Dict, List, Optional, Tuple, Union
 
 try:
     import fcntl
@@ -85,7 +85,7 @@ MAIN_PY = '''#!/usr/bin/env python3
 import os
 import sys
 
-from naoqi_qicore.core.standalone import main
+from naoqi_qicore.robot.standalone import main
 
 if __name__ == "__main__":
     sys.exit(main(os.path.dirname(os.path.abspath(__file__)), sys.argv[1:]))

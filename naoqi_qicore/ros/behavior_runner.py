@@ -8,7 +8,8 @@ Services (relative names): ``behavior/play`` (Play), ``behavior/stop``,
 (ListInstalledBehaviors: the robot's installed behaviors, which a goal runs on the robot
 by name, see ``installed_behaviors``).
 Topics (latched): ``behavior/state`` (BehaviorState, on every change and at
-``state_rate`` while playing; with the errors of the current run) and ``behavior/focus``
+``state_rate`` while playing; with the errors and warnings of the current run) and
+``behavior/focus``
 (ActivityFocus).
 With ``view_port`` set, a web page on 127.0.0.1 shows the behavior's diagram with what
 runs highlighted, live, with the controls (see ``live_view``).
@@ -41,7 +42,7 @@ from rclpy.node import Node
 from std_srvs.srv import Trigger
 
 from naoqi_qicore.converter.loader import LoadedBehavior
-from naoqi_qicore.core.events import BoxError, GotoError
+from naoqi_qicore.core.events import WHERE_LOG, BoxError, GotoError
 from naoqi_qicore.core.motion import ALMotionSink
 from naoqi_qicore.core.player import BehaviorPlayer
 from naoqi_qicore.msg import ActivityFocus, BehaviorInfo, BehaviorState
@@ -55,7 +56,8 @@ from naoqi_qicore.ros.behavior_cache import behavior_name, default_cache_dir, lo
 from naoqi_qicore.ros.node_parameters import NodeParameter, NodeProgram, declare_parameters
 from naoqi_qicore.ros.path_roots import (default_behavior_roots, is_under, outside_message,
                                          resolve_roots)
-from naoqi_qicore.ros.behavior_run import WHERE_ROBOT_CONNECTION, BehaviorRun, error_message
+from naoqi_qicore.ros.behavior_run import (WHERE_ROBOT_CONNECTION, BehaviorRun, error_message,
+                                           warning_message)
 from naoqi_qicore.ros.focus import STOP_AND_STACK_CURRENT, STOP_CURRENT, FocusTracker, LifeObserver
 from naoqi_qicore.ros.installed_behaviors import InstalledBehaviors, RobotBehaviorRun, runs_here
 from naoqi_qicore.ros.live_view import LiveView
@@ -84,8 +86,8 @@ SERVED = "served"
 FOCUS_CHANGED = "focus changed"
 #: engine events that change what behavior/state shows (frames go out at state_rate)
 STATE_EVENTS = ("status", "state_entered", "box_loaded", "box_unloaded", "box_started",
-                "output_fired", "error")
-#: errors of the run in behavior/state (the newest)
+                "output_fired", "error", "warning")
+#: errors and warnings of the run in behavior/state (the newest)
 STATE_ERRORS = 20
 #: exit statuses with exit_after_run: the autoplayed run succeeded, or it did not
 EXIT_RUN_SUCCEEDED = 0
@@ -484,6 +486,8 @@ class BehaviorRunner(Node):
                     error = event.data.get("error")
                     self.get_logger().error(event.detail + ("\n" + error.traceback
                                                             if error and error.traceback else ""))
+                elif event.kind == "warning" and event.data["warning"].where != WHERE_LOG:
+                    self.get_logger().warning(event.detail)  # box code's lines are logged
                 if event.kind == "status" and event.detail in ("FINISHED", "ERROR"):
                     self._run_ended_by_itself()
             # the focus first: it is taken before a play starts and released before a run's
@@ -630,13 +634,18 @@ class BehaviorRunner(Node):
             else:
                 message.status, message.last_error = self._robot_status
             if run is not None and (player is None or run.player is player):
-                errors = run.errors()
-                message.errors = [error_message(error) for error in errors[-STATE_ERRORS:]]
+                errors, warnings = run.errors(), run.warnings()
                 message.error_count = run.error_count
+                message.warning_count = run.warning_count
             elif player is not None:  # loaded, never played: what loading it said
-                errors = player.errors
-                message.errors = [error_message(error) for error in errors[-STATE_ERRORS:]]
+                errors, warnings = player.errors, player.warnings
                 message.error_count = player.error_count
+                message.warning_count = player.warning_count
+            else:
+                errors, warnings = [], []
+            message.errors = [error_message(error) for error in errors[-STATE_ERRORS:]]
+            message.warnings = [warning_message(warning)
+                                for warning in warnings[-STATE_ERRORS:]]
         return message
 
     def _publish_state(self, force: bool = False) -> None:
@@ -652,7 +661,8 @@ class BehaviorRunner(Node):
         with self._lock:
             message = self._state_message()
             key = (message.behavior, message.status, tuple(message.states),
-                   tuple(message.active_boxes), message.last_error, message.error_count)
+                   tuple(message.active_boxes), message.last_error, message.error_count,
+                   message.warning_count)
             if not force and key == self._last_state:
                 return
             self._last_state = key

@@ -632,4 +632,8 @@ def parse_arguments(argv: Optional[List[str]] = None) -> Plan:
 
 def main(argv: Optional[List[str]] = None) -> int:
     """Console entry point of ``run_behavior``."""
-    return run(parse_arguments(argv))
+    plan = parse_arguments(argv)
+    # once run() has decided the exit status, a Ctrl-C arriving on the way out (its
+    # handlers put back) changes nothing: Python's default would exit 130 instead
+    signal.signal(signal.SIGINT, lambda *_: None)
+    return run(plan)

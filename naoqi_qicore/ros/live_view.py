@@ -102,7 +102,8 @@ NO_FOCUS: Dict[str, Any] = {"focused_activity": "", "previous_activity": "", "st
                             "stop_reason": "", "focus_stack": []}
 #: the state before the runner published one (a BehaviorState's defaults: IDLE)
 NO_STATE = SimpleNamespace(status=0, frame=0, fps=0.0, states=[], active_boxes=[],
-                           last_error="", error_count=0, errors=[])
+                           last_error="", error_count=0, errors=[], warning_count=0,
+                           warnings=[])
 #: a control: its label argument ("" but for goto) -> the service response (success, message)
 Control = Callable[[str], Any]
 
@@ -272,6 +273,9 @@ def state_event(state: Any, diagram: Optional[BehaviorDiagram], player: Any,
         "errors": [{"box_path": error.box_path, "objects": objects.get(error.box_path, []),
                     "where": error.where, "exception_type": error.exception_type,
                     "message": error.message} for error in state.errors],
+        "warning_count": int(state.warning_count),
+        "warnings": [{"box_path": warning.box_path, "where": warning.where,
+                      "message": warning.message} for warning in state.warnings],
         "timeline": timeline,
     }
 

@@ -34,11 +34,12 @@ def dance(music_file):
 
 
 def recorded(simulated, method):
-    """The simulated robot's calls of ``method``, once there are some (a call is recorded
-    when it has returned, maybe after its caller went on)."""
+    """The simulated robot's ended calls of ``method``, once there are some (a call's end is
+    recorded when it has returned, maybe after its caller went on)."""
     deadline = time.monotonic() + 5
     while time.monotonic() < deadline:
-        calls = [call for call in simulated.calls() if call["method"] == method]
+        calls = [call for call in simulated.calls()
+                 if call["method"] == method and "duration" in call]  # ended
         if calls:
             return calls
         time.sleep(0.05)

@@ -2,7 +2,6 @@
 import os
 import threading
 import time
-from pathlib import Path
 
 import pytest
 

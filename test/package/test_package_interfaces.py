@@ -11,7 +11,8 @@ rclpy = pytest.importorskip("rclpy")
 from rclpy.qos import DurabilityPolicy, QoSProfile, ReliabilityPolicy  # noqa: E402
 
 from naoqi_qicore.action import RunBehavior  # noqa: E402
-from naoqi_qicore.msg import ActivityFocus, BehaviorError, BehaviorState  # noqa: E402
+from naoqi_qicore.msg import (ActivityFocus, BehaviorError, BehaviorState,  # noqa: E402
+                              BehaviorWarning)
 from naoqi_qicore.srv import GoTo  # noqa: E402
 
 PEER = Path(__file__).with_name("interface_peer.py")
@@ -50,8 +51,12 @@ def test_type_names() -> None:
     assert RunBehavior.Goal.get_fields_and_field_types() == {
         "behavior": "string", "label": "string", "frame": "int32", "stack_current": "boolean"}
     assert RunBehavior.Goal().frame == -1
+    assert BehaviorState.get_fields_and_field_types()["warnings"] == \
+        "sequence<naoqi_qicore/BehaviorWarning>"
+    assert list(BehaviorWarning.get_fields_and_field_types()) == [
+        "stamp", "box_path", "where", "message"]
     assert list(RunBehavior.Result.get_fields_and_field_types()) == [
-        "status", "frame", "duration", "message", "errors"]
+        "status", "frame", "duration", "message", "errors", "warnings"]
     assert RunBehavior.Feedback.get_fields_and_field_types() == {
         "state": "naoqi_qicore/BehaviorState"}
 

@@ -25,12 +25,9 @@ Edge = Tuple[str, str, int]  # importer, imported, line
 #: circles not yet broken (each group of modules importing one another, exactly): a new
 #: circle, or a module joining one of these, fails; so does one of these once it is broken,
 #: so that it leaves this list
-KNOWN_CIRCLES = {
-    frozenset({"naoqi_qicore.core.box", "naoqi_qicore.core.dialog_box",
-               "naoqi_qicore.core.generated", "naoqi_qicore.core.player"}),
-}
-#: modules that still import a higher layer (the standalone runner, to move above the engine)
-KNOWN_UPWARD = frozenset({"naoqi_qicore.core.standalone"})
+KNOWN_CIRCLES: Set[FrozenSet[str]] = set()
+#: modules that still import a higher layer
+KNOWN_UPWARD: FrozenSet[str] = frozenset()
 
 
 def _module_files(package_dir: Path) -> Dict[str, Path]:

@@ -179,8 +179,8 @@ def test_velocity_from_successive_readings_and_effort_from_the_motor_currents(
         programs, probe) -> None:
     """velocity: rad/s between readings, 0 while the joint holds still and about the speed
     it is turned at; effort: each motor's electric
-    current where the robot reports one (the simulated robot reports what its ALMemory is
-    given), NaN elsewhere."""
+    current where the robot reports one (the simulated robot's ALMemory holds 0 A for every
+    motor at rest, and what it is given), NaN where it reports none."""
     robot = programs("sim")
     session = qi.Session()
     session.connect(robot.url)
@@ -189,6 +189,7 @@ def test_velocity_from_successive_readings_and_effort_from_the_motor_currents(
         current = "Device/SubDeviceList/%s/ElectricCurrent/Sensor/Value"
         memory.insertData(current % "HeadYaw", 0.25)
         memory.insertData(current % "LHand", 0.125)
+        memory.removeData(current % "HeadPitch")  # a motor reporting no current
         programs("bridge", "-p", "robot_url:=" + robot.url)
         joint_states = probe.listen(JointState, "joint_states", latched=False)
         probe.wait_until(lambda: len(joint_states) > 5, 30, "joint_states")
@@ -197,8 +198,9 @@ def test_velocity_from_successive_readings_and_effort_from_the_motor_currents(
         still = joint_states[-1]
         assert list(still.velocity) == [0.0] * len(nao)
         assert still.effort[head] == 0.25 and still.effort[nao.index("LHand")] == 0.125
-        assert all(math.isnan(e) for i, e in enumerate(still.effort)
-                   if nao[i] not in ("HeadYaw", "LHand"))
+        assert math.isnan(still.effort[nao.index("HeadPitch")])
+        assert all(e == 0.0 for i, e in enumerate(still.effort)
+                   if nao[i] not in ("HeadYaw", "LHand", "HeadPitch"))
 
         # a turn of the head by 1 rad in 1 s (smooth: it peaks at 1.5 times its mean speed)
         count = len(joint_states)

@@ -94,10 +94,16 @@ def test_a_tf_listener_places_the_hands_and_head_as_the_robot_model_while_wave_h
 
     played = [s for s in states if s.status in (BehaviorState.PLAYING, BehaviorState.FINISHED)]
     start, end = stamp_of(played[0]), stamp_of(played[-1])
-    listener = Listener(list(static), list(dynamic))
-    model = robot_model("nao")
     during = [m for m in list(joint_states) if start <= stamp_of(m) <= end]
     assert len(during) > 50
+    # a reading's transforms are published right after its joint state: the last ones may
+    # still be on their way (a loaded machine)
+    wanted = {stamp_of(m) for m in during}
+    probe.wait_until(lambda: wanted <= {stamp_of(t) for m in list(dynamic)
+                                        for t in m.transforms}, 10,
+                     "the transforms of every joint state")
+    listener = Listener(list(static), list(dynamic))
+    model = robot_model("nao")
     hand_positions = []
     for message in during:
         stamp = stamp_of(message)

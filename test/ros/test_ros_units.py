@@ -250,6 +250,7 @@ class _StoppedRun:
         self.ended = threading.Event()
         self.status, self.frame, self.duration = BehaviorState.PLAYING, 0, 0.0
         self.message, self.error_count, self.succeeded, self.player = "", 0, False, None
+        self.warning_count = 0
         self.stopped_status = BehaviorState.STOPPED
 
     def stop(self, reason: str) -> None:
@@ -260,6 +261,9 @@ class _StoppedRun:
         self.ended.wait(10)
 
     def errors(self) -> list:
+        return []
+
+    def warnings(self) -> list:
         return []
 
 

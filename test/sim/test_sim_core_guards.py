@@ -1,6 +1,5 @@
 """naoqi_sim's loopback guard on the addresses it really binds, and the bounded call record
 (issue 13)."""
-import json
 import os
 import socket
 import sys

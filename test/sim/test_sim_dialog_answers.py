@@ -16,7 +16,6 @@ qi = pytest.importorskip("qi")
 from naoqi_qicore.robot.sim import SimulatedRobot  # noqa: E402
 
 sys.path.insert(0, os.path.dirname(__file__))
-from sim_core_support import wait_until  # noqa: E402
 
 #: an animation the simulated robot has no file for: it plays ANIMATION_SECONDS
 GESTURE = "animations/Stand/Gestures/Test_1"

@@ -411,3 +411,20 @@ def test_an_event_rule_sees_the_value_its_event_carried(sim):
     assert _until(lambda: len(said) == 3)
     assert sorted(said) == ["Ding dong", "bell 1", "bell 3"]
     dialog.unsubscribe("test")
+
+
+def test_an_input_that_backtracks_without_end_does_not_hold_the_robot(caplog):
+    """Wildcards nested so that Python's ``re`` takes minutes on a long sentence: the rule
+    is taken as not matching it, in a bounded time, with a warning; other rules still
+    match."""
+    topic = parse_topic("topic: ~t()\nlanguage: enu\n"
+                        "u:(" + "* " * 12 + "{[a b]} * x) never\n"
+                        "u:(hello *) hi\n")
+    concept = qichat.topic_concept([topic], lambda name: [], topic)
+    sentence = " ".join(["word"] * 60)
+    started = time.monotonic()
+    assert qichat.match_input(topic.rules[0], sentence, concept, lambda name: None) is None
+    assert time.monotonic() - started < 2.0
+    found = qichat.match_input(topic.rules[1], "hello " + sentence, concept,
+                               lambda name: None)
+    assert found is not None

@@ -33,18 +33,28 @@ left open at the end of its line ends there when the concept cannot be read othe
 topic's ``warnings`` say where).
 
 Matching compiles a rule's input into a regular expression over the normalised input (words in
-lower case, punctuation dropped); rendering evaluates an output against the captured words,
+lower case, punctuation dropped), matched with the ``regex`` package within
+:data:`MATCH_TIMEOUT_S`: an input whose wildcards backtrack without end on a long sentence
+(``u:(* * * * * * * * x)``, written by any client loading a topic) is taken as not matching
+it, with a warning in the robot's log, instead of holding the robot; rendering evaluates an output against the captured words,
 variables and concepts into its steps in the order they stand (text to say, assignments, rule
 functions, ``%script`` blocks: :class:`Output`).  Both are used by
 :mod:`naoqi_qicore.robot.sim.services.dialog`, which does the steps in that order.
 """
+import logging
 import os
 import random
 import re
 from dataclasses import dataclass, field
 from typing import Any, Callable, Dict, Iterator, List, Optional, Sequence, Tuple, Union
 
+import regex
+
 from naoqi_qicore.robot.sim.services.qichat_lexicon import builtin_lexicon
+
+_LOG = logging.getLogger("naoqi_sim.qichat")
+#: longest a rule's input may take to match one input (s)
+MATCH_TIMEOUT_S = 0.1
 
 
 class TopicError(ValueError):
@@ -1000,7 +1010,13 @@ def _match(rule: Rule, normalised: str, said: List[str], concept: ConceptLookup,
     """How ``normalised`` (``"word word "``, ``said``: the words as said) matches the
     rule's input, else None."""
     compiler = _Compiler(concept, variable)
-    found = re.fullmatch(compiler.seq(rule.input), normalised)
+    try:
+        found = regex.fullmatch(compiler.seq(rule.input), normalised, timeout=MATCH_TIMEOUT_S)
+    except TimeoutError:
+        _LOG.warning("the rule at line %s took more than %g s to match %r: taken as not "
+                     "matching it (its wildcards backtrack too much)", rule.line,
+                     MATCH_TIMEOUT_S, normalised[:200])
+        return None
     if found is None:
         return None
     stored = []
