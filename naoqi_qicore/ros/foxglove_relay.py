@@ -23,8 +23,10 @@ Read only and local: the server advertises no capability (no publishing by clien
 services, parameters, connection graph nor assets), listens on a loopback address unless
 ``allow_remote`` says otherwise, keeps at most :data:`MAX_CLIENTS` clients connected
 (:mod:`~naoqi_qicore.ros.connection_limit`: one more is disconnected within
-:data:`LIMIT_PERIOD` s) and at most :data:`BACKLOG` messages queued per client (the oldest
-are dropped for a client too slow to read them).
+:data:`LIMIT_PERIOD` s, and so is a connection with no complete request within
+:data:`~naoqi_qicore.ros.connection_limit.HANDSHAKE_TIMEOUT` s) and at most
+:data:`BACKLOG` messages queued per client (the oldest are dropped for a client too slow to
+read them).
 """
 import ipaddress
 import threading
@@ -38,7 +40,7 @@ from rclpy.node import Node
 from rclpy.qos import QoSProfile
 
 from naoqi_qicore.ros import diagnostics
-from naoqi_qicore.ros.connection_limit import ConnectionLimit
+from naoqi_qicore.ros.connection_limit import HANDSHAKE_TIMEOUT, ConnectionLimit
 from naoqi_qicore.ros.message_schemas import (MESSAGE_ENCODING, SCHEMA_ENCODING,
                                               message_definition, type_name)
 from naoqi_qicore.ros.qos import STREAM
@@ -131,7 +133,8 @@ class FoxgloveRelay:
             raise ValueError("cannot serve Foxglove on %s: %s"
                              % (websocket_url(host, port), error)) from None
         self.url = websocket_url(host, self._server.port)
-        self._limit = ConnectionLimit(self._server.port, MAX_CLIENTS, self._refused)
+        self._limit = ConnectionLimit(self._server.port, MAX_CLIENTS, self._refused,
+                                      HANDSHAKE_TIMEOUT)
         if not self._limit.supported:
             node.get_logger().warning("foxglove: this system does not list a process's "
                                       "sockets: the clients are not limited to %d"
@@ -200,8 +203,9 @@ class FoxgloveRelay:
 
     def _refused(self, clients: int, peers: List[str]) -> None:
         self._node.get_logger().warning(
-            "foxglove: %d clients connected, the most: disconnected %s"
-            % (clients, ", ".join(peers)), throttle_duration_sec=10.0)
+            "foxglove: disconnected %s (%d clients connected, %d at most; or no request "
+            "within %g s)" % (", ".join(peers), clients, MAX_CLIENTS, HANDSHAKE_TIMEOUT),
+            throttle_duration_sec=10.0)
 
     def _close_channels(self) -> None:
         for relayed in self._relayed.values():

@@ -27,6 +27,8 @@ from tf2_msgs.msg import TFMessage  # noqa: E402
 
 from naoqi_qicore.msg import MotionStop  # noqa: E402
 from naoqi_qicore.robot.sim.joints import JointTable  # noqa: E402
+from naoqi_qicore.ros import foxglove_relay  # noqa: E402
+from naoqi_qicore.ros import connection_limit  # noqa: E402
 from naoqi_qicore.ros.connection_limit import ConnectionLimit  # noqa: E402
 from naoqi_qicore.ros.foxglove_relay import (MAX_CLIENTS, VIEWED_TOPICS,  # noqa: E402
                                              FoxgloveRelay, is_loopback)
@@ -181,6 +183,66 @@ def test_clients_beyond_the_limit_are_disconnected(served, clients) -> None:
     assert not newcomer.closed.is_set()
 
 
+def test_connections_that_never_send_a_request_cannot_hold_the_places(
+        probe, clients, monkeypatch) -> None:
+    monkeypatch.setattr(foxglove_relay, "HANDSHAKE_TIMEOUT", 1.0)
+    relay = probe.made(lambda: FoxgloveRelay(probe.node, 0))
+    idle: List[socket.socket] = []
+    try:
+        idle += [socket.create_connection(("127.0.0.1", relay.port))
+                 for _ in range(MAX_CLIENTS)]
+        wait_until(lambda: relay.clients == MAX_CLIENTS, 5, "the idle connections counted")
+        for connection in idle:  # shut down once their time to send a request is over
+            connection.settimeout(10)
+            assert connection.recv(1) == b""
+        client = clients("ws://127.0.0.1:%d" % relay.port)
+        wait_until(lambda: relay.clients == 1, 5, "the client counted")
+        time.sleep(2.5)  # beyond its time: the server answered it, it stays
+        assert not client.closed.is_set() and relay.clients == 1
+    finally:
+        for connection in idle:
+            connection.close()
+        probe.made(relay.close)
+
+
+def _other_addresses() -> List[str]:
+    """This machine's IPv4 addresses other than loopback ones."""
+    return [address.address for addresses in psutil.net_if_addrs().values()
+            for address in addresses
+            if address.family == socket.AF_INET and not is_loopback(address.address)]
+
+
+def test_the_server_listens_on_loopback_only_and_stops_with_nothing_left(probe) -> None:
+    process = psutil.Process()
+    threads = None
+    for _ in range(3):
+        relay = probe.made(lambda: FoxgloveRelay(probe.node, 0))
+        port = relay.port
+        assert [c.laddr.ip for c in process.net_connections("tcp")
+                if c.status == psutil.CONN_LISTEN and c.laddr.port == port] == ["127.0.0.1"]
+        for address in _other_addresses():  # not reachable from another interface
+            with socket.socket() as other:
+                other.settimeout(2)
+                assert other.connect_ex((address, port)) != 0
+        client = FoxgloveClient("ws://127.0.0.1:%d" % port)
+        try:
+            client.subscribe("/joint_states")
+            wait_until(lambda: probe.node.count_subscribers("/joint_states") == 1, 5,
+                       "the relay subscribed")
+            probe.made(relay.close)
+            assert client.closed.wait(5)  # the server ended the connection
+        finally:
+            client.close()
+        wait_until(lambda: probe.node.count_subscribers("/joint_states") == 0, 5,
+                   "the relay's subscription gone")
+        socket.create_server(("127.0.0.1", port)).close()  # the port is free again
+        # foxglove-sdk keeps one runtime for the process: started and stopped again, the
+        # servers leave no thread behind
+        if threads is None:
+            threads = process.num_threads()
+        assert process.num_threads() <= threads
+
+
 def _disconnected(url: str) -> bool:
     """Whether the server ends a new connection within 5 s (in its handshake or after)."""
     try:
@@ -218,6 +280,33 @@ def test_a_connection_limit_shuts_down_the_connections_beyond(tmp_path) -> None:
         assert limit.enforce() == 0 and len(reported) == 1
         accepted[0].close()
         assert limit.enforce() == 0 and limit.clients == 2
+    finally:
+        for open_socket in peers + accepted + [server]:
+            open_socket.close()
+
+
+def test_a_connection_limit_shuts_down_connections_the_server_never_answered() -> None:
+    server = socket.create_server(("127.0.0.1", 0))
+    port = server.getsockname()[1]
+    now = [0.0]
+    limit = ConnectionLimit(port, 3, lambda kept, refused: None, handshake_timeout=10.0,
+                            clock=lambda: now[0])
+    peers = [socket.create_connection(("127.0.0.1", port)) for _ in range(2)]
+    accepted = [server.accept()[0] for _ in peers]
+    try:
+        accepted[0].sendall(b"HTTP/1.1 101 Switching Protocols\r\n\r\n")
+        peers[0].recv(64)
+        assert limit.enforce() == 0 and limit.clients == 2
+        now[0] = 9.0
+        assert limit.enforce() == 0 and limit.clients == 2  # still in its time
+        now[0] = 10.0
+        wait_until(lambda: connection_limit.bytes_answered(accepted[0]) > 0, 5, "acked")
+        assert limit.enforce() == 1 and limit.clients == 1
+        peers[1].settimeout(2)
+        assert peers[1].recv(1) == b""  # the silent one: shut down
+        peers[0].settimeout(0.3)
+        with pytest.raises(socket.timeout):  # the answered one: kept
+            peers[0].recv(1)
     finally:
         for open_socket in peers + accepted + [server]:
             open_socket.close()
