@@ -15,9 +15,11 @@ With an empty ``robot_url`` the simulated robot ``naoqi_sim`` is started on a fr
 loopback port and both nodes are pointed at it (``scenario:=FILE`` or ``scenario:=generic``:
 people around it say and do things).  Without the launch packages, the ``run_behavior``
 command starts the same set.  ``view_port:=8765`` serves the runner's live view on
-http://127.0.0.1:8765/.  Goals and ``behavior/load`` may name behaviors in the folders of
-``behavior_roots`` (``:``-separated; by default the folder the launch was started in, the
-package's examples, the behavior's folder and the cache: the runner logs them).
+http://127.0.0.1:8765/; ``foxglove_port:=8765`` has the bridge serve Foxglove on
+ws://127.0.0.1:8765 (``0``: any free port).  Goals and ``behavior/load`` may name
+behaviors in the folders of ``behavior_roots`` (``:``-separated; by default the folder the
+launch was started in, the package's examples, the behavior's folder and the cache: the
+runner logs them).
 """
 import os
 import signal
@@ -57,6 +59,9 @@ ARGUMENTS = (
                             "then run code)"),
     ("view_port", "0", "port of the runner's live view, a web page on 127.0.0.1 showing the "
                        "behavior's diagram with what runs highlighted (0: no live view)"),
+    ("foxglove_port", "-1", "port of the bridge's Foxglove server on 127.0.0.1, read only: "
+                            "the robot, its transforms and the run's topics for Foxglove "
+                            "with no ROS beside it (-1: none; 0: any free port)"),
     ("bag_file", "", "new MCAP file the runner records the run into (joint states, robot "
                      "description, transforms, behavior state and focus, speech, motion "
                      "segments)"),
@@ -108,6 +113,7 @@ def _plan(value):
     from naoqi_qicore.ros.launcher import Plan
     from naoqi_qicore.ros.path_roots import split_roots
     params_file = os.path.abspath(value["params_file"]) if value["params_file"] else ""
+    foxglove_port = int(value["foxglove_port"] or -1)
     scenario = value["scenario"]
     if scenario and scenario != "generic":
         scenario = os.path.abspath(scenario)
@@ -121,6 +127,7 @@ def _plan(value):
                                if value["password_file"] else ""),
                 view=int(value["view_port"] or 0) or None,
                 bag=os.path.abspath(value["bag_file"]) if value["bag_file"] else "",
+                foxglove=foxglove_port if foxglove_port >= 0 else None,
                 behavior_roots=tuple(split_roots(value["behavior_roots"])),
                 allow_eval=value["allow_eval"].lower() in ("true", "1"))
 
@@ -153,13 +160,17 @@ def _nodes(context, *args, **kwargs):
             name="naoqi_sim", output="screen", sigterm_timeout=SIMULATOR_STOP_TIMEOUT)
         actions.append(simulator)
     parameters = ([plan.params_file] if plan.params_file else [])
-    robot_parameters = plan.robot_parameters(robot_url)
+    foxglove_port = None if plan.foxglove is None else plan.foxglove or free_tcp_port()
+    if foxglove_port is not None:
+        from naoqi_qicore.ros.foxglove_relay import LOOPBACK, websocket_url
+        actions.append(LogInfo(msg="Foxglove at %s" % websocket_url(LOOPBACK, foxglove_port)))
     # a password of robot_url reaches the nodes in their environment, never a command line
     common = dict(package=PACKAGE, namespace=plan.namespace, output="screen",
                   arguments=["--ros-args", "--log-level", plan.log_level],
                   additional_env=plan.node_environment())
     bridge = Node(executable="naoqi_bridge", name="naoqi_bridge",
-                  parameters=parameters + [robot_parameters], **common)
+                  parameters=parameters + [plan.bridge_parameters(robot_url, foxglove_port)],
+                  **common)
     runner_parameters = dict(plan.runner_parameters(robot_url), autoplay=plan.autoplay,
                              exit_after_run=plan.autoplay)
     if plan.view:

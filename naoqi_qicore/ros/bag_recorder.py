@@ -1,15 +1,13 @@
 """A run recorded as an MCAP file that ``ros2 bag info``, ``ros2 bag play`` and Foxglove open.
 
 :class:`BagRecorder` subscribes, on the node it is given (behavior_runner's), to the topics
-of a run (:data:`RECORDED_TOPICS`: the robot's joint states, description and transforms
-(``/tf``, ``/tf_static``) from naoqi_bridge, the behavior's state and focus, what the robot
-said and heard, the motion segments and the robot connection) and writes every message it
-receives, as it receives it, the way rosbag2's MCAP storage does:
+of a run (:data:`~naoqi_qicore.ros.run_topics.RUN_TOPICS`: the robot's joint states,
+description and transforms (``/tf``, ``/tf_static``) from naoqi_bridge, the behavior's state
+and focus, what the robot said and heard, the motion segments and the robot connection) and
+writes every message it receives, as it receives it, the way rosbag2's MCAP storage does:
 
 * the ``ros2`` profile; a schema per message type, named ``package/msg/Type``, encoding
-  ``ros2msg``, holding the ``.msg`` text followed by those of its dependencies, each after
-  a line of 80 ``=`` and ``MSG: package/Type``, as rosbag2 assembles them from the ament
-  index;
+  ``ros2msg`` (:mod:`~naoqi_qicore.ros.message_schemas`);
 * a channel per topic (its full name), message encoding ``cdr``, with the metadata rosbag2
   replays from: ``offered_qos_profiles`` (the QoS the topic's publishers offer, so that a
   latched topic plays back latched) and ``topic_type_hash``;
@@ -18,44 +16,22 @@ receives, as it receives it, the way rosbag2's MCAP storage does:
 The file is created when the recorder starts (never over an existing file) and finished
 (summary, statistics) when it is closed.
 """
-import os
-import re
-import sys
 import threading
 import time
 from pathlib import Path
-from typing import Any, Dict, List, Set, Tuple
+from typing import Any, Dict, List
 
 import yaml
 from mcap.writer import CompressionType, Writer
 from rclpy.node import Node
 from rclpy.qos import QoSProfile
 from rclpy.serialization import deserialize_message
-from sensor_msgs.msg import JointState
-from std_msgs.msg import String
-from tf2_msgs.msg import TFMessage
 
-from naoqi_qicore.msg import (ActivityFocus, BehaviorState, MotionKeyframes, MotionStatus,
-                              MotionStop, RobotConnection)
-from naoqi_qicore.ros.qos import COMMANDS, LATCHED, STREAM
-from naoqi_qicore.ros.robot_transforms import TF_QOS, TF_STATIC_QOS, TF_STATIC_TOPIC, TF_TOPIC
+from naoqi_qicore.msg import RobotConnection
+from naoqi_qicore.ros.message_schemas import (MESSAGE_ENCODING, SCHEMA_ENCODING,
+                                              message_definition, type_name)
+from naoqi_qicore.ros.run_topics import RUN_TOPICS
 
-#: (topic name, relative but for tf2's, message type, QoS of the subscription: the joint
-#: states as a stream, so that a recorder busy for a moment, a run starting, loses none)
-RECORDED_TOPICS: List[Tuple[str, Any, QoSProfile]] = [
-    ("joint_states", JointState, STREAM),
-    ("robot_description", String, LATCHED),
-    (TF_TOPIC, TFMessage, TF_QOS),
-    (TF_STATIC_TOPIC, TFMessage, TF_STATIC_QOS),
-    ("behavior/state", BehaviorState, LATCHED),
-    ("behavior/focus", ActivityFocus, LATCHED),
-    ("robot/speech", String, COMMANDS),
-    ("robot/heard", String, COMMANDS),
-    ("motion/keyframes", MotionKeyframes, COMMANDS),
-    ("motion/status", MotionStatus, COMMANDS),
-    ("motion/stop", MotionStop, COMMANDS),
-    ("robot/connection", RobotConnection, LATCHED),
-]
 #: the robot's streams (naoqi_bridge's): the first play waits until the recorder is connected
 #: to their publishers and naoqi_bridge says it is connected to the robot (its ALMemory
 #: subscriptions for what the robot says and hears are made by then)
@@ -63,66 +39,6 @@ ROBOT_STREAMS = ("joint_states", "robot/speech", "robot/heard")
 #: how long that first play waits at most (s)
 STREAMS_TIMEOUT = 5.0
 PROFILE = "ros2"
-SCHEMA_ENCODING = "ros2msg"
-MESSAGE_ENCODING = "cdr"
-#: what separates a message definition from each of its dependencies
-DEFINITION_SEPARATOR = "=" * 80 + "\n"
-_PRIMITIVE_TYPES = {"bool", "byte", "char", "float32", "float64", "int8", "uint8", "int16",
-                    "uint16", "int32", "uint32", "int64", "uint64", "string"}
-#: the field types of a .msg text (rosbag2's expression)
-_FIELD_TYPE = re.compile(r"(?:^|\n)\s*([a-zA-Z0-9_/]+)(?:\[[^\]]*\])?\s+")
-_TYPE_NAME = re.compile(r"^([a-zA-Z0-9_]+)(?:/[a-zA-Z0-9_]+)*/(?:msg/)?([a-zA-Z0-9_]+)$")
-
-
-def type_name(message_type: Any) -> str:
-    """``package/msg/Type`` of a generated message class."""
-    return "%s/msg/%s" % (message_type.__module__.split(".")[0], message_type.__name__)
-
-
-def _prefixes() -> List[Path]:
-    """Where interface packages are installed: ``AMENT_PREFIX_PATH``, then this
-    interpreter's prefix (a virtual environment of ROS 2 wheels)."""
-    paths = [Path(p) for p in os.environ.get("AMENT_PREFIX_PATH", "").split(os.pathsep) if p]
-    return paths + [Path(sys.prefix)] if Path(sys.prefix) not in paths else paths
-
-
-def _definition_file(name: str) -> Tuple[Path, str]:
-    """The ``.msg`` file of ``package/Type`` or ``package/msg/Type``, and its package."""
-    match = _TYPE_NAME.match(name)
-    if match is None:
-        raise ValueError("%r is not a message type name" % name)
-    package, file_name = match.group(1), match.group(2) + ".msg"
-    for prefix in _prefixes():
-        index = prefix / "share" / "ament_index" / "resource_index" / "rosidl_interfaces" / package
-        if not index.is_file():
-            continue
-        for line in index.read_text(encoding="utf-8").splitlines():
-            if line and Path(line).name == file_name:
-                return prefix / "share" / package / line, package
-    raise ValueError("no definition of %s in the ament index of %s"
-                     % (name, os.pathsep.join(str(p) for p in _prefixes())))
-
-
-def message_definition(name: str) -> str:
-    """The ``ros2msg`` schema text of message type ``name``, with its dependencies."""
-    seen: Set[str] = set()
-
-    def text_with_dependencies(type_name: str, depth: int) -> str:
-        if depth <= 0:
-            raise ValueError("the definition of %s nests too deep" % name)
-        path, package = _definition_file(type_name)
-        text = path.read_text(encoding="utf-8")
-        dependencies = set()
-        for field_type in _FIELD_TYPE.findall(text):
-            if field_type not in _PRIMITIVE_TYPES:
-                dependencies.add(field_type if "/" in field_type else package + "/" + field_type)
-        for dependency in sorted(dependencies):
-            if dependency not in seen:
-                seen.add(dependency)
-                text += "\n" + DEFINITION_SEPARATOR + "MSG: " + dependency + "\n" + \
-                    text_with_dependencies(dependency, depth - 1)
-        return text
-    return text_with_dependencies(name, 50)
 
 
 def _duration(nanoseconds: int) -> Dict[str, int]:
@@ -144,7 +60,8 @@ def offered_qos_profiles(profiles: List[QoSProfile]) -> str:
 
 
 class BagRecorder:
-    """Records :data:`RECORDED_TOPICS` of ``node``'s namespace into the MCAP file ``path``.
+    """Records the :data:`~naoqi_qicore.ros.run_topics.RUN_TOPICS` of ``node``'s namespace
+    into the MCAP file ``path``.
 
     ``ValueError`` when the file exists, cannot be created, or a message definition is
     missing (then no file is left behind).
@@ -153,7 +70,7 @@ class BagRecorder:
     def __init__(self, node: Node, path: str) -> None:
         self._node = node
         self.path = Path(path).expanduser().absolute()
-        schemas = {type_name(t): message_definition(type_name(t)) for _, t, _ in RECORDED_TOPICS}
+        schemas = {type_name(t): message_definition(type_name(t)) for _, t, _ in RUN_TOPICS}
         try:
             self._file = open(self.path, "xb")  # never over an existing file or link
         except OSError as error:
@@ -172,7 +89,7 @@ class BagRecorder:
             topic: node.create_subscription(message_type, topic,
                                             self._receiver(topic, message_type, qos),
                                             qos, raw=True)
-            for topic, message_type, qos in RECORDED_TOPICS}
+            for topic, message_type, qos in RUN_TOPICS}
         self._streams_awaited = False
         self._robot_connected = threading.Event()
 

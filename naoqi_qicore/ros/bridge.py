@@ -25,6 +25,11 @@ Topics (relative names, so ``__ns`` namespaces them):
 * ``robot/speech`` and ``robot/heard`` (std_msgs/String): each sentence the robot starts
   saying, each phrase it recognises (see ``robot_speech``).
 
+With ``foxglove_port`` (-1: none; 0: any free port) the bridge also serves Foxglove's
+WebSocket protocol on ``foxglove_host`` (127.0.0.1; another address only with
+``foxglove_allow_remote``): Foxglove shows the robot, its transforms and the run's topics
+with no ROS installed beside it (see ``foxglove_relay``); the URL is logged.
+
 Services under ``life/``: ``switch_focus``, ``stop_focus``, ``stop_all``, ``set_state``,
 ``get_state``, ``focused_activity``, ``get_focus_history``,
 ``set_autonomous_ability_enabled``.  When the robot goes away the bridge reports it,
@@ -43,7 +48,7 @@ from typing import Any, Callable, List, Optional, Tuple
 
 from builtin_interfaces.msg import Time
 from diagnostic_msgs.msg import DiagnosticStatus
-from rcl_interfaces.msg import FloatingPointRange
+from rcl_interfaces.msg import FloatingPointRange, IntegerRange
 from rclpy.node import Node
 from std_msgs.msg import String
 from std_srvs.srv import Trigger
@@ -56,6 +61,7 @@ from naoqi_qicore.robot.sim.senses import DEFAULT_CONFIDENCE
 from naoqi_qicore.ros import diagnostics
 from naoqi_qicore.ros.focus import (STOP_AND_STACK_CURRENT, STOP_CURRENT, FocusTracker,
                                     LifeObserver)
+from naoqi_qicore.ros.foxglove_relay import LOOPBACK, FoxgloveRelay, is_loopback
 from naoqi_qicore.ros.joint_states import DEFAULT_RATE, JointStateStream
 from naoqi_qicore.ros.motion_messages import bezier_arguments
 from naoqi_qicore.ros.qos import BRIDGE_CONNECTION, COMMANDS, LATCHED
@@ -88,6 +94,15 @@ BRIDGE_PARAMETERS = (
                   "way)"),
     NodeParameter("frame_prefix", "", "put before every frame name of /tf and /tf_static "
                   "(robot_state_publisher's parameter: several robots on one ROS graph)"),
+    NodeParameter("foxglove_port", -1, "serve Foxglove's WebSocket protocol on this port, "
+                  "read only: the robot, its transforms and the run's topics for Foxglove "
+                  "with no ROS installed beside it (-1: no server; 0: any free port; the URL "
+                  "is logged)", constraints=dict(integer_range=[
+                      IntegerRange(from_value=-1, to_value=65535, step=1)])),
+    NodeParameter("foxglove_host", LOOPBACK, "address the Foxglove server listens on: a "
+                  "loopback address unless foxglove_allow_remote"),
+    NodeParameter("foxglove_allow_remote", False, "let foxglove_host be an address other "
+                  "machines reach (they then see the robot and the run, unauthenticated)"),
 )
 #: what naoqi_bridge --help says
 PROGRAM = NodeProgram("naoqi_bridge", NODE_NAME, __doc__,
@@ -152,6 +167,7 @@ class NaoqiBridge(Node):
             self._joint_states = JointStateStream(
                 self, self.get_parameter("joint_states_rate").value, transforms)
         self._speech = SpeechTopics(self)
+        self._foxglove = self._start_foxglove()
         self._robot = RobotSession(address, max_retry_delay=self.get_parameter(
             "max_retry_delay").value, required_services=ROBOT_SERVICES,
             start_timeout=self.get_parameter("robot_start_timeout").value,
@@ -162,6 +178,25 @@ class NaoqiBridge(Node):
         self._diagnostics = diagnostics.Diagnostics(self, self._diagnostic_statuses)
         self._publish_connection(self._robot.state, self._robot.message)
         self._robot.start()
+
+    def _start_foxglove(self) -> Optional[FoxgloveRelay]:
+        """The Foxglove server ``foxglove_port`` asks for, or None."""
+        port = self.get_parameter("foxglove_port").value
+        if port < 0:
+            return None
+        host = self.get_parameter("foxglove_host").value
+        allow_remote = self.get_parameter("foxglove_allow_remote").value
+        if not allow_remote and not is_loopback(host):
+            raise NodeSetupError("foxglove_host %s is not a loopback address: other machines "
+                                 "could watch the robot (foxglove_allow_remote:=true allows "
+                                 "it)" % host)
+        try:
+            relay = FoxgloveRelay(self, port, host, allow_remote)
+        except ValueError as error:
+            raise NodeSetupError("foxglove_port %d: %s" % (port, error)) from None
+        self.get_logger().info("Foxglove: open %s (Open connection, Foxglove WebSocket)"
+                               % relay.url)
+        return relay
 
     def _diagnostic_statuses(self) -> List[DiagnosticStatus]:
         """Robot connection and motion, for /diagnostics."""
@@ -181,7 +216,8 @@ class NaoqiBridge(Node):
         diagnostics_ = getattr(self, "_diagnostics", None)
         if diagnostics_ is not None:
             diagnostics_.close()
-        for stream in (getattr(self, "_joint_states", None), getattr(self, "_speech", None)):
+        for stream in (getattr(self, "_foxglove", None), getattr(self, "_joint_states", None),
+                       getattr(self, "_speech", None)):
             if stream is not None:
                 stream.close()
         self._robot.close()

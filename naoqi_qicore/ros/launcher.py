@@ -41,6 +41,11 @@ behavior's diagram with what runs highlighted, and its controls; port :data:`VIE
 by default, 0 for any free port) and prints its URL.
 
 ``--bag FILE.mcap`` has the runner record the run into that MCAP file (its ``bag_file``).
+
+``--foxglove [PORT]`` has the bridge serve Foxglove's WebSocket protocol on 127.0.0.1 (its
+``foxglove_port``; port :data:`FOXGLOVE_PORT`, Foxglove's default, without a port, 0 for
+any free port) and prints its URL: Foxglove shows the robot and the run with no ROS
+installed beside it.
 """
 import argparse
 import json
@@ -73,6 +78,9 @@ EXIT_INTERRUPTED = 130
 STOP_TIMEOUT = 10.0
 #: port of the live view of ``--view`` without a port
 VIEW_PORT = 8765
+#: port of the Foxglove server of ``--foxglove`` without a port (Foxglove's default
+#: connection is ws://localhost:8765)
+FOXGLOVE_PORT = 8765
 #: how long the end of a run waits for the scenario to decide its expectations (s)
 VERDICT_TIMEOUT = 5.0
 
@@ -159,6 +167,8 @@ class Plan:
     view: Optional[int] = None
     #: MCAP file the runner records the run into ("": none)
     bag: str = ""
+    #: port of the bridge's Foxglove server: None for none, 0 for any free port
+    foxglove: Optional[int] = None
     #: folders peers may load behaviors from (absolute); empty: the runner's default
     behavior_roots: Tuple[str, ...] = ()
     #: keep the programs serving after the autoplayed run ended
@@ -230,9 +240,18 @@ class Plan:
             command.append("--allow-eval")
         return command
 
-    def bridge_command(self, url: str) -> List[str]:
+    def bridge_parameters(self, url: str, foxglove_port: Optional[int] = None) -> Dict[str, Any]:
+        """The bridge's parameters (the connection's); ``foxglove_port`` (not None) turns its
+        Foxglove server on."""
+        parameters = self.robot_parameters(url)
+        if foxglove_port is not None:
+            parameters["foxglove_port"] = foxglove_port
+        return parameters
+
+    def bridge_command(self, url: str, foxglove_port: Optional[int] = None) -> List[str]:
+        """The bridge's command; ``foxglove_port`` (not None) turns its Foxglove server on."""
         return python_program("naoqi_qicore.ros.bridge",
-                              *self.ros_arguments(self.robot_parameters(url)))
+                              *self.ros_arguments(self.bridge_parameters(url, foxglove_port)))
 
     def runner_command(self, url: str, view_port: int = 0) -> List[str]:
         """The runner's command; ``view_port`` (not 0) turns its live view on."""
@@ -409,7 +428,13 @@ def run(plan: Plan) -> int:
             if plan.expectations:
                 from naoqi_qicore.ros.sim_scenario import ScenarioVerdict
                 verdict = ScenarioVerdict(url, wake.set)
-        group.start("naoqi_bridge", plan.bridge_command(url), plan.node_environment())
+        foxglove_port = None if plan.foxglove is None else plan.foxglove or free_tcp_port()
+        group.start("naoqi_bridge", plan.bridge_command(url, foxglove_port),
+                    plan.node_environment())
+        if foxglove_port is not None:
+            from naoqi_qicore.ros.foxglove_relay import LOOPBACK, websocket_url
+            say("run_behavior: Foxglove at %s (Open connection, Foxglove WebSocket)"
+                % websocket_url(LOOPBACK, foxglove_port))
         view_port = 0 if plan.view is None else plan.view or free_tcp_port()
         group.start("behavior_runner", plan.runner_command(url, view_port),
                     plan.node_environment())
@@ -542,6 +567,12 @@ def parse_arguments(argv: Optional[List[str]] = None) -> Plan:
                         help="record the run (joint states, robot description, transforms, "
                              "behavior state and focus, speech, motion segments) into this new "
                              "MCAP file, for ros2 bag play and Foxglove")
+    parser.add_argument("--foxglove", nargs="?", type=int, const=FOXGLOVE_PORT, metavar="PORT",
+                        help="have the bridge serve Foxglove's WebSocket protocol on 127.0.0.1, "
+                             "read only: the robot in 3D, its joints, transforms, speech and "
+                             "the behavior's state, with no ROS installed beside Foxglove "
+                             "(default port %d, Foxglove's; 0: any free port); its URL is "
+                             "printed" % FOXGLOVE_PORT)
     parser.add_argument("--allow-eval", action="store_true",
                         help="let the simulated robot's ALPythonBridge evaluate the Python "
                              "code clients send, for behaviors that need it (off by default: "
@@ -557,8 +588,12 @@ def parse_arguments(argv: Optional[List[str]] = None) -> Plan:
     if arguments.stay and not arguments.autoplay:
         parser.error("--stay goes with --autoplay (without it the programs serve until "
                      "Ctrl-C)")
-    if arguments.view is not None and not 0 <= arguments.view <= 65535:
-        parser.error("--view: %d is not a TCP port (0 to 65535)" % arguments.view)
+    for option, port in (("--view", arguments.view), ("--foxglove", arguments.foxglove)):
+        if port is not None and not 0 <= port <= 65535:
+            parser.error("%s: %d is not a TCP port (0 to 65535)" % (option, port))
+    if arguments.view and arguments.view == arguments.foxglove:
+        parser.error("--view and --foxglove both ask for port %d: give one of them another "
+                     "port (--foxglove %d)" % (arguments.view, arguments.view + 1))
     params_file = os.path.abspath(arguments.params_file) if arguments.params_file else ""
     try:
         robot_in_file = robot_in_params_file(params_file)
@@ -589,7 +624,7 @@ def parse_arguments(argv: Optional[List[str]] = None) -> Plan:
                 nao_port=arguments.nao_port, username=arguments.username,
                 password_file=(os.path.abspath(arguments.password_file)
                                if arguments.password_file else ""),
-                view=arguments.view, bag=bag,
+                view=arguments.view, bag=bag, foxglove=arguments.foxglove,
                 behavior_roots=tuple(root for text in arguments.roots
                                      for root in split_roots(text)),
                 stay=arguments.stay, allow_eval=arguments.allow_eval)

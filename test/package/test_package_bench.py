@@ -40,9 +40,11 @@ SCRIPTS: Dict[str, Run] = {
     "bench_ros.py": Run(["--count", "2"], "cancel -> STOPPED result", slow=True),
     "bench_soak.py": Run(["--cycles", "4", "--warmup", "1", "--rest", "0"], "growth: ",
                          slow=True, judges=True),
-    "bench_bridge_readings.py": Run(["--seconds", "1"], "naoqi_bridge", slow=True),
     "bench_live_view.py": Run(["--behavior", "{behavior}", "--past", "root/",
                                "--seconds", "0.5"], "page: ", slow=True),
+    # with one Foxglove client: the plain run is the same script without that option
+    "bench_bridge_readings.py": Run(["--seconds", "1", "--foxglove-clients", "1"],
+                                    "foxglove client 1: /joint_states ", slow=True),
 }
 
 

@@ -8,14 +8,17 @@ from ros2_lookups import launch_actions, launch_description
 LAUNCH_FILE = Path(__file__).resolve().parents[2] / "launch" / "run_behavior.launch.py"
 
 
-def runner_parameters(**arguments: str) -> dict:
-    [runner] = [action for action in launch_actions(LAUNCH_FILE, arguments)
-                if type(action).__name__ == "Node"
-                and action.kwargs["executable"] == "behavior_runner"]
+def node_parameters(executable: str, **arguments: str) -> dict:
+    [node] = [action for action in launch_actions(LAUNCH_FILE, arguments)
+              if type(action).__name__ == "Node" and action.kwargs["executable"] == executable]
     merged: dict = {}
-    for parameters in runner.kwargs["parameters"]:
+    for parameters in node.kwargs["parameters"]:
         merged.update(parameters)
     return merged
+
+
+def runner_parameters(**arguments: str) -> dict:
+    return node_parameters("behavior_runner", **arguments)
 
 
 def test_behavior_roots_go_to_the_runner_resolved(tmp_path, monkeypatch) -> None:
@@ -33,6 +36,16 @@ def test_autoplay_makes_the_runner_end_the_launch_with_the_run() -> None:
     assert runner_parameters(robot_url="tcp://x:1", behavior="/b.xar", autoplay="true")[
         "exit_after_run"] is True
     assert runner_parameters(robot_url="tcp://x:1")["exit_after_run"] is False
+
+
+def test_foxglove_port_turns_the_bridge_s_foxglove_server_on() -> None:
+    assert "foxglove_port" not in node_parameters("naoqi_bridge", robot_url="tcp://x:1")
+    assert node_parameters("naoqi_bridge", robot_url="tcp://x:1", foxglove_port="9000")[
+        "foxglove_port"] == 9000
+    # 0: a free port, picked by the launch so that it can say which
+    assert node_parameters("naoqi_bridge", robot_url="tcp://x:1", foxglove_port="0")[
+        "foxglove_port"] > 0
+    assert "foxglove_port" not in runner_parameters(robot_url="tcp://x:1", foxglove_port="9000")
 
 
 class _Context:

@@ -124,20 +124,20 @@ class Probe:
             if self._waiting.is_set():
                 time.sleep(0.005)  # let the maker take the lock
 
-    def action_client(self, action_type: Any, name: str) -> ActionClient:
-        """An action client of the probe's node."""
-        return self.make(lambda node: ActionClient(node, action_type, name))
-
-    def make(self, factory: Callable[[Any], Any]) -> Any:
-        """``factory(node)``, made while the executor does not spin: rclpy's ActionClient
-        joins the node before it is complete (no ``_lock`` yet), and an executor spinning
-        meanwhile fails on it."""
+    def made(self, make: Callable[[], Any]) -> Any:
+        """What ``make()`` returns, called while the executor does not spin: for entities
+        of the node it must not see half made, or made or destroyed from another thread."""
         self._waiting.set()
         try:
             with self._spinning:
-                return factory(self.node)
+                return make()
         finally:
             self._waiting.clear()
+
+    def action_client(self, action_type: Any, name: str) -> ActionClient:
+        """An action client of the probe's node.  rclpy's ActionClient joins the node before
+        it is complete (no ``_lock`` yet): an executor spinning meanwhile fails on it."""
+        return self.made(lambda: ActionClient(self.node, action_type, name))
 
     def listen(self, message_type: Any, topic: str, latched: bool = True) -> List[Any]:
         """Keep every message of ``topic``; returns the (growing) list."""

@@ -53,14 +53,15 @@ def kill_processes(processes: Iterable) -> None:
 
 
 class AutoplayLauncher:
-    """``run_behavior BEHAVIOR --autoplay`` with its output collected line by line."""
+    """``run_behavior BEHAVIOR --autoplay`` (without ``--autoplay`` when ``autoplay`` is
+    False: it serves until interrupted) with its output collected line by line."""
 
-    def __init__(self, behavior, repo_root, *extra: str) -> None:
+    def __init__(self, behavior, repo_root, *extra: str, autoplay: bool = True) -> None:
         """``repo_root``: the folder it is started in."""
         from naoqi_qicore.ros.launcher import python_program
         self.process = subprocess.Popen(
-            python_program("naoqi_qicore.ros.launcher", str(behavior), "--autoplay",
-                           "--log-level", "warn", *extra),
+            python_program("naoqi_qicore.ros.launcher", str(behavior),
+                           *(["--autoplay"] if autoplay else []), "--log-level", "warn", *extra),
             cwd=str(repo_root), stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
         self.lines: list = []
         self._reader = threading.Thread(target=self._read, daemon=True)

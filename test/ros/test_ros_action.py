@@ -218,7 +218,7 @@ def test_a_goal_whose_answer_is_lost_is_followed_by_the_run_client(stack_for) ->
     the runner has not matched yet): the goal is found in the action's status, its feedback
     and result arrive, and the caller is not told that nobody answered."""
     stack = stack_for()
-    runs = stack.probe.make(BehaviorRunClient)
+    runs = stack.probe.made(lambda: BehaviorRunClient(stack.probe.node))
     send = runs._client.send_goal_async
     runs._client.send_goal_async = lambda *args, **kwargs: (send(*args, **kwargs), Future())[1]
     feedback: List[BehaviorState] = []
@@ -226,7 +226,7 @@ def test_a_goal_whose_answer_is_lost_is_followed_by_the_run_client(stack_for) ->
     result = goal.wait(60)
     assert result is not None and goal.succeeded(), result
     assert result.status == BehaviorState.FINISHED and feedback
-    runs.destroy()
+    stack.probe.made(runs.destroy)
 
 
 def test_a_failing_box_is_in_the_feedback_and_the_result(stack_for, tmp_path) -> None:

@@ -15,7 +15,7 @@ from mcap_ros2.decoder import DecoderFactory  # noqa: E402
 
 from naoqi_qicore.robot.sim.joints import JointTable  # noqa: E402
 from naoqi_qicore.robot.sim.recorder import read_calls  # noqa: E402
-from naoqi_qicore.ros.bag_recorder import message_definition  # noqa: E402
+from naoqi_qicore.ros.message_schemas import message_definition  # noqa: E402
 from naoqi_qicore.ros.launcher import parse_arguments, python_program  # noqa: E402
 from process_tools import AutoplayLauncher  # noqa: E402
 

@@ -86,6 +86,24 @@ def test_run_behavior_roots_and_stay(tmp_path, monkeypatch) -> None:
     assert not [a for a in default if a.startswith("behavior_roots:=")]
 
 
+def test_run_behavior_foxglove_turns_on_the_bridge_s_server(capsys) -> None:
+    def overrides(command):
+        return {a.split(":=")[0]: a.split(":=")[1] for a in command if ":=" in a}
+    assert parse_arguments(["b.xar"]).foxglove is None
+    assert "foxglove_port" not in overrides(parse_arguments(["b.xar"]).bridge_command(""))
+    assert parse_arguments(["b.xar", "--foxglove"]).foxglove == launcher.FOXGLOVE_PORT == 8765
+    assert parse_arguments(["b.xar", "--foxglove", "0"]).foxglove == 0
+    plan = parse_arguments(["b.xar", "--foxglove", "9000", "--view"])
+    assert overrides(plan.bridge_command("tcp://127.0.0.1:9559", 9000))["foxglove_port"] == \
+        "9000"
+    assert "foxglove_port" not in overrides(plan.runner_command("tcp://127.0.0.1:9559"))
+    for wrong, says in ((["--foxglove", "70000"], "not a TCP port"),
+                        (["--foxglove", "--view"], "both ask for port 8765")):
+        with pytest.raises(SystemExit) as exit_:
+            parse_arguments(["b.xar", *wrong])
+        assert exit_.value.code == 2 and says in capsys.readouterr().err
+
+
 @pytest.mark.parametrize("argv, error", [
     (["--autoplay"], "--autoplay needs a behavior"),
     (["b.xar", "--stay"], "--stay goes with --autoplay")])
