@@ -41,7 +41,6 @@ os.environ.setdefault("ROS_DOMAIN_ID", str(random.randint(102, 200)))
 os.environ.setdefault("ROS_AUTOMATIC_DISCOVERY_RANGE", "LOCALHOST")
 
 import rclpy  # noqa: E402
-from rclpy.action import ActionClient  # noqa: E402
 from rclpy.executors import SingleThreadedExecutor  # noqa: E402
 from std_srvs.srv import Trigger  # noqa: E402
 
@@ -49,6 +48,7 @@ from naoqi_qicore.action import RunBehavior  # noqa: E402
 from naoqi_qicore.msg import BehaviorState  # noqa: E402
 from naoqi_qicore.ros.launcher import Plan, ProcessGroup, free_tcp_port, wait_for_port  # noqa: E402
 from naoqi_qicore.ros.qos import LATCHED  # noqa: E402
+from naoqi_qicore.ros.run_client import BehaviorRunClient  # noqa: E402
 from naoqi_qicore.srv import GoTo, Play  # noqa: E402
 
 #: how long each goal of the goal measurement runs before it is cancelled (s)
@@ -138,14 +138,14 @@ def wait_done(future, what: str, timeout: float = 30.0):
     return future.result()
 
 
-def run_goals(client: ActionClient, record: "Record", is_motion: Callable[[dict], bool],
+def run_goals(runs: BehaviorRunClient, record: "Record", is_motion: Callable[[dict], bool],
               count: int, gap: float) -> Tuple[List[float], List[float]]:
     """``count`` behavior/run goals, each cancelled :data:`RUN_BEFORE_CANCEL` s after it was
     accepted: (goal accepted -> first ALMotion call, cancel -> STOPPED result) latencies."""
     motion_latencies, cancel_latencies = [], []
     for _ in range(count):
         time.sleep(gap)
-        handle = wait_done(client.send_goal_async(RunBehavior.Goal()), "a goal")
+        handle = runs.send(RunBehavior.Goal(), timeout=30)
         if not handle.accepted:
             raise RuntimeError("behavior/run refused a goal")
         accepted = handle.stamp.sec + handle.stamp.nanosec * 1e-9
@@ -191,12 +191,12 @@ def main() -> int:
     executor.add_node(node)
     states: List[BehaviorState] = []
     node.create_subscription(BehaviorState, "behavior/state", states.append, LATCHED)
+    run_client = BehaviorRunClient(node)  # made before the node spins
     threading.Thread(target=executor.spin, daemon=True).start()
     record = Record(record_path, ("angleInterpolation", "Bench/onStart"))
 
     clients = {name: node.create_client(service_type, name) for service_type, name in (
         (Play, "behavior/play"), (Trigger, "behavior/stop"), (GoTo, "behavior/goto"))}
-    run_client = ActionClient(node, RunBehavior, "behavior/run")
 
     def call(name: str, request):
         done = threading.Event()
@@ -222,8 +222,6 @@ def main() -> int:
         for client in clients.values():
             if not client.wait_for_service(timeout_sec=30):
                 raise RuntimeError("no service " + client.srv_name)
-        if not run_client.wait_for_server(timeout_sec=30):
-            raise RuntimeError("no behavior/run action server")
         time.sleep(1.0)  # the bridge is up and matched
 
         is_start = lambda c: c.get("service") == "ALMemory" and "Bench/onStart" in str(c.get("args"))  # noqa

@@ -10,7 +10,7 @@ print them.
 import threading
 import time
 import uuid
-from typing import Any, Callable, List, Optional, Set
+from typing import Any, Callable, Dict, List, Optional
 
 from action_msgs.msg import GoalStatus, GoalStatusArray
 from rclpy.action import ActionClient
@@ -87,50 +87,62 @@ class RunningGoal:
 class BehaviorRunClient:
     """Sends ``RunBehavior`` goals from ``node`` (spun by the caller in another thread).
 
-    A goal's answer can be lost while the runner has not yet discovered this client (DDS
-    drops a service reply to a reader its writer has not matched): the goal then runs with
-    nobody told.  The client names each goal itself and also reads the action's status
-    topic (latched), where every goal the server accepted is listed: a goal seen there is
-    taken as accepted even when its answer never came."""
+    A goal's answer can fail to reach the caller although the runner accepted the goal and
+    runs it: rclpy's ``send_goal_async`` (9.x) hands back a future it registers only after
+    the request went out, so an answer that comes back first completes another one, and DDS
+    drops a reply to a client the runner has not matched yet.  The client names each goal
+    itself and also reads the action's status topic (latched), where the runner lists every
+    goal it accepted: a goal listed there is taken as accepted even when its answer is lost."""
 
     def __init__(self, node: Node, action: str = "behavior/run") -> None:
         self._client = ActionClient(node, RunBehavior, action)
         self._listed = threading.Condition()
-        self._listed_ids: Set[bytes] = set()
+        #: the accepted goals the status lists, with when the runner accepted each
+        self._accepted: Dict[bytes, Any] = {}
         self._status = node.create_subscription(
             GoalStatusArray, action + "/_action/status", self._on_status,
             qos_profile_action_status_default)
 
     def _on_status(self, message: GoalStatusArray) -> None:
         with self._listed:
-            self._listed_ids.update(bytes(status.goal_info.goal_id.uuid)
-                                    for status in message.status_list)
+            self._accepted.update((bytes(status.goal_info.goal_id.uuid), status.goal_info.stamp)
+                                  for status in message.status_list)
             self._listed.notify_all()
 
-    def run(self, goal: RunBehavior.Goal, on_feedback: Callable[[BehaviorState], None],
-            timeout: float = 30.0) -> RunningGoal:
-        """Send ``goal``; ``on_feedback(state)`` is called with each feedback.
-        ``RuntimeError`` when no server answers within ``timeout`` s or the goal is refused."""
+    def send(self, goal: RunBehavior.Goal,
+             on_feedback: Optional[Callable[[BehaviorState], None]] = None,
+             timeout: float = 30.0) -> ClientGoalHandle:
+        """Send ``goal``; its rclpy goal handle once accepted (or refused: ``.accepted``).
+        ``on_feedback(state)`` is called with each feedback.  ``RuntimeError`` when no
+        server answers within ``timeout`` s."""
         if not self._client.wait_for_server(timeout_sec=timeout):
             raise RuntimeError("no behavior/run action server within %.0f s" % timeout)
         goal_id = UUID(uuid=list(uuid.uuid4().bytes))
         sent = self._client.send_goal_async(
-            goal, feedback_callback=lambda message: on_feedback(message.feedback.state),
-            goal_uuid=goal_id)
+            goal, goal_uuid=goal_id, feedback_callback=None if on_feedback is None else (
+                lambda message: on_feedback(message.feedback.state)))
         sent.add_done_callback(lambda _: self._notify())
         deadline = time.monotonic() + timeout
         with self._listed:
-            while not sent.done() and bytes(goal_id.uuid) not in self._listed_ids:
+            while not sent.done() and bytes(goal_id.uuid) not in self._accepted:
                 left = deadline - time.monotonic()
                 if left <= 0:
                     raise RuntimeError("behavior/run did not answer the goal within %.0f s"
                                        % timeout)
                 self._listed.wait(left)
-        if not sent.done():  # accepted (listed by the server), its answer lost on the way
-            return RunningGoal(ClientGoalHandle(
-                self._client, goal_id, RunBehavior.Impl.SendGoalService.Response(
-                    accepted=True)))
-        handle = sent.result()
+        if sent.done():
+            return sent.result()
+        # accepted (listed by the server), its answer lost on the way
+        with self._listed:
+            stamp = self._accepted[bytes(goal_id.uuid)]
+        return ClientGoalHandle(self._client, goal_id, RunBehavior.Impl.SendGoalService.Response(
+            accepted=True, stamp=stamp))
+
+    def run(self, goal: RunBehavior.Goal, on_feedback: Callable[[BehaviorState], None],
+            timeout: float = 30.0) -> RunningGoal:
+        """Send ``goal`` and follow it; ``RuntimeError`` when no server answers within
+        ``timeout`` s or the goal is refused."""
+        handle = self.send(goal, on_feedback, timeout)
         if not handle.accepted:
             raise RuntimeError("behavior/run refused the goal")
         return RunningGoal(handle)

@@ -15,7 +15,6 @@ pytest.importorskip("naoqi_qicore.robot.sim.cli", reason="needs the simulated ro
 psutil = pytest.importorskip("psutil")
 from action_msgs.msg import GoalStatus  # noqa: E402
 from diagnostic_msgs.msg import DiagnosticArray  # noqa: E402
-from rclpy.action import ActionClient  # noqa: E402
 from rclpy.task import Future  # noqa: E402
 from std_srvs.srv import Trigger  # noqa: E402
 
@@ -46,12 +45,9 @@ def wait_future(future: Any, timeout: float, what: str) -> Any:
 class Goal:
     """A ``behavior/run`` goal sent by the test: its feedback states and its result."""
 
-    def __init__(self, client: ActionClient, request: RunBehavior.Goal) -> None:
+    def __init__(self, runs: BehaviorRunClient, request: RunBehavior.Goal) -> None:
         self.feedback: List[BehaviorState] = []
-        future = client.send_goal_async(
-            request, feedback_callback=lambda message: self.feedback.append(
-                message.feedback.state))
-        self.handle = wait_future(future, 20, "the goal to be accepted")
+        self.handle = runs.send(request, self.feedback.append, timeout=20)
         assert self.handle.accepted
         self._result = self.handle.get_result_async()
         self.result_time: Optional[float] = None
@@ -89,9 +85,8 @@ class Stack:
     def __init__(self, programs: Callable[..., Any], probe: Any, behavior: Path,
                  tmp_path: Path, robot: str = "nao") -> None:
         self.probe = probe
-        # made first: the runner discovers it while it starts (a goal's answer to a client
-        # the runner has not matched yet is lost on the way)
-        self.client = probe.action_client(RunBehavior, "behavior/run")
+        # made first: the runner discovers it while it starts
+        self.runs = probe.made(lambda: BehaviorRunClient(probe.node))
         self.robot = programs("sim", "--robot", robot)
         self.bridge = programs("bridge", "-p", "robot_url:=" + self.robot.url)
         self.runner = programs("runner", "-p", "robot_url:=" + self.robot.url,
@@ -103,10 +98,9 @@ class Stack:
                          60, "behavior loaded")
         probe.wait_until(lambda: connection and connection[-1].state
                          == RobotConnection.CONNECTED, 30, "bridge connected")
-        assert self.client.wait_for_server(timeout_sec=20), "no behavior/run server"
 
     def run(self, **fields: Any) -> Goal:
-        return Goal(self.client, RunBehavior.Goal(**fields))
+        return Goal(self.runs, RunBehavior.Goal(**fields))
 
     def focused_activity(self) -> str:
         return self.probe.call(Trigger, "life/focused_activity").message
@@ -563,9 +557,8 @@ def onInput_onStart(self):
         stamp = loaded.header.stamp.sec + loaded.header.stamp.nanosec * 1e-9
         assert stamp >= registered + 2.5  # waited for both, then gave up
         assert "does not offer ALNeverThere" in runner.output()
-        client = probe.action_client(RunBehavior, "behavior/run")
-        assert client.wait_for_server(timeout_sec=20)
-        status, result = Goal(client, RunBehavior.Goal()).result(20)
+        runs = probe.made(lambda: BehaviorRunClient(probe.node))
+        status, result = Goal(runs, RunBehavior.Goal()).result(20)
     finally:
         session.close()
     assert late.calls == 1
@@ -626,14 +619,13 @@ def test_the_state_never_contradicts_a_result_already_sent(programs, probe, exam
     programs("runner", "-p", "robot_url:=" + url, "-p", "behavior:=" + str(example_behavior),
              "-p", "cache_dir:=" + str(tmp_path / "cache"), "-p", "take_focus:=false")
     states: List[BehaviorState] = probe.listen(BehaviorState, "behavior/state")
-    client = probe.action_client(RunBehavior, "behavior/run")
-    assert client.wait_for_server(timeout_sec=20), "no behavior/run server"
+    runs = probe.made(lambda: BehaviorRunClient(probe.node))
     seen_at_result = []
     try:
         for _ in range(10):
             probe.wait_until(lambda: states and states[-1].status == BehaviorState.LOADED, 30,
                              "the behavior loaded")
-            goal = Goal(client, RunBehavior.Goal())
+            goal = Goal(runs, RunBehavior.Goal())
             goal.wait_feedback(lambda s: s.status == BehaviorState.PLAYING, 10, "PLAYING")
             goal.when_done(lambda: seen_at_result.append(states[-1].status))
             robot.stop()  # the robot is gone

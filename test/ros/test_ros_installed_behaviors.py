@@ -21,6 +21,7 @@ from naoqi_qicore.converter.loader import load_converted  # noqa: E402
 from naoqi_qicore.msg import BehaviorState  # noqa: E402
 from naoqi_qicore.robot.robot_apps import install_behavior  # noqa: E402
 from naoqi_qicore.robot.robot_files import RobotFiles  # noqa: E402
+from naoqi_qicore.ros.run_client import BehaviorRunClient  # noqa: E402
 from naoqi_qicore.srv import ListInstalledBehaviors  # noqa: E402
 
 from script_behaviors import script_behavior  # noqa: E402
@@ -38,7 +39,7 @@ class Robot:
 
     def __init__(self, programs, probe, tmp_path: Path) -> None:
         self.probe = probe
-        self.client = probe.action_client(RunBehavior, "behavior/run")  # matched while it starts
+        self.runs = probe.made(lambda: BehaviorRunClient(probe.node))  # matched while it starts
         project = layout_project(tmp_path)
         self.sim = programs("sim", "--robot", "nao")
         self.runner = programs("runner", "-p", "robot_url:=" + self.sim.url,
@@ -48,10 +49,9 @@ class Robot:
         states = probe.listen(BehaviorState, "behavior/state")
         probe.wait_until(lambda: states and states[-1].status == BehaviorState.LOADED, 60,
                          "the project loaded")
-        assert self.client.wait_for_server(timeout_sec=20), "no behavior/run server"
 
     def run(self, **fields) -> Goal:
-        return Goal(self.client, RunBehavior.Goal(**fields))
+        return Goal(self.runs, RunBehavior.Goal(**fields))
 
     def calls(self, method: str):
         return self.sim.calls("ALBehaviorManager", method)
@@ -186,15 +186,14 @@ def test_requests_wait_for_a_robot_that_is_starting(programs, probe, example_beh
     sim.kill()  # its port, where nothing listens until it starts again
     runner = programs("runner", "-p", "robot_url:=" + sim.url,
                       "-p", "cache_dir:=%s" % (tmp_path / "cache"), "-p", "take_focus:=false")
-    client = probe.action_client(RunBehavior, "behavior/run")
-    assert client.wait_for_server(timeout_sec=30), "no behavior/run server"
+    runs = probe.made(lambda: BehaviorRunClient(probe.node))
     probe.wait_until(lambda: probe.node.count_publishers("/behavior/state"), 30, "the runner")
     listed = []
     lister = threading.Thread(target=lambda: listed.append(probe.call(
         ListInstalledBehaviors, "behavior/installed", ListInstalledBehaviors.Request(),
         timeout=60)))
     lister.start()
-    goal = Goal(client, RunBehavior.Goal(behavior=str(example_behavior)))
+    goal = Goal(runs, RunBehavior.Goal(behavior=str(example_behavior)))
     time.sleep(2.0)
     sim.start()  # the robot comes up
     status, result = goal.result(90)

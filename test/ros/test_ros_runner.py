@@ -17,6 +17,7 @@ from std_srvs.srv import Trigger  # noqa: E402
 
 from naoqi_qicore.msg import (ActivityFocus, BehaviorState, MotionKeyframes,  # noqa: E402
                               MotionStatus, RobotConnection)
+from naoqi_qicore.ros.run_client import BehaviorRunClient  # noqa: E402
 from naoqi_qicore.srv import (GoTo, ListBehaviors, LoadBehavior, Play,  # noqa: E402
                               SetLifeState, SwitchFocus)
 
@@ -331,11 +332,8 @@ def test_peers_load_only_from_the_behavior_roots(programs, probe, example_behavi
     for path in (outside, allowed / "link.xar"):
         refused = probe.call(LoadBehavior, "behavior/load", LoadBehavior.Request(path=str(path)))
         assert refused.success is False and "behavior_roots" in refused.message, path
-    client = probe.action_client(RunBehavior, "behavior/run")
-    assert client.wait_for_server(timeout_sec=20)
-    future = client.send_goal_async(RunBehavior.Goal(behavior=str(outside), frame=-1))
-    probe.wait_until(lambda: future.done(), 20, "the goal's answer")
-    handle = future.result()
+    runs = probe.made(lambda: BehaviorRunClient(probe.node))
+    handle = runs.send(RunBehavior.Goal(behavior=str(outside), frame=-1), timeout=20)
     if handle.accepted:  # accepted then ended: the result says why
         result = handle.get_result_async()
         probe.wait_until(lambda: result.done(), 20, "the result")
@@ -371,13 +369,11 @@ def test_a_runner_started_alone_runs_goals_from_its_folder(programs, probe, exam
     assert cache_dir.string_value == str(cache.resolve())
     assert "peers may load behaviors from %s" % repo_root in runner.output()
     probe.wait_until(lambda: "connected to" in runner.output(), 30, "the runner connected")
-    client = probe.action_client(RunBehavior, "behavior/run")
-    assert client.wait_for_server(timeout_sec=20)
+    runs = probe.made(lambda: BehaviorRunClient(probe.node))
 
     def run(behavior: Path) -> Any:
-        sent = client.send_goal_async(RunBehavior.Goal(behavior=str(behavior), frame=-1))
-        probe.wait_until(lambda: sent.done(), 20, "the goal's answer")
-        result = sent.result().get_result_async()
+        result = runs.send(RunBehavior.Goal(behavior=str(behavior), frame=-1),
+                           timeout=20).get_result_async()
         probe.wait_until(lambda: result.done(), 60, "the result")
         return result.result()
 
