@@ -334,3 +334,49 @@ def test_a_cancelled_goal_ends_canceled_when_its_run_stops_before_rclpy_marks_it
         server.close()
         node.destroy_node()
         rclpy.shutdown(context=context)
+
+
+def test_segments_stay_on_the_runners_own_motion_while_it_moves_when_the_bridge_comes_up(
+        ) -> None:
+    """A bridge coming up mid-run: the segments that follow go on through the runner's own
+    ALMotion while it still moves earlier ones (a stop it sends for them would otherwise end
+    a newer segment the bridge had started on the same joints), then through the bridge."""
+    from naoqi_qicore.core.motion import MotionSegment
+    from naoqi_qicore.ros.motion_sink import BridgeMotionSink
+
+    class Direct:
+        def __init__(self) -> None:
+            self.sent, self.moving = [], set()
+
+        def send(self, segment) -> None:
+            self.sent.append(segment.segment_id)
+            self.moving.add(segment.segment_id)
+
+        def wait_all_ended(self, timeout: float) -> bool:
+            return not self.moving
+
+    class Bridge(BridgeMotionSink):
+        ready = False
+        bridge_ready = property(lambda self: self.ready)
+
+    context = rclpy.Context()
+    rclpy.init(context=context)
+    node = rclpy.create_node("unit_motion", context=context)
+    try:
+        direct = Direct()
+        sink = Bridge(node, direct)
+        def segment(segment_id: int) -> MotionSegment:
+            return MotionSegment(segment_id, ["HeadYaw"], [[0.4]],
+                                 [[[0.1, [3, -0.1, 0.0], [3, 0.1, 0.0]]]])
+
+        sink.send(segment(1))  # no bridge yet
+        Bridge.ready = True  # the bridge comes up while segment 1 moves
+        sink.send(segment(2))
+        assert direct.sent == [1, 2] and not sink._at_bridge
+        direct.moving.clear()  # the robot ended them
+        sink.send(segment(3))
+        assert direct.sent == [1, 2] and list(sink._at_bridge) == [3]
+    finally:
+        Bridge.ready = False
+        node.destroy_node()
+        rclpy.shutdown(context=context)
