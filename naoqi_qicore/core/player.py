@@ -46,7 +46,7 @@ from naoqi_qicore.core.events import (WHERE_ROBOT_SERVICE, WHERE_SCRIPT, WHERE_S
                                       BehaviorLoadError, BoxError, EngineEvent, GotoError,
                                       Listener)
 from naoqi_qicore.core.generated import FrameManager, GeneratedClass, box_class, package_info
-from naoqi_qicore.core.guard import BehaviorStopped, BoxCodeGuard, Straggler
+from naoqi_qicore.core.guard import ENDING_SECONDS, BehaviorStopped, BoxCodeGuard, Straggler
 from naoqi_qicore.core.motion import ALMotionSink, MotionSink, RobotJointFilter
 from naoqi_qicore.core.project_modules import (ProjectModules, install_project_modules,
                                                package_folder)
@@ -336,33 +336,36 @@ class BehaviorPlayer:
             self.lock.release()
         try:
             self._stop_loaded_boxes(grace)
-            # onUnload methods run in this thread: past the grace, the guard ends them
-            watchdog = threading.Timer(max(0.0, grace - time.monotonic()), self.guard.shut)
+            # past the grace, the guard ends box code but the stop's own (onStop, onUnload),
+            # which runs until the deadline (less the time box code takes to end)
+            watchdog = threading.Timer(max(0.0, grace - time.monotonic()), self.guard.shut,
+                                       kwargs={"keep_stop_code": True})
             watchdog.daemon = True
             watchdog.start()
+            unloading = None
             try:
                 if self.root is not None:
-                    self.root.halt()
+                    unloading = self.guard.start_stop_code(self.root.halt,
+                                                           "unload " + self.behavior_id)
+                self.guard.wait_stop_code(deadline - ENDING_SECONDS)
             finally:
                 watchdog.cancel()
         finally:
             self.stopping = False
         self._paused = []
         self._end_box_code(deadline)
+        if unloading is not None:  # what box code it still ran has just been ended
+            unloading.join(deadline)
         self._set_status("STOPPED")
 
     def _stop_loaded_boxes(self, grace: float) -> None:
         """Run the onStop methods of the loaded boxes (started or not), each in its own
-        thread, waiting for them until the monotonic time ``grace``."""
-        threads = []
-        for box in reversed(list(self.boxes())):
-            if box.loaded:
-                thread = threading.Thread(target=box.stop_for_shutdown, daemon=True,
-                                          name="stop " + box.path)
-                thread.start()
-                threads.append(thread)
-        for thread in threads:
-            thread.join(max(0.0, grace - time.monotonic()))
+        thread (the stop's own box code: it may run until the deadline), waiting for them
+        until the monotonic time ``grace``."""
+        stops = [self.guard.start_stop_code(box.stop_for_shutdown, "stop " + box.path)
+                 for box in reversed(list(self.boxes())) if box.loaded]
+        for stop in stops:
+            stop.join(grace)
 
     def _end_box_code(self, deadline: float) -> None:
         """Close the guard: end every thread running the behavior's box code and the work

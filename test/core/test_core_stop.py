@@ -1,5 +1,6 @@
 """A stop that stops: after stop (or unload), no code of the behavior runs and none of it
 calls the robot, whatever the box code does (core.guard, core.box_stdlib, box_calls)."""
+import os
 import time
 
 import pytest
@@ -190,10 +191,10 @@ def onLoad(self):
 def test_box_code_that_cannot_be_stopped_is_an_error_of_the_run(make_harness):
     harness = make_harness(one_box("""
 def onInput_onStart(self):
-    import threading
-    self.gate = threading.Event()
+    import os
+    self.gate = os.pipe()
     record(self.getName(), "running")
-    self.gate.wait()
+    os.read(self.gate[0], 1)
 """))
     started(harness)
     box = harness.player.box_named("l1_Looping").instance
@@ -203,10 +204,12 @@ def onInput_onStart(self):
         assert len(errors) == 1
         assert errors[0].box_path == "root/Looping"
         assert "still runs" in errors[0].message and "refused" in errors[0].message
-        assert "self.gate.wait()" in errors[0].message  # the line where it is blocked
+        assert "os.read(self.gate[0], 1)" in errors[0].message  # where it is blocked
         assert harness.player.last_error == errors[0].text()
     finally:
-        box.gate.set()  # let the thread go
+        os.write(box.gate[1], b"x")  # let the thread go
+        for end in box.gate:
+            os.close(end)
     deadline = time.monotonic() + 5
     while harness.player.guard.box_threads():
         assert time.monotonic() < deadline
@@ -359,3 +362,170 @@ def onInput_onStart(self):
     assert motion.moveIsActive()
     assert timed_stop(harness) < STOP_DEADLINE + SLACK
     assert not motion.moveIsActive()
+
+
+# -- box code blocked in I/O it started, and the stop's own box code -----------------------
+
+def stop_in_thread(harness, timeout: float = 5.0) -> float:
+    """The time :meth:`stop` took, run in a thread of its own (a stop that hangs fails the
+    test instead of holding it)."""
+    import threading
+    took = []
+    stopper = threading.Thread(target=lambda: took.append(timed_stop(harness)), daemon=True)
+    stopper.start()
+    stopper.join(timeout)
+    assert took, "the stop did not return within %.0f s" % timeout
+    return took[0]
+
+
+def box_threads_end(harness, timeout: float = 2.0) -> None:
+    deadline = time.monotonic() + timeout
+    while harness.player.guard.box_threads():
+        assert time.monotonic() < deadline, harness.player.guard.box_threads()
+        time.sleep(0.01)
+
+
+def test_the_stop_ends_a_server_box_waiting_in_accept(make_harness):
+    import socket
+    harness = make_harness(one_box("""
+def onInput_onStart(self):
+    import socket
+    server = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+    server.bind(("127.0.0.1", 0))
+    server.listen(1)
+    record(self.getName(), "running", server.getsockname()[1])
+    connection, address = server.accept()
+    record(self.getName(), "accepted")
+"""))
+    started(harness)
+    [port] = [entry[2] for entry in harness.log if entry[1] == "running"]
+    assert stop_in_thread(harness) < STOP_DEADLINE + SLACK
+    assert stop_errors(harness) == []
+    box_threads_end(harness)
+    assert ("l1_Looping", "accepted") not in harness.log
+    again = socket.socket()
+    try:
+        again.bind(("127.0.0.1", port))  # the box's server socket is closed
+    finally:
+        again.close()
+
+
+def listening_socket():
+    import socket
+    server = socket.socket()
+    server.bind(("127.0.0.1", 0))
+    server.listen(4)
+    return server
+
+
+def test_the_stop_ends_a_box_waiting_in_recv_and_closes_its_connection(make_harness):
+    server = listening_socket()
+    try:
+        harness = make_harness(one_box("""
+def onInput_onStart(self):
+    import socket
+    connection = socket.create_connection(("127.0.0.1", %d))
+    record(self.getName(), "running")
+    while True:
+        data = connection.recv(1024)
+        record(self.getName(), "received", data)
+""" % server.getsockname()[1]))
+        started(harness)
+        peer, _ = server.accept()
+        peer.settimeout(5)
+        assert stop_in_thread(harness) < STOP_DEADLINE + SLACK
+        assert stop_errors(harness) == []
+        box_threads_end(harness)
+        assert peer.recv(16) == b""  # the box's end of the connection is closed
+        peer.close()
+    finally:
+        server.close()
+
+
+@pytest.mark.parametrize("request_code", [
+    'import urllib2\n    urllib2.urlopen("http://127.0.0.1:%d/status").read()',
+    'import httplib\n    connection = httplib.HTTPConnection("127.0.0.1", %d)\n'
+    '    connection.request("GET", "/status")\n    connection.getresponse().read()',
+], ids=["urllib2", "httplib"])
+def test_the_stop_ends_a_box_waiting_for_an_http_answer(make_harness, request_code):
+    server = listening_socket()  # connections are queued, never answered
+    try:
+        harness = make_harness(one_box("""
+def onInput_onStart(self):
+    record(self.getName(), "running")
+    %s
+    record(self.getName(), "answered")
+""" % (request_code % server.getsockname()[1])))
+        started(harness)
+        peer, _ = server.accept()
+        peer.settimeout(5)
+        assert b"/status" in peer.recv(4096)  # the request was sent: it waits for the answer
+        assert stop_in_thread(harness) < STOP_DEADLINE + SLACK
+        assert stop_errors(harness) == []
+        box_threads_end(harness)
+        assert ("l1_Looping", "answered") not in harness.log
+        assert peer.recv(16) == b""
+        peer.close()
+    finally:
+        server.close()
+
+
+class SlowDialog:
+    """ALDialog of a loaded robot: ``deactivateTopic`` answers after ``SLOW`` s."""
+
+    SLOW = 0.6
+
+    def __init__(self, calls) -> None:
+        self._calls = calls
+
+    def deactivateTopic(self, name):  # noqa: N802 (NAOqi name)
+        time.sleep(self.SLOW)
+        self._calls.append(("ALDialog", "deactivateTopic", (name,)))
+
+    def unsubscribe(self, name):
+        self._calls.append(("ALDialog", "unsubscribe", (name,)))
+
+
+@pytest.mark.parametrize("method", ["onInput_onStop", "onUnload"])
+def test_the_stops_own_box_methods_call_a_slow_robot_until_the_deadline(make_harness, method):
+    """A Dialog box's onStop or onUnload on a loaded robot: its later calls come after the
+    other box code's grace, and are still made."""
+    from core_builders import FakeSession
+
+    class SlowRobot(FakeSession):
+        def service(self, name):
+            return SlowDialog(self.calls) if name == "ALDialog" else super().service(name)
+
+    harness = make_harness(one_box("""
+def onInput_onStart(self):
+    self.dialog = ALProxy("ALDialog")
+    record(self.getName(), "running")
+def %s(self):
+    self.dialog.deactivateTopic("topic")
+    self.dialog.unsubscribe("root/Looping")
+""" % method), session=SlowRobot(), naoqi=True)
+    started(harness)
+    assert stop_in_thread(harness) < STOP_DEADLINE + SLACK
+    assert stop_errors(harness) == []
+    assert ("ALDialog", "unsubscribe", ("root/Looping",)) in harness.session.calls
+
+
+@pytest.mark.parametrize("method", ["onInput_onStop", "onUnload"])
+def test_a_stop_method_waiting_on_a_lock_forever_does_not_hold_the_stop(make_harness, method):
+    """Choregraphe's boxes take their mutex in onUnload; a box ended while it held it
+    leaves it taken."""
+    harness = make_harness(one_box("""
+def onInput_onStart(self):
+    from threading import Lock
+    self.mutex = Lock()
+    self.mutex.acquire()
+    record(self.getName(), "running")
+def %s(self):
+    self.mutex.acquire()
+    record(self.getName(), "took the mutex")
+""" % method))
+    started(harness)
+    assert stop_in_thread(harness) < STOP_DEADLINE + SLACK
+    assert stop_errors(harness) == []
+    box_threads_end(harness)
+    assert ("l1_Looping", "took the mutex") not in harness.log
