@@ -4,6 +4,14 @@
 it into a staging folder, then ships the generated Python modules inside the
 ``naoqi_qicore`` package and the libraries and ament index entries as data files of the
 install prefix.  This works under ``colcon build`` and under ``pip install``.
+
+naoqi_bridge publishes ``/tf`` and ``/tf_static`` (``tf2_msgs/msg/TFMessage``).  Where the
+environment has no ``tf2_msgs`` (ROS 2 from Python wheels has none), the CMake project in
+``resource/tf2_msgs`` generates it the same way and it is installed beside this package: its
+Python package ``tf2_msgs`` in the same site-packages, its libraries, ``.msg`` and ament
+index entries in the same prefix.  Where a ROS 2 installation or workspace has it (a prefix
+of ``CMAKE_PREFIX_PATH`` or ``AMENT_PREFIX_PATH`` holds its CMake package), that one is used
+and nothing is generated.
 """
 import os
 import shutil
@@ -20,6 +28,9 @@ from setuptools.command.develop import develop
 PACKAGE = 'naoqi_qicore'
 ROOT = Path(__file__).resolve().parent
 CMAKE_PROJECT = ROOT / 'resource' / 'interfaces'
+#: the interface package naoqi_bridge's transforms need, and the project generating it
+TF2_MSGS = 'tf2_msgs'
+TF2_MSGS_PROJECT = ROOT / 'resource' / 'tf2_msgs'
 #: the live view's page, and the files of the libraries it installs from the npm registry
 PAGE = ROOT / PACKAGE / 'ros' / 'live_view_page'
 PAGE_LIBRARY_FILES = ('node_modules/three/build/three.module.js',
@@ -54,17 +65,27 @@ def _run(command):
     subprocess.run(command, check=True, stdout=sys.stderr, stderr=sys.stderr, env=env)
 
 
-def _generate_interfaces(command):
-    """Run the rosidl CMake project; the folder it was installed into (a staging prefix)."""
+def _installed_elsewhere(package):
+    """Whether a prefix the build searches (``CMAKE_PREFIX_PATH``, ``AMENT_PREFIX_PATH``,
+    this interpreter's) holds the CMake package of ``package``: a ROS 2 installation's or a
+    workspace's, never one this build generated (it installs no CMake package)."""
+    prefixes = _with_prefix('CMAKE_PREFIX_PATH') + _with_prefix('AMENT_PREFIX_PATH')
+    return any((Path(prefix) / 'share' / package / 'cmake' / (package + 'Config.cmake')).is_file()
+               for prefix in prefixes)
+
+
+def _build_cmake_project(command, source, name):
+    """Configure, build and install the rosidl CMake project ``source`` in the build folder
+    ``name``; the folder it was installed into (a staging prefix)."""
     build_temp = Path(command.get_finalized_command('build').build_temp).resolve()
-    build_dir = build_temp / 'interfaces'
+    build_dir = build_temp / name
     stage = build_dir / 'stage'
     if stage.exists():
         shutil.rmtree(stage)
     # No build type, as colcon builds an ament_cmake interface package without --cmake-args:
     # the generated code compiles in about half the time of Release (-O3), and messages
     # are (de)serialized as fast (the Python conversion dominates).
-    _run(['cmake', '-S', str(CMAKE_PROJECT), '-B', str(build_dir),
+    _run(['cmake', '-S', str(source), '-B', str(build_dir),
           '-DCMAKE_BUILD_TYPE=',
           '-DBUILD_TESTING=OFF',
           '-DCMAKE_INSTALL_PREFIX=' + str(stage),
@@ -76,26 +97,39 @@ def _generate_interfaces(command):
     return stage
 
 
-def _ship_generated(command, stage, target):
-    """Copy the generated Python modules into ``target`` (a ``naoqi_qicore`` folder) and add
-    everything else the staging prefix holds (libraries, ament index, .msg/.srv/.idl) to
-    the data files of the install prefix."""
-    python_dirs = list(stage.glob('lib/python*/site-packages/' + PACKAGE))
+def _generate_interfaces(command):
+    """Generate this package's interfaces, and tf2_msgs where the environment has none;
+    ``(Python package, staging prefix)`` of each."""
+    generated = [(PACKAGE, _build_cmake_project(command, CMAKE_PROJECT, 'interfaces'))]
+    if not _installed_elsewhere(TF2_MSGS):
+        print('naoqi_qicore: no tf2_msgs installed: generating it', file=sys.stderr)
+        generated.append((TF2_MSGS, _build_cmake_project(command, TF2_MSGS_PROJECT, TF2_MSGS)))
+    return generated
+
+
+def _ship_generated(command, stage, package, target):
+    """Copy the Python package ``package`` rosidl generated in ``stage`` into ``target`` (the
+    folder holding the installed packages) and add every other file of the staging prefix
+    but its site-packages (libraries, ament index, .msg/.srv/.idl) to the data files of the
+    install prefix."""
+    python_dirs = list(stage.glob('lib/python*/site-packages/' + package))
     if len(python_dirs) != 1:
         raise RuntimeError('rosidl produced no Python package under ' + str(stage))
     generated = python_dirs[0]
     for path in sorted(generated.rglob('*')):
         relative = path.relative_to(generated)
-        if path.is_dir() or path.suffix == '.c' or relative == Path('__init__.py'):
-            continue  # generator sources stay out; the package's own __init__.py stays
-        destination = target / relative
+        if path.is_dir() or path.suffix == '.c' or '__pycache__' in relative.parts:
+            continue  # generator sources stay out
+        if package == PACKAGE and relative == Path('__init__.py'):
+            continue  # the package's own __init__.py stays
+        destination = target / package / relative
         destination.parent.mkdir(parents=True, exist_ok=True)
         shutil.copy2(path, destination)
     data_files = command.distribution.data_files
     by_dir = {}
     for path in sorted(stage.rglob('*')):
-        if path.is_dir() or generated in path.parents:
-            continue
+        if path.is_dir() or generated.parent in path.parents:
+            continue  # the site-packages: the package above, rosidl's egg-info
         relative = path.relative_to(stage)
         by_dir.setdefault(str(relative.parent), []).append(str(path))
     # install_data (or colcon's symlink_data) holds this very list: extend it in place.
@@ -122,10 +156,11 @@ class BuildPyWithInterfaces(build_py):
     """build_py that generates msg/ and srv/ with rosidl before copying the package."""
 
     def run(self):
-        stage = _generate_interfaces(self)
+        generated = _generate_interfaces(self)
         _install_page_libraries()
         super().run()
-        _ship_generated(self, stage, Path(self.build_lib) / PACKAGE)
+        for package, stage in generated:
+            _ship_generated(self, stage, package, Path(self.build_lib))
 
 
 class DevelopWithInterfaces(develop):
@@ -138,10 +173,11 @@ class DevelopWithInterfaces(develop):
         if self.uninstall:
             super().run()
             return
-        stage = _generate_interfaces(self)
+        generated = _generate_interfaces(self)
         _install_page_libraries()
         super().run()
-        _ship_generated(self, stage, Path(self.install_dir) / PACKAGE)
+        for package, stage in generated:
+            _ship_generated(self, stage, package, Path(self.install_dir))
 
 
 def _tree(source, destination):

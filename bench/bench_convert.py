@@ -353,7 +353,8 @@ def per_file(files: List[Path], options: argparse.Namespace,
     scratch = Path(tempfile.mkdtemp(prefix="bench-per-file-", dir=_scratch_parent(options)))
     #: shell (or "2012") -> file -> [(wall, CPU) seconds of each run]
     times: Dict[str, Dict[Path, List[Tuple[float, float]]]] = {
-        shell: {path: [] for path in files} for shell in [name for name, _ in shells] + ["2012"]}
+        shell: {path: [] for path in files}
+        for shell in [name for name, _ in shells] + (["2012"] if old is not None else [])}
     refused: Dict[str, set] = {shell: set() for shell in times}
     try:
         for run in range(max(1, options.runs)):
@@ -373,7 +374,7 @@ def per_file(files: List[Path], options: argparse.Namespace,
     medians = {shell: {path: (statistics.median(wall for wall, _ in runs),
                               statistics.median(cpu for _, cpu in runs))
                        for path, runs in by_file.items()} for shell, by_file in times.items()}
-    old_times = medians["2012"]
+    old_times = medians.get("2012", {})
     print("one process per file (`%s`), as from a fresh shell, median of %d runs per file; "
           "wall time (the host's load counts) and CPU time:"
           % (" ".join(Path(part).name for part in _our_command(Path("FILE"), Path("OUT"))),
@@ -448,12 +449,12 @@ def main() -> int:
         parser.error("give both --py2 and --libqicore-2012 to time the 2012 converter")
     load = os.getloadavg()
     print("machine: %d cores, load average %.2f %.2f %.2f" % ((os.cpu_count() or 0,) + load))
+    runs = options.runs  # given: for both modes
     if options.mode in ("both", "one-process"):
-        options.runs = options.runs or 5
+        options.runs = runs or 5
         one_process(files, options, old)
-        options.runs = None if options.mode == "both" else options.runs
     if options.mode in ("both", "per-file"):
-        options.runs = options.runs or 3
+        options.runs = runs or 3
         per_file(files, options, old)
     print("load average after: %.2f %.2f %.2f" % os.getloadavg())
     return 0

@@ -7,8 +7,9 @@ it was written for, and what happened.
                                             [--every N]
 
 Per behavior: converted or not (and why), robot kind, boxes started and timeline states
-entered, robot calls by service, how the run ended (and when), box errors with their class
-and the rule that classed them (first that holds, in this order):
+entered, the behavior's robot calls by service (not what the robot did of its own accord),
+how the run ended (and when), box errors with their class and the rule that classed them
+(first that holds, in this order):
 
 * ``ours``: anything naoqi_qicore or the simulated robot could have handled: ``stop`` (box
   code still ran after the stop), ``simulator`` (the simulated robot lacks or refuses
@@ -46,7 +47,6 @@ import argparse
 import collections
 import concurrent.futures
 import functools
-import json
 import logging
 import re
 import sys
@@ -96,9 +96,10 @@ _EXCEPTION = re.compile(r"\b(\w*(?:Error|Exception|Exit|Interrupt))\b")
 
 def robot_has_module(name: str) -> bool:
     """Whether a box could ``import name`` on the robot (NAOqi SDK, Python 2.7 stdlib)."""
-    from naoqi_qicore.core.dependencies import NAOQI_SDK_MODULES, PY2_STDLIB_MODULES
+    from naoqi_qicore.core.dependencies import ENGINE_MODULES, NAOQI_SDK_MODULES
+    from naoqi_qicore.core.distributions import GONE_PY2_MODULES
     top = name.partition(".")[0]
-    return (top in NAOQI_SDK_MODULES or top in PY2_STDLIB_MODULES
+    return (top in NAOQI_SDK_MODULES or top in GONE_PY2_MODULES or top in ENGINE_MODULES
             or top in sys.stdlib_module_names)
 
 
@@ -278,7 +279,7 @@ def why_not_ended(status: str, trace: Trace, calls: List[Dict[str, Any]], errors
     if status == "ERROR":
         return (ERROR, "error", "the root box failed")
     idle_after = stopped - min(IDLE_S, IDLE_SHARE * (stopped - played))
-    recent = [call for call in calls if call["time"] + call.get("duration", 0.0) >= idle_after]
+    recent = [call for call in calls if call.get("end", stopped) >= idle_after]  # or running
     idle = not recent and trace.last_engine < idle_after
     if idle and errors:
         return (ERROR, "stuck-after-error", "idle after %d box error%s"
@@ -365,6 +366,7 @@ def run_one(name: str, path: Path, seconds: float, scenario: Optional[str]) -> O
     from naoqi_qicore.robot.naoqi_compat import box_environment
     from naoqi_qicore.robot.robot_apps import install_on_robot
     from naoqi_qicore.robot.sim import SimulatedRobot
+    from naoqi_qicore.robot.sim.recorder import read_calls
     from naoqi_qicore.xar.errors import XarError
 
     outcome = Outcome(name)
@@ -432,9 +434,11 @@ def run_one(name: str, path: Path, seconds: float, scenario: Optional[str]) -> O
             robot.stop()
             # not session.close(): a box stuck past its stop may still call through it
             _OPEN_SESSIONS.append(session)
-        calls = [json.loads(line) for line in record.read_text(encoding="utf-8").splitlines()]
+        calls = read_calls(record)
         shipped = _shipped_files(Path(path).parent)
     for call in calls:
+        if call.get("own"):  # what the robot did of its own accord is not the behavior's call
+            continue
         outcome.calls[call["service"]] = outcome.calls.get(call["service"], 0) + 1
         if call["time"] > play_started + 1.0:
             outcome.calls_after_startup += 1

@@ -10,6 +10,7 @@ from naoqi_qicore.converter.project import (PROJECT_INDEX, project_files, projec
                                             project_root)
 from naoqi_qicore.converter.writer import (ENTRY_POINT, PROJECT_ENTRY_POINT, ConversionReport,
                                           install_files, render)
+from naoqi_qicore.file_root import RootedPath
 from naoqi_qicore.xar.elements import collector_paused
 from naoqi_qicore.xar.errors import XarError
 from naoqi_qicore.xar.model import Behavior, Record
@@ -47,7 +48,19 @@ class ConversionResult(Record):
         return notes
 
 
-def convert(source: Union[str, Path], destination: Union[str, Path], force: bool = False,
+#: where a conversion writes: a path of this machine, or a place below a root (written from
+#: the root's handle, see :mod:`naoqi_qicore.file_root`)
+Destination = Union[str, Path, RootedPath]
+
+
+def _output_place(destination: Destination) -> Tuple[Union[Path, RootedPath], Path]:
+    """Where to install ``destination``, and its path for reports."""
+    if isinstance(destination, RootedPath):
+        return destination, destination.path
+    return Path(destination), Path(destination)
+
+
+def convert(source: Union[str, Path], destination: Destination, force: bool = False,
             graph: Optional[str] = None) -> ConversionResult:
     """Convert every behavior of ``source`` into ``destination`` (atomically).
 
@@ -60,7 +73,7 @@ def convert(source: Union[str, Path], destination: Union[str, Path], force: bool
     name><suffix>`` for every box with a diagram or timeline of its own.  Raises XarError
     for unreadable input and OutputError when ``destination`` cannot be written.
     """
-    source, destination = Path(source), Path(destination)
+    source = Path(source)
     with collector_paused():
         missing: List[str] = []
         named = read_behaviors(source, missing)
@@ -73,12 +86,12 @@ def convert(source: Union[str, Path], destination: Union[str, Path], force: bool
         return _convert(source, named, destination, force, graph)
 
 
-def convert_in_project(behavior_file: Union[str, Path], destination: Union[str, Path],
+def convert_in_project(behavior_file: Union[str, Path], destination: Destination,
                        force: bool = False) -> ConversionResult:
     """Convert one behavior file (``.xar``) with the project around it, if any
     (:func:`~naoqi_qicore.converter.project.project_root`): the project's files are copied
     around the converted behavior as :func:`convert` does for a whole project."""
-    behavior_file, destination = Path(behavior_file).resolve(), Path(destination)
+    behavior_file = Path(behavior_file).resolve()
     root = project_root(behavior_file)
     with collector_paused():
         named = read_behaviors(behavior_file)
@@ -102,35 +115,38 @@ def _render(entry: NamedBehavior, graph: Optional[str]) -> Tuple[Dict[str, str],
     return rendered, report
 
 
-def _convert(source: Path, named: List[NamedBehavior], destination: Path, force: bool,
+def _convert(source: Path, named: List[NamedBehavior], destination: Destination, force: bool,
              graph: Optional[str]) -> ConversionResult:
     files: Dict[str, str] = {}
-    result = ConversionResult(source, destination)
+    place, shown = _output_place(destination)
+    result = ConversionResult(source, shown)
     used: Set[str] = set()
     for entry in named:
         rendered, report = _render(entry, graph)
         if len(named) == 1:
             files = rendered
-            report.output = destination
+            report.output = shown
         else:
             folder = base = format_name(entry.name)
             while folder.casefold() in used:
                 folder = "%s_%d" % (base, len(used))
             used.add(folder.casefold())
             files.update(("%s/%s" % (folder, name), text) for name, text in rendered.items())
-            report.output = destination / folder
+            report.output = shown / folder
         result.behaviors.append(report)
         result.models.append(entry.behavior)
-    install_files(files, destination, force)
+    install_files(files, place, force)
     return result
 
 
-def _convert_project(source: Path, root: Path, named: List[NamedBehavior], destination: Path,
-                     force: bool, graph: Optional[str]) -> ConversionResult:
+def _convert_project(source: Path, root: Path, named: List[NamedBehavior],
+                     destination: Destination, force: bool,
+                     graph: Optional[str]) -> ConversionResult:
     """Each behavior converted in the folder of its ``.xar`` inside the project, the
     project's other files copied, and the index of the converted behaviors."""
     files: Dict[str, str] = {}
-    result = ConversionResult(source, destination)
+    place, shown = _output_place(destination)
+    result = ConversionResult(source, shown)
     folders: Set[str] = set()
     index: List[Tuple[str, str]] = []
     for entry in named:
@@ -144,7 +160,7 @@ def _convert_project(source: Path, root: Path, named: List[NamedBehavior], desti
         rendered, report = _render(entry, graph)
         prefix = "" if folder == "." else folder + "/"
         files.update((prefix + name, text) for name, text in rendered.items())
-        report.output = destination / folder
+        report.output = shown / folder
         result.behaviors.append(report)
         result.models.append(entry.behavior)
         index.append((entry.name, folder))
@@ -165,6 +181,6 @@ def _convert_project(source: Path, root: Path, named: List[NamedBehavior], desti
                                 "name" % path)
         else:
             copies[name] = path
-    install_files(files, destination, force, copies)
+    install_files(files, place, force, copies)
     result.copied = len(copies)
     return result

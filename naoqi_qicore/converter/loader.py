@@ -8,6 +8,7 @@ which wrote a folder could not port are ported again when the current one can.
 """
 from __future__ import annotations
 
+import errno
 import os
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -18,7 +19,8 @@ from lxml import etree
 from naoqi_qicore.converter.box_index import BoxIndex, holds_content
 from naoqi_qicore.converter.naming import assign_names
 from naoqi_qicore.converter.pyport import port_script, port_scripts
-from naoqi_qicore.converter.writer import (BOX_FILE_ATTRIBUTES, BOX_INDEX, FORMAT, MANIFEST,
+from naoqi_qicore.converter.writer import (BOX_FILE_ATTRIBUTES, BOX_INDEX, ENTRY_POINT, FORMAT,
+                                           MAIN_PY, MANIFEST, PROJECT_ENTRY_POINT,
                                            READABLE_FORMATS, has_python, unported_code)
 from naoqi_qicore.xar.elements import (MAX_DOCUMENT_BYTES, ElementReader, collector_paused,
                                        safe_xml_parser)
@@ -61,7 +63,10 @@ def prepare(behavior: Behavior) -> LoadedBehavior:
 
 class _FolderReader(ElementReader):
     """Reads the box files of a converted folder, following ``<Object Name>`` references,
-    through the folder's box index (``index``) for the boxes whose files it matches."""
+    through the folder's box index (``index``) for the boxes whose files it matches.
+
+    The folder is opened once (:meth:`close` closes it) and its files are opened in it by
+    name, never following a link: a path is resolved once, not once per file."""
 
     diagram_box_tag = "Object"
 
@@ -70,6 +75,10 @@ class _FolderReader(ElementReader):
         self.folder = folder
         #: the folder's path ending with a separator: file paths are built as plain strings
         self.prefix = os.path.join(str(folder), "")
+        try:
+            self.folder_fd = os.open(self.prefix, os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC)
+        except OSError as error:
+            raise XarError("cannot read: %s" % (error.strerror or error), str(folder)) from None
         self.index = index
         self.names: Dict[int, str] = {}
         self.code: Dict[str, str] = {}
@@ -77,10 +86,32 @@ class _FolderReader(ElementReader):
         self.scripts_with_content: Set[int] = set()
         self.parser = safe_xml_parser()
 
+    def close(self) -> None:
+        os.close(self.folder_fd)
+
+    def read(self, file_name: str) -> bytes:
+        """The bytes of the folder's file ``file_name`` (XarError when it cannot be read)."""
+        data = self.read_if_there(file_name)
+        if data is None:
+            raise XarError("cannot read: %s" % os.strerror(errno.ENOENT),
+                           self.prefix + file_name)
+        return data
+
+    def read_if_there(self, file_name: str) -> Optional[bytes]:
+        """The bytes of the folder's file ``file_name``, None when it is not there
+        (XarError when it cannot be read)."""
+        try:
+            descriptor = os.open(file_name, _READ_IN_FOLDER, dir_fd=self.folder_fd)
+        except FileNotFoundError:
+            return None
+        except OSError as error:
+            raise XarError("cannot read: %s" % (error.strerror or error),
+                           self.prefix + file_name) from None
+        return _read_open(descriptor, self.prefix + file_name)
+
     def document(self, file_name: str):
         """The root element of a file of the folder (XarError when missing or broken)."""
-        path = self.prefix + file_name
-        return self.parse(path, _read_file(path))
+        return self.parse(self.prefix + file_name, self.read(file_name))
 
     def parse(self, path: str, data: bytes):
         """The root element of the file ``path`` holding ``data``."""
@@ -104,18 +135,19 @@ class _FolderReader(ElementReader):
             raise self.error(element, "object %r is referenced twice" % name)
         self.loading.add(name)
         path = self.prefix + name + ".xml"
-        data = _read_file(path)
+        data = self.read(name + ".xml")
         self.source = path
         indexed = self.index.box(self, name, data) if self.index is not None else None
         box, has_code, has_content = indexed or self.parse_box(name, path, data)
         code = ""
         if has_code:
-            code = self.shared(read_code_file(self.prefix + name + ".py"))
+            code = self.shared(_code_text(self.read(name + ".py"), self.prefix + name + ".py"))
             if box.script is not None and not has_content:
                 box.script.content = code
-        motion = self.prefix + name + "_timeline.xml"
-        if box.timeline is not None and os.path.isfile(motion):
-            box.timeline.actuator_list = self.motion(name, motion)
+        if box.timeline is not None:
+            motion = self.read_if_there(name + "_timeline.xml")
+            if motion is not None:  # else a timeline without motion: no motion file
+                box.timeline.actuator_list = self.motion(name, motion)
         self.names[id(box)] = name
         self.code[name] = code
         self.loading.discard(name)
@@ -137,9 +169,9 @@ class _FolderReader(ElementReader):
         return (box, code_file is not None,
                 box.script is not None and id(box.script) in self.scripts_with_content)
 
-    def motion(self, name: str, path: str) -> Optional[ActuatorList]:
-        """The motion of the box ``name`` from its motion file ``path``."""
-        data = _read_file(path)
+    def motion(self, name: str, data: bytes) -> Optional[ActuatorList]:
+        """The motion of the box ``name`` from its motion file, which holds ``data``."""
+        path = self.prefix + name + "_timeline.xml"
         self.source = path
         indexed = self.index.motion(self, name, data) if self.index is not None else None
         if indexed is not None:
@@ -164,14 +196,21 @@ class _FolderReader(ElementReader):
 
 #: the first read of a file: a box file is a few kilobytes, read whole by one call
 _FIRST_READ = 1 << 16
+#: how the files of a converted folder are opened in it: never through a link
+_READ_IN_FOLDER = os.O_RDONLY | os.O_CLOEXEC | os.O_NOFOLLOW
 
 
 def read_code_file(path: str, flags: int = 0) -> str:
     """The text of the box script file ``path`` (UTF-8, any line ending read as ``"\\n"``,
     as text files are read); XarError when it cannot be read, is too large or not UTF-8.
     ``flags`` are added to those ``path`` is opened with (``os.O_NOFOLLOW``...)."""
+    return _code_text(_read_file(path, flags), path)
+
+
+def _code_text(data: bytes, path: str) -> str:
+    """The text of a box script file holding ``data`` (see :func:`read_code_file`)."""
     try:
-        code = _read_file(path, flags).decode("utf-8")
+        code = data.decode("utf-8")
     except UnicodeDecodeError as error:
         raise XarError("not UTF-8 text: %s" % error.reason, path) from None
     if "\r" in code:
@@ -188,17 +227,23 @@ def _read_file(path: str, flags: int = 0) -> bytes:
         descriptor = os.open(path, os.O_RDONLY | os.O_CLOEXEC | flags)
     except OSError as error:
         raise XarError("cannot read: %s" % (error.strerror or error), path) from None
+    return _read_open(descriptor, path)
+
+
+def _read_open(descriptor: int, path: str) -> bytes:
+    """The bytes of the file open as ``descriptor`` (``path``), which this closes."""
     try:
         data = os.read(descriptor, _FIRST_READ)
+        if len(data) < _FIRST_READ and len(data) <= MAX_DOCUMENT_BYTES:
+            return data  # read whole: a regular file reads short only at its end
         chunks, size = [data], len(data)
-        if size == _FIRST_READ:  # else read whole: a regular file reads short only at its end
-            while data and size <= MAX_DOCUMENT_BYTES:
-                data = os.read(descriptor, 1 << 20)
-                size += len(data)
-                chunks.append(data)
+        while data and size <= MAX_DOCUMENT_BYTES:
+            data = os.read(descriptor, 1 << 20)
+            size += len(data)
+            chunks.append(data)
         if size > MAX_DOCUMENT_BYTES:
             raise XarError("file too large", path)
-        return chunks[0] if len(chunks) == 1 else b"".join(chunks)
+        return b"".join(chunks)
     except OSError as error:
         raise XarError("cannot read: %s" % (error.strerror or error), path) from None
     finally:
@@ -210,8 +255,17 @@ def load_converted(folder: Path) -> LoadedBehavior:
 
     The box index, when the folder has one, gives the boxes whose files it matches;
     a read through it that fails or warns is done again from the files alone, whose
-    errors and warnings name the file and line concerned."""
+    errors and warnings name the file and line concerned.  An entry point written by an
+    older converter, which no longer runs, is a warning too."""
     folder = Path(folder)
+    loaded = _load_folder(folder)
+    outdated = outdated_entry_point(folder)
+    if outdated is not None:
+        loaded.warnings.append(outdated)
+    return loaded
+
+
+def _load_folder(folder: Path) -> LoadedBehavior:
     with collector_paused():
         index, warning = _box_index(folder)
         if index is not None:
@@ -225,6 +279,35 @@ def load_converted(folder: Path) -> LoadedBehavior:
         if warning is not None:
             loaded.warnings.append(warning)
         return loaded
+
+
+#: how every entry point the converter writes begins, whatever its version
+_ENTRY_POINT_HEADER = (MAIN_PY.split('"""\n', 2)[0] + '"""').encode("utf-8")
+
+
+def outdated_entry_point(folder: Path) -> Optional[str]:
+    """Why the entry point a conversion wrote in ``folder`` does not run any more (written by
+    an older converter: it imports what has moved since), or None when it is current (or
+    not the converter's)."""
+    current = MAIN_PY.encode("utf-8")
+    for name in (PROJECT_ENTRY_POINT, ENTRY_POINT):
+        try:
+            descriptor = os.open(os.path.join(str(folder), name),
+                                 os.O_RDONLY | os.O_CLOEXEC | os.O_NOFOLLOW)
+        except OSError:
+            continue
+        try:  # an entry point of ours is short: what is longer is not one of the current
+            start = os.read(descriptor, len(current) + 1)
+        except OSError:
+            return None
+        finally:
+            os.close(descriptor)
+        if start.startswith(_ENTRY_POINT_HEADER) and start != current:
+            return ("%s: written by an older xar_convert, it does not run with this version: "
+                    "convert the behavior again (xar_convert SOURCE %s --force)"
+                    % (os.path.join(str(folder), name), folder))
+        return None
+    return None
 
 
 def _box_index(folder: Path) -> Tuple[Optional[BoxIndex], Optional[str]]:
@@ -241,6 +324,13 @@ def _box_index(folder: Path) -> Tuple[Optional[BoxIndex], Optional[str]]:
 
 def _read_converted(folder: Path, index: Optional[BoxIndex]) -> LoadedBehavior:
     reader = _FolderReader(folder, index)
+    try:
+        return _read_with(reader, folder)
+    finally:
+        reader.close()
+
+
+def _read_with(reader: _FolderReader, folder: Path) -> LoadedBehavior:
     manifest = reader.document(MANIFEST)
     root_name = reader.required(manifest, "root")
     behavior = Behavior(root=Box("root", -1), source=manifest.get("source", ""))

@@ -12,7 +12,9 @@ from __future__ import annotations
 import os
 import stat
 from pathlib import Path
-from typing import Iterable, Optional, Set
+from typing import Iterable, List, Optional, Set, Tuple, Union
+
+from naoqi_qicore.file_root import FileRoot, RootedPath
 
 #: the list of the files of a folder the converter wrote, kept in that folder
 WRITTEN_LIST = ".written_by_xar_convert.json"
@@ -38,17 +40,13 @@ def _json_string(text: str) -> str:
     return json.dumps(text)
 
 
-def _listed_files(folder: Path) -> Optional[Set[str]]:
+def _listed_files(folder: FileRoot) -> Optional[Set[str]]:
     """The names :data:`WRITTEN_LIST` of ``folder`` lists; None without a readable one."""
     try:
-        descriptor = os.open(folder / WRITTEN_LIST, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0)
-                             | getattr(os, "O_CLOEXEC", 0))
+        with folder.open_read(WRITTEN_LIST) as stream:
+            text = stream.read(_MAX_LIST_BYTES + 1)
     except OSError:
         return None
-    with open(descriptor, "rb") as stream:
-        if not stat.S_ISREG(os.fstat(stream.fileno()).st_mode):
-            return None
-        text = stream.read(_MAX_LIST_BYTES + 1)
     import json  # only a folder being replaced is read
     try:
         content = json.loads(text.decode("utf-8")) if len(text) <= _MAX_LIST_BYTES else None
@@ -60,23 +58,50 @@ def _listed_files(folder: Path) -> Optional[Set[str]]:
     return set(files)
 
 
-def _is_compiled_folder(path: str) -> bool:
+def _entries(folder: FileRoot, relative: str) -> List[Tuple[str, bool, bool]]:
+    """``(name, is a folder, is a regular file)`` of each entry of the folder ``relative``
+    of ``folder``, sorted by name; links are neither."""
+    with folder.folder(relative) as sub_folder, os.scandir(sub_folder.fileno()) as scan:
+        return sorted((entry.name, entry.is_dir(follow_symlinks=False),
+                       entry.is_file(follow_symlinks=False)) for entry in scan)
+
+
+def _is_compiled_folder(folder: FileRoot, relative: str) -> bool:
     """True for a ``__pycache__`` folder holding only compiled modules (regular files)."""
     try:
-        entries = list(os.scandir(path))
+        entries = _entries(folder, relative)
     except OSError:
         return False
-    return all(entry.name.endswith(".pyc") and entry.is_file(follow_symlinks=False)
-               for entry in entries)
+    return all(name.endswith(".pyc") and is_file for name, _, is_file in entries)
 
 
-def not_written_by_converter(folder: Path) -> Optional[str]:
-    """Why ``folder`` may not be replaced by a conversion (``"it holds notes.txt, which
-    xar_convert did not write"``), or None when it is a folder the converter wrote
-    holding nothing else.  Symbolic links are never followed."""
-    if os.path.islink(folder) or not os.path.isdir(folder):
-        return "it is not a folder xar_convert wrote"
-    listed = _listed_files(folder)
+def not_written_by_converter(folder: Union[str, Path, RootedPath]) -> Optional[str]:
+    """Why ``folder`` (a path of this machine, or a place below a root) may not be replaced
+    by a conversion (``"it holds notes.txt, which xar_convert did not write"``), or None
+    when it is a folder the converter wrote holding nothing else.  Symbolic links are never
+    followed: the folder is read from handles."""
+    if isinstance(folder, RootedPath):
+        place = folder
+    else:
+        path = Path(os.path.abspath(folder))
+        try:
+            place = RootedPath(FileRoot(path.parent), path.name)
+        except OSError:
+            return "it is not a folder xar_convert wrote"
+    try:
+        info = place.stat(follow=False)
+        if info is None or not stat.S_ISDIR(info.st_mode):
+            return "it is not a folder xar_convert wrote"
+        with place.folder() as root:
+            return _unlisted_entry(root)
+    except OSError as error:
+        return "it cannot be read: %s" % (error.strerror or error)
+
+
+def _unlisted_entry(root: FileRoot) -> Optional[str]:
+    """What the folder ``root`` holds that its :data:`WRITTEN_LIST` does not list (see
+    :func:`not_written_by_converter`)."""
+    listed = _listed_files(root)
     if listed is None:
         return "xar_convert did not write it (no %s in it)" % WRITTEN_LIST
     folders = {prefix for name in listed if "/" in name
@@ -86,21 +111,21 @@ def not_written_by_converter(folder: Path) -> Optional[str]:
     while pending:
         relative = pending.pop()
         try:
-            entries = sorted(os.scandir(os.path.join(folder, relative)), key=lambda e: e.name)
+            entries = _entries(root, relative)
         except OSError as error:
             return "%s cannot be read: %s" % (relative or "it", error.strerror or error)
-        for entry in entries:
-            name = relative + entry.name
-            if entry.is_dir(follow_symlinks=False):
+        for entry, is_folder, _ in entries:
+            name = relative + entry
+            if is_folder:
                 if name in folders:
                     pending.append(name + "/")
                     continue
-                if entry.name == _COMPILED_FOLDER and _is_compiled_folder(entry.path):
+                if entry == _COMPILED_FOLDER and _is_compiled_folder(root, name):
                     continue
             elif name in listed:
                 continue
-            shown = name + "/" if entry.is_dir(follow_symlinks=False) else name
-            return "it holds %s, which xar_convert did not write" % shown
+            return "it holds %s, which xar_convert did not write" % (
+                name + "/" if is_folder else name)
     return None
 
 

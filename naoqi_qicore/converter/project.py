@@ -22,7 +22,7 @@ from __future__ import annotations
 import os
 import stat
 from pathlib import Path
-from typing import Dict, List, Optional, Sequence, Tuple
+from typing import BinaryIO, Dict, List, Optional, Sequence, Tuple
 
 from lxml import etree
 
@@ -134,8 +134,15 @@ def read_project_index(folder: Path) -> List[Tuple[str, Path]]:
     index = folder / PROJECT_INDEX
     if not index.is_file():
         return []
+    with open(index, "rb") as stream:
+        return [(name, folder / path) for name, path in project_index_entries(stream)]
+
+
+def project_index_entries(stream: BinaryIO) -> List[Tuple[str, str]]:
+    """``(name, folder relative to the project)`` of each behavior the
+    :data:`PROJECT_INDEX` read from ``stream`` lists; empty when it is none."""
     try:
-        root = etree.parse(str(index), safe_xml_parser()).getroot()
+        root = etree.parse(stream, safe_xml_parser()).getroot()
     except etree.XMLSyntaxError:
         return []
     if root.tag != "ConvertedProject":
@@ -144,5 +151,5 @@ def read_project_index(folder: Path) -> List[Tuple[str, Path]]:
     for entry in root.iter("Behavior"):
         path = entry.get("path", "")
         if path == "." or (path and ".." not in path.split("/") and not path.startswith("/")):
-            behaviors.append((entry.get("name", path), folder / path))
+            behaviors.append((entry.get("name", path), path))
     return behaviors

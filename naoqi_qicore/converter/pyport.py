@@ -82,7 +82,7 @@ class PortResult(NamedTuple):
 _cache: Dict[str, PortResult] = {}
 
 #: calls of dictionary methods Python 3 no longer has
-_PY2_DICT_METHOD = re.compile(r"\.(?:has_key|(?:iter|view)(?:items|keys|values))\s*\(")
+_PY2_DICT_METHOD = re.compile(r"\.(has_key|(?:iter|view)(?:items|keys|values))\s*\(")
 
 
 def _compile_error(source: str) -> Optional[SyntaxError]:
@@ -144,11 +144,19 @@ def _refactored(source: str, fixers: Tuple[str, ...], print_function: bool = Fal
     return code if source.endswith("\n") else code[:-1]
 
 
+def py2_dict_method(code: str) -> Optional[str]:
+    """The first dictionary method Python 3 removed that ``code`` seems to call
+    (``has_key``, ``iteritems``...; a mention in a string or comment counts too), None
+    when it calls none."""
+    found = _PY2_DICT_METHOD.search(code)
+    return found.group(1) if found is not None else None
+
+
 def _dict_methods_ported(code: str) -> str:
     """``code`` (which compiles under Python 3) with Python 2's dictionary methods rewritten;
     unchanged when it has none or fissix cannot parse it (then those calls fail at run time,
     reported with the box)."""
-    if _PY2_DICT_METHOD.search(code) is None:
+    if py2_dict_method(code) is None:
         return code
     quick = _quick_dict_loops(code)
     if quick is not None:

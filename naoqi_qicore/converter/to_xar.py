@@ -45,6 +45,7 @@ from naoqi_qicore.converter.writer import (BOX_INDEX, ENTRY_POINT, FORMAT, MANIF
                                            PROJECT_ENTRY_POINT, READABLE_FORMATS, OutputError,
                                            OutputExistsError, install_files, is_safe_relative,
                                            unported_code)
+from naoqi_qicore.file_root import FileRoot
 from naoqi_qicore.xar.elements import MAX_DOCUMENT_BYTES, safe_xml_parser
 from naoqi_qicore.xar.errors import XarError
 from naoqi_qicore.xar.model import Box
@@ -327,31 +328,24 @@ def _export_project(root: Path, output: Path, force: bool) -> ExportResult:
 
 # -- writing -----------------------------------------------------------------------------------
 def _install_file(text: str, destination: Path, force: bool) -> None:
-    """Write ``text`` as the file ``destination``: a temporary file beside it, renamed into
-    place (removed on any error or interruption); an existing one replaced only with
-    ``force``, never a folder, and a symbolic link replaced, not followed."""
+    """Write ``text`` as the file ``destination`` from a handle of its folder: a new file
+    renamed into place (removed on any error or interruption); an existing one replaced
+    only with ``force``, never a folder, and a symbolic link replaced, not followed."""
     given = destination
     destination = Path(os.path.abspath(destination))
-    if os.path.lexists(destination):
-        if destination.is_dir() and not destination.is_symlink():
-            raise OutputError("%s: is a folder, not a .xar file" % given)
-        if not force:
-            raise OutputExistsError("%s: already exists" % given)
-    temporary: Optional[str] = None
     try:
         destination.parent.mkdir(parents=True, exist_ok=True)
-        descriptor, temporary = tempfile.mkstemp(prefix=".%s.exporting-" % destination.name,
-                                                 dir=destination.parent)
-        with open(descriptor, "wb") as stream:
-            stream.write(text.encode("utf-8"))
-        os.chmod(temporary, 0o644)
-        os.replace(temporary, destination)
-    except BaseException as error:
-        if temporary is not None and os.path.lexists(temporary):
-            os.unlink(temporary)
-        if isinstance(error, OSError):
-            raise OutputError("%s: cannot write: %s" % (given, error.strerror or error)) from None
-        raise
+        with FileRoot(destination.parent) as folder:
+            existing = folder.stat(destination.name, follow=False)
+            if existing is not None and stat.S_ISDIR(existing.st_mode):
+                raise OutputError("%s: is a folder, not a .xar file" % given)
+            if existing is not None and not force:
+                raise OutputExistsError("%s: already exists" % given)
+            with folder.replace(destination.name) as stream:
+                stream.write(text.encode("utf-8"))
+                os.fchmod(stream.fileno(), 0o644)
+    except OSError as error:
+        raise OutputError("%s: cannot write: %s" % (given, error.strerror or error)) from None
 
 
 # -- command line ------------------------------------------------------------------------------

@@ -16,18 +16,19 @@ One folder per behavior.  For every box, named by :mod:`naming` (``l1_Say``):
 Plus ``behavior.xml`` (format marker, root object, project attributes, porting report),
 ``box_index.xml`` (what the box and motion files hold, each distinct element once, for
 the loader; see :func:`_box_index`) and ``main.py`` (runs the folder with
-``naoqi_qicore.core.standalone``).  The folder is
+``naoqi_qicore.robot.standalone``).  The folder is
 built next to the destination and renamed into place: on error nothing is left.  Every
 folder written lists its files in ``.written_by_xar_convert.json``: only such a folder,
 holding nothing else, is ever replaced (:mod:`naoqi_qicore.converter.ownership`).
 """
 from __future__ import annotations
 
+import errno
 import os
 import re
 import stat
 from pathlib import Path
-from typing import Dict, List, Optional, Set, Tuple, Union
+from typing import Dict, List, Optional, Tuple, Union
 
 try:
     import fcntl
@@ -40,6 +41,7 @@ from naoqi_qicore.converter.ownership import (WRITTEN_LIST, not_written_by_conve
                                               written_list)
 from naoqi_qicore.converter.pyport import port_scripts
 from naoqi_qicore.converter.states import StateSpec, state_timeout_ms
+from naoqi_qicore.file_root import FileRoot, RootedPath
 from naoqi_qicore.xar.errors import XarError
 from naoqi_qicore.xar.model import (Behavior, Box, Diagram, Record, Script, ScriptLanguage,
                                     Timeline)
@@ -83,7 +85,7 @@ MAIN_PY = '''#!/usr/bin/env python3
 import os
 import sys
 
-from naoqi_qicore.core.standalone import main
+from naoqi_qicore.robot.standalone import main
 
 if __name__ == "__main__":
     sys.exit(main(os.path.dirname(os.path.abspath(__file__)), sys.argv[1:]))
@@ -393,82 +395,72 @@ def _write_all(descriptor: int, data: bytes) -> None:
         written += os.write(descriptor, data[written:])
 
 
-def _write_files(files: Dict[str, str], copies: Dict[str, Path], folder: Path) -> None:
+def _write_files(files: Dict[str, str], copies: Dict[str, Path], folder: FileRoot) -> None:
     """Create every file of ``files`` (text) and ``copies`` (copied from the given paths)
     in the new, empty ``folder``; names checked safe, symbolic links never followed.
 
-    Files are created relative to a descriptor of ``folder`` (``openat``): no path is
-    built or looked up again for each of the thousands of files of a large behavior.
+    Files are created relative to a handle of their folder (``openat``), one folder after
+    the other: no path is looked up again for each of the thousands of files of a large
+    behavior.
     """
     flags = (os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_CLOEXEC", 0)
              | getattr(os, "O_NOFOLLOW", 0))
-    base = str(folder)
-    made: Set[str] = set()
-    folder_descriptor = os.open(base, os.O_RDONLY | getattr(os, "O_DIRECTORY", 0)
-                                | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_CLOEXEC", 0))
-    relative = os.open in os.supports_dir_fd
-
-    def create(name: str) -> int:
-        sub_folder = name.rpartition("/")[0]
-        if sub_folder and sub_folder not in made:
-            os.makedirs(os.path.join(base, sub_folder), 0o755, exist_ok=True)
-            made.add(sub_folder)
-        if not relative:
-            return os.open(os.path.join(base, name), flags, 0o644)
+    by_folder: Dict[str, List[Tuple[str, Union[str, Path]]]] = {}
+    for name, content in list(files.items()) + list(copies.items()):
+        sub_folder, _, base = name.rpartition("/")
+        by_folder.setdefault(sub_folder, []).append((base, content))
+    texts = set(files)
+    for sub_folder, entries in by_folder.items():
+        target = folder.folder(sub_folder, create=True) if sub_folder else None
+        handle = (target or folder).fileno()
         try:
-            return os.open(name, flags, 0o644, dir_fd=folder_descriptor)
-        except OSError as error:  # named by its whole path, as errors of the folder are
-            raise OSError(error.errno, error.strerror, os.path.join(base, name)) from None
-
-    try:
-        for name, text in files.items():
-            descriptor = create(name)
-            try:
-                _write_all(descriptor, text.encode("utf-8"))
-            finally:
-                os.close(descriptor)
-        for name, source in copies.items():
-            with open(os.open(source, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0)), "rb") as stream:
-                descriptor = create(name)
+            for base, content in entries:
+                name = "%s/%s" % (sub_folder, base) if sub_folder else base
                 try:
-                    for chunk in iter(lambda: stream.read(1 << 20), b""):
-                        _write_all(descriptor, chunk)
+                    descriptor = os.open(base, flags, 0o644, dir_fd=handle)
+                except OSError as error:  # named by its whole path, as errors of the folder are
+                    raise OSError(error.errno, error.strerror,
+                                  os.path.join(str(folder.path), name)) from None
+                try:
+                    if name in texts:
+                        _write_all(descriptor, str(content).encode("utf-8"))
+                    else:
+                        _copy_into(Path(content), descriptor)
                 finally:
                     os.close(descriptor)
-    finally:
-        os.close(folder_descriptor)
+        finally:
+            if target is not None:
+                target.close()
 
 
-def _is_empty_dir(path: Path) -> bool:
-    return path.is_dir() and not path.is_symlink() and not any(path.iterdir())
+def _copy_into(source: Path, descriptor: int) -> None:
+    """Write the content of the file ``source`` (not a symbolic link) into ``descriptor``."""
+    with open(os.open(source, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0)), "rb") as stream:
+        for chunk in iter(lambda: stream.read(1 << 20), b""):
+            _write_all(descriptor, chunk)
+
+
+def _is_empty_folder(parent: FileRoot, name: str) -> bool:
+    """True for a folder (not a link to one) ``name`` of ``parent`` holding nothing."""
+    info = parent.stat(name, follow=False)
+    if info is None or not stat.S_ISDIR(info.st_mode):
+        return False
+    with parent.folder(name) as folder:
+        return not os.listdir(folder.fileno())
 
 
 #: the staging folders :func:`install_files` builds beside a destination, and the old
-#: destination it moves aside while renaming (:func:`_make_staging` suffixes)
-_STAGING_SUFFIX = re.compile(r"[a-z0-9_]{8}(\.previous)?")
-_SUFFIX_LETTERS = "abcdefghijklmnopqrstuvwxyz0123456789_"
+#: destination it moves aside while renaming (:func:`~naoqi_qicore.file_root.unique_name`
+#: suffixes; 8 letters in older versions)
+_STAGING_SUFFIX = re.compile(r"[a-z0-9_]{8}(?:[a-z0-9]{4})?(\.previous)?")
 
 
-def _make_staging(destination: Path) -> Path:
-    """A new empty folder ``.<name>.converting-XXXXXXXX`` beside ``destination``, readable
-    by this user only (what ``tempfile.mkdtemp`` makes, without importing ``tempfile``
-    and ``random`` into every ``xar_convert`` process)."""
-    for _ in range(100):
-        suffix = "".join(_SUFFIX_LETTERS[byte % len(_SUFFIX_LETTERS)] for byte in os.urandom(8))
-        path = destination.with_name(".%s.converting-%s" % (destination.name, suffix))
-        try:
-            os.mkdir(path, 0o700)
-        except FileExistsError:
-            continue
-        return path
-    raise FileExistsError("no free staging folder name beside %s" % destination)
-
-
-def _remove_tree(path: Path) -> None:
-    """Remove the folder ``path`` and everything in it, ignoring errors."""
-    import shutil  # only a replaced or failed conversion removes folders
-
-    shutil.rmtree(path, ignore_errors=True)
+def _remove_quietly(parent: FileRoot, name: str) -> None:
+    """Remove ``name`` of ``parent`` and everything in it, ignoring errors."""
+    try:
+        parent.remove(name)
+    except OSError:
+        pass
 
 
 def _is_staging_name(entry: str, prefix: str) -> bool:
@@ -476,68 +468,87 @@ def _is_staging_name(entry: str, prefix: str) -> bool:
     return entry.startswith(prefix) and _STAGING_SUFFIX.fullmatch(entry, len(prefix)) is not None
 
 
-def _lock_folder(path: Path) -> Optional[int]:
-    """A descriptor holding an exclusive lock on the folder ``path`` (not following a
-    symbolic link); None when another process holds it (or it is gone)."""
+def _lock_folder(parent: FileRoot, name: str) -> Optional[FileRoot]:
+    """The folder ``name`` of ``parent`` (not a symbolic link) open with an exclusive lock
+    on it; None when another process holds it (or it is gone)."""
     try:
-        descriptor = os.open(path, os.O_RDONLY | getattr(os, "O_DIRECTORY", 0)
-                             | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_CLOEXEC", 0))
+        info = parent.stat(name, follow=False)
+        if info is None or not stat.S_ISDIR(info.st_mode):
+            return None
+        folder = parent.folder(name)
     except OSError:
         return None
     if fcntl is not None:
         try:
-            fcntl.flock(descriptor, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            fcntl.flock(folder.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)
         except OSError:
-            os.close(descriptor)
+            folder.close()
             return None
-    return descriptor
+    return folder
 
 
-def remove_leftovers(destination: Path) -> List[Path]:
+def _destination_parent(destination: Union[str, Path, RootedPath]) -> Tuple[FileRoot, str]:
+    """The folder holding ``destination`` (made when missing), open, and its last name: a
+    path of this machine's is opened as it is (its user chose it), a place below a root
+    from that root's handle."""
+    if isinstance(destination, RootedPath):
+        if destination.name in ("", ".."):
+            raise OutputError("%s: names no folder of its own" % destination.path)
+        return destination.parent.folder(create=True), destination.name
+    path = Path(os.path.abspath(destination))
+    path.parent.mkdir(parents=True, exist_ok=True)
+    return FileRoot(path.parent), path.name
+
+
+def remove_leftovers(destination: Union[str, Path, RootedPath]) -> List[Path]:
     """Remove the staging folders of ``destination`` that interrupted conversions left
     beside it (``.<name>.converting-XXXXXXXX`` and their ``.previous``); returns them.
 
     Only folders of exactly that name, owned by this user and not symbolic links, are
     removed, and never one that a running conversion holds (each holds a lock on its
     staging folder while it works)."""
-    destination = Path(os.path.abspath(destination))
-    prefix = ".%s.converting-" % destination.name
     try:
-        names = sorted(entry.name for entry in os.scandir(destination.parent)
-                       if _is_staging_name(entry.name, prefix))
+        parent, name = _destination_parent(destination)
+    except (OSError, OutputError):
+        return []
+    with parent:
+        return _remove_leftovers(parent, name)
+
+
+def _remove_leftovers(parent: FileRoot, name: str) -> List[Path]:
+    prefix = ".%s.converting-" % name
+    try:
+        names = [entry for entry in parent.names() if _is_staging_name(entry, prefix)]
     except OSError:
         return []
     removed = []
-    for name in sorted(names, key=lambda name: name.endswith(".previous")):  # staging first
-        path = destination.parent / name
+    for entry in sorted(names, key=lambda entry: entry.endswith(".previous")):  # staging first
         try:
-            info = os.lstat(path)
+            info = parent.stat(entry, follow=False)
         except OSError:
             continue
-        if not stat.S_ISDIR(info.st_mode) or info.st_uid != os.getuid():
+        if info is None or not stat.S_ISDIR(info.st_mode) or info.st_uid != os.getuid():
             continue
-        if name.endswith(".previous"):  # moved aside by a conversion that may be running
-            staging = path.with_name(name[:-len(".previous")])
-            held = os.path.lexists(staging)
-            if held:
-                lock = _lock_folder(staging)
+        if entry.endswith(".previous"):  # moved aside by a conversion that may be running
+            staging = entry[:-len(".previous")]
+            if parent.stat(staging, follow=False) is not None:
+                lock = _lock_folder(parent, staging)
                 if lock is None:
                     continue
-                os.close(lock)
-                held = os.path.lexists(staging)  # not removed: not ours or not a folder
-            if held:
-                continue
-            _remove_tree(path)
+                lock.close()
+                if parent.stat(staging, follow=False) is not None:  # not ours, or no folder
+                    continue
+            _remove_quietly(parent, entry)
         else:
-            lock = _lock_folder(path)
+            lock = _lock_folder(parent, entry)
             if lock is None:
                 continue
             try:
-                _remove_tree(path)
+                _remove_quietly(parent, entry)
             finally:
-                os.close(lock)
-        if not os.path.lexists(path):
-            removed.append(path)
+                lock.close()
+        if parent.stat(entry, follow=False) is None:
+            removed.append(parent.path / entry)
     return removed
 
 
@@ -575,76 +586,98 @@ def output_folder_name(source: Union[str, Path]) -> str:
     return name
 
 
-def install_files(files: Dict[str, str], destination: Path, force: bool = False,
-                  copies: Optional[Dict[str, Path]] = None) -> Path:
+def install_files(files: Dict[str, str], destination: Union[str, Path, RootedPath],
+                  force: bool = False, copies: Optional[Dict[str, Path]] = None) -> Path:
     """Write ``files`` (name -> text) and ``copies`` (name -> file to copy) as the folder
-    ``destination``, atomically (temp folder, then rename).
+    ``destination``, atomically (temp folder, then rename); returns where it is.
 
-    An existing non-empty ``destination`` is replaced only with ``force``, and only when it
-    is a folder the converter wrote holding nothing else (see
-    :mod:`~naoqi_qicore.converter.ownership`; :data:`WRITTEN_LIST` is written in every
-    folder, listing its files).  The staging
+    ``destination`` is a path of this machine, or a place below a root
+    (:class:`~naoqi_qicore.file_root.RootedPath`: the folder is then reached from the root's
+    handle, never leaving it, whatever the folders on the way become meanwhile).  Every
+    step works from a handle of the folder holding it.  An existing non-empty
+    ``destination`` is replaced only with ``force``, and only when it is a folder the
+    converter wrote holding nothing else (see :mod:`~naoqi_qicore.converter.ownership`;
+    :data:`WRITTEN_LIST` is written in every folder, listing its files).  The staging
     folders interrupted runs left beside ``destination`` are removed first
     (:func:`remove_leftovers`); the one of this run is removed on any error or
     interruption (KeyboardInterrupt included).  Errors while writing are OutputErrors
     naming ``destination`` as given.
     """
     copies = copies or {}
-    given = destination
-    destination = Path(os.path.abspath(destination))
-    remove_leftovers(destination)
-    if os.path.lexists(destination) and not _is_empty_dir(destination):
-        if not force:
-            raise OutputExistsError("%s: already exists" % destination)
-        reason = not_written_by_converter(destination)
-        if reason is not None:
-            raise NotConvertedOutputError("%s: not replaced: %s" % (destination, reason))
-    unsafe = [name for name in files if not _is_safe_output(name)]
-    unsafe += [name for name in copies if not is_safe_relative(name) or name == WRITTEN_LIST]
+    given = destination.path if isinstance(destination, RootedPath) else destination
+    unsafe = [entry for entry in files if not _is_safe_output(entry)]
+    unsafe += [entry for entry in copies if not is_safe_relative(entry) or entry == WRITTEN_LIST]
     if unsafe:
-        raise OutputError("%s: refusing to write the unsafe file name %r" % (destination, unsafe[0]))
+        shown = given if isinstance(given, Path) else os.path.abspath(given)
+        raise OutputError("%s: refusing to write the unsafe file name %r" % (shown, unsafe[0]))
+    try:
+        parent, name = _destination_parent(destination)
+    except OSError as error:
+        raise OutputError("%s: cannot write: %s" % (given, error.strerror or error)) from None
+    with parent:
+        return _install(files, copies, parent, name, given, force)
+
+
+def _install(files: Dict[str, str], copies: Dict[str, Path], parent: FileRoot, name: str,
+             given: Union[str, Path], force: bool) -> Path:
+    """:func:`install_files` into the folder ``name`` of ``parent``."""
+    shown = parent.path / name
+    _remove_leftovers(parent, name)
+    try:
+        existing = parent.stat(name, follow=False) is not None
+        if existing and not _is_empty_folder(parent, name):
+            if not force:
+                raise OutputExistsError("%s: already exists" % shown)
+            reason = not_written_by_converter(RootedPath(parent, name))
+            if reason is not None:
+                raise NotConvertedOutputError("%s: not replaced: %s" % (shown, reason))
+    except OSError as error:
+        raise OutputError("%s: cannot write: %s" % (given, error.strerror or error)) from None
     files = dict(files)
     files[WRITTEN_LIST] = written_list(list(files) + list(copies))
-    destination.parent.mkdir(parents=True, exist_ok=True)
-    staging: Optional[Path] = None
-    lock: Optional[int] = None
-    previous: Optional[Path] = None
+    staging: Optional[str] = None
+    lock: Optional[FileRoot] = None
+    previous: Optional[str] = None
     try:
         try:
             with stop_signals_held():  # interrupted, nothing may be left unnamed
-                staging = _make_staging(destination)
-            lock = _lock_folder(staging)
-            _write_files(files, copies, staging)
-            os.chmod(staging, 0o755)
-            if _is_empty_dir(destination):
-                destination.rmdir()
-            elif destination.exists():
-                previous = destination.with_name(staging.name + ".previous")
-                destination.rename(previous)
-            staging.rename(destination)
+                staging = parent.make_unique_dir(".%s.converting-" % name)
+            lock = _lock_folder(parent, staging)
+            if lock is None:
+                raise OSError(errno.EBUSY, "the staging folder was taken",
+                              str(parent.path / staging))
+            _write_files(files, copies, lock)
+            os.chmod(lock.fileno(), 0o755)
+            if _is_empty_folder(parent, name):
+                parent.remove(name)
+            elif parent.stat(name, follow=False) is not None:
+                previous = staging + ".previous"
+                parent.rename(name, previous)
+            parent.rename(staging, name)
         except BaseException:
             if staging is not None:
-                _remove_tree(staging)
-            if previous is not None and not os.path.lexists(destination):
+                _remove_quietly(parent, staging)
+            if previous is not None and parent.stat(name, follow=False) is None:
                 try:  # put the old destination back
-                    previous.rename(destination)
+                    parent.rename(previous, name)
                 except OSError:
                     pass
             raise
         finally:
             if lock is not None:
-                os.close(lock)
+                lock.close()
         if previous is not None:
-            _remove_tree(previous)
+            _remove_quietly(parent, previous)
     except OSError as error:
-        converted = _output_error(error, given, staging)
+        converted = _output_error(error, given, parent.path / staging if staging else None)
         if converted is error:
             raise
         raise converted from None
-    return destination
+    return shown
 
 
-def write_converted(behavior: Behavior, destination: Path, force: bool = False) -> ConversionReport:
+def write_converted(behavior: Behavior, destination: Union[str, Path, RootedPath],
+                    force: bool = False) -> ConversionReport:
     """Convert ``behavior`` into the folder ``destination``; see the module doc."""
     try:
         files, report = render(behavior)

@@ -16,8 +16,11 @@ is unloaded) before the signal goes on; onLoad reaches the boxes of the keyframe
 state change newly loads (never those that stay loaded); an input whose box is not
 loaded is ignored; a failing user method is reported (a
 :class:`~naoqi_qicore.core.events.BoxError` of the run) and stops its box without its
-Stopped outputs firing.  Once the behavior's guard is closed, no user method is called
-and nothing box code emits goes anywhere.
+Stopped outputs firing; a box declaring robot resources takes them when it starts
+(:mod:`~naoqi_qicore.core.resources`), and when they stay busy it does not run: its
+``onResourceError`` runs, else its ``onStopped`` output fires, and the run gets a warning.
+Once the behavior's guard is closed, no user method is called and nothing box code emits
+goes anywhere.
 """
 from __future__ import annotations
 
@@ -25,21 +28,20 @@ import functools
 import logging
 import sys
 import traceback
-from typing import TYPE_CHECKING, Any, Dict, List, Optional, Set, Tuple, Union
+from typing import Any, Dict, List, Optional, Set, Tuple, Union
 
 from naoqi_qicore.converter.states import compute_states
-from naoqi_qicore.core.events import WHERE_MOTION, BoxError, GotoError
+from naoqi_qicore.core.events import (WHERE_LOG, WHERE_MOTION, WHERE_RESOURCES, BoxError,
+                                      GotoError, RunWarning)
 from naoqi_qicore.core.guard import BehaviorStopped
 from naoqi_qicore.core.motion import CurveSet, MotionSegment
 from naoqi_qicore.core.parameters import convert_value, initial_value
 from naoqi_qicore.core.resources import LOCK, MODES, PAUSE_ON_DEMAND, STOP_ON_DEMAND
+from naoqi_qicore.core.running_behavior import RunningBehavior
 from naoqi_qicore.core.script import positional_arity
 from naoqi_qicore.core.statemachine import StateMachine
 from naoqi_qicore.core.timeline import Timeline
 from naoqi_qicore.xar.model import Box, Diagram, InputNature, OutputNature, Port
-
-if TYPE_CHECKING:
-    from naoqi_qicore.core.player import BehaviorPlayer
 
 Route = Tuple[int, int]  # (owner box id, port id); owner 0 = the diagram's owner
 _NO_PAYLOAD = object()
@@ -145,7 +147,7 @@ class BoxContent:
                 start_frame=timeline_model.start_frame, end_frame=timeline_model.end_frame,
                 curves=CurveSet(curves), motion=player.motion, on_frame=self._on_frame,
                 on_end=self._on_end, on_motion=self._on_motion, on_error=self._on_error,
-                name="timeline " + box.path)
+                on_warning=self._on_warning, name="timeline " + box.path)
         self.loaded = False
 
     # -- queries ---------------------------------------------------------------------------
@@ -283,11 +285,14 @@ class BoxContent:
     def _on_error(self, what: str, error: BaseException) -> None:
         self.box.report_error(WHERE_MOTION, "%s: %s" % (what, error))
 
+    def _on_warning(self, message: str) -> None:
+        self.box.report_warning(WHERE_MOTION, message)
+
 
 class BoxNode:
     """One box of a running behavior."""
 
-    def __init__(self, player: "BehaviorPlayer", model: Box, name: str,
+    def __init__(self, player: RunningBehavior, model: Box, name: str,
                  parent: Optional["BoxNode"], diagram: Optional[DiagramNode]) -> None:
         self.player = player
         self.model = model
@@ -317,8 +322,9 @@ class BoxNode:
 
     @functools.cached_property
     def logger(self) -> logging.Logger:
-        """The box's logger (``naoqi_qicore.box.<object name>``), made when first used."""
-        return logging.getLogger("naoqi_qicore.box." + self.name)
+        """The box's logger (``naoqi_qicore.box.<object name>``), made when first used:
+        what it logs at WARNING and above is also a warning of the run."""
+        return BoxLogger(self)
 
     # what only a box that runs needs, made when first used (a behavior of thousands of
     # boxes loads them all, and runs a few)
@@ -437,6 +443,10 @@ class BoxNode:
     def report_error(self, where: str, message: str) -> None:
         """An error of the run concerning this box that is not an exception of its code."""
         self.player.record_error(BoxError(self.path, where, message))
+
+    def report_warning(self, where: str, message: str) -> None:
+        """A warning of the run concerning this box."""
+        self.player.record_warning(RunWarning(self.path, where, message))
 
     # -- life cycle ------------------------------------------------------------------------
     def load(self) -> None:
@@ -559,22 +569,41 @@ class BoxNode:
 
     # -- resources -------------------------------------------------------------------------
     def _acquire_resources(self) -> bool:
+        """Take the box's resources (waiting as their timeout says).  When they stay busy the
+        box does not run: its ``onResourceError`` runs if it has one, else its ``onStopped``
+        output fires if it has one (NAOqi's rule), and the run gets a warning saying so."""
         wanted = [(r.name, r.type if r.type in MODES else LOCK) for r in self.model.resources]
         timeout = max((float(r.timeout or 0) for r in self.model.resources), default=0.0)
-        if self.player.resources.acquire(self, wanted, timeout):
+        resources = self.player.resources
+        if resources.acquire(self, wanted, timeout):
             return True
-        names = ", ".join(name for name, _ in wanted)
+        names = [name for name, _ in wanted]
+        holders = [getattr(holder, "path", "another behavior")
+                   for holder in resources.holders_in_the_way(self, names)]
+        if getattr(self.instance, "onResourceError", None) is not None:
+            outcome = "its onResourceError method ran"
+        elif "onStopped" in self.outputs:
+            outcome = "its onStopped output fired"
+        else:
+            outcome = "no output fired"
+        self.report_warning(WHERE_RESOURCES, "the robot resources %s stayed busy (held by %s): "
+                            "the box did not run, %s" % (", ".join(names),
+                                                         ", ".join(holders) or "nobody now",
+                                                         outcome))
+        with self.player.lock:
+            self.active = False
         if getattr(self.instance, "onResourceError", None) is not None:
             self.call_user("onResourceError", None)
         else:
-            self.logger.info("resources %s are busy: %s ends", names, self.path)
-            for port in self.model.outputs:
-                if port.nature == OutputNature.STOPPED:
-                    self.fire_output(port, None)
-                    break
-        with self.player.lock:
-            self.active = False
+            self._fire_on_stopped()
         return False
+
+    def _fire_on_stopped(self) -> None:
+        """Fire the box's ``onStopped`` output if it has one (what NAOqi does for a box
+        that loses or cannot get its resources and has no method of its own for it)."""
+        port = self.outputs.get("onStopped")
+        if port is not None:
+            self.fire_output(port, None)
 
     def resource_requested(self, resource: str, mode: str) -> None:
         """Another box wants a resource this box holds "on demand"."""
@@ -584,10 +613,7 @@ class BoxNode:
                 self.halt()
             else:
                 self.halt()
-                for port in self.model.outputs:
-                    if port.nature == OutputNature.STOPPED:
-                        self.fire_output(port, None)
-                        break
+                self._fire_on_stopped()
         elif mode == PAUSE_ON_DEMAND:
             if self.content is not None:
                 self.content.pause()
@@ -610,6 +636,39 @@ class BoxNode:
         handles, self._memory = self._memory, []
         for handle in handles:
             self.player.memory_unsubscribe(handle)
+
+
+class BoxLogger(logging.Logger):
+    """A box's ``self.logger``: a child of ``naoqi_qicore.box`` (its records go to that
+    logger's and the root's handlers) whose lines at WARNING and above are also warnings of
+    the run (:data:`~naoqi_qicore.core.events.WHERE_LOG`), whatever the log levels: a box
+    saying it could not do its job is part of what the user must know.  One per box of
+    each behavior, out of logging's registry (two behaviors may have boxes of one name)."""
+
+    def __init__(self, box: "BoxNode") -> None:
+        super().__init__("naoqi_qicore.box." + box.name)
+        self.parent = logging.getLogger("naoqi_qicore.box")
+        self._box = box
+
+    def isEnabledFor(self, level: int) -> bool:  # noqa: N802 (logging's name)
+        return level >= logging.WARNING or self._logged(level)
+
+    def _logged(self, level: int) -> bool:
+        """Whether the logging configuration wants lines of ``level`` (this logger is not
+        in logging's registry: its level cache would not be cleared, it has none)."""
+        return not self.manager.disable >= level and level >= self.getEffectiveLevel()
+
+    def handle(self, record: logging.LogRecord) -> None:
+        if record.levelno >= logging.WARNING:
+            try:
+                message = record.getMessage()
+            except Exception as error:  # box code's own format error: logging says it too
+                message = "%r %% %r (%s)" % (record.msg, record.args, error)
+            if record.levelno > logging.WARNING:
+                message = "%s: %s" % (record.levelname, message)
+            self._box.report_warning(WHERE_LOG, message)
+        if self._logged(record.levelno):
+            super().handle(record)
 
 
 #: modules whose frames call box methods (left out of a failing box's traceback)

@@ -64,11 +64,13 @@ class GuardedLock:
 
 def box_threading_module(guard: BoxCodeGuard) -> types.ModuleType:
     """``threading`` whose ``Thread`` runs as code of the box starting it, whose ``Timer``
-    calls its function as such (never once the behavior is stopped), and whose waits
-    (locks, conditions, events, semaphores, joins) end when it stops."""
+    calls its function as such (never once the behavior is stopped), both with Python 2's
+    ``isAlive``, and whose waits (locks, conditions, events, semaphores, joins) end when it
+    stops."""
 
     class Thread(threading.Thread):
         __module__ = "threading"
+        isAlive = threading.Thread.is_alive  # Python 2's name (gone since Python 3.9)
 
         def start(self) -> None:
             # bound when started: subclasses overriding run() are bound too
@@ -118,6 +120,7 @@ def box_threading_module(guard: BoxCodeGuard) -> types.ModuleType:
 
     class Timer(threading.Timer):
         __module__ = "threading"
+        isAlive = threading.Thread.is_alive
 
         def start(self) -> None:
             self.function = guard.bind(self.function)

@@ -9,11 +9,15 @@ Imports made inside a ``try`` that catches ``ImportError`` are optional and not 
 A project names the packages it needs in a ``requirements.txt`` at its root (the folder
 of its ``.pml`` or ``manifest.xml``), one per line as pip reads it: those that are not
 installed are named too, and a missing import whose name one of them contains (``Xlib``
-for ``python-xlib``) is taken as provided by it.  Otherwise import names are turned into
-the names pip knows for the common ones (``yaml`` -> ``PyYAML``, ``cv2`` ->
-``opencv-python``...; a namespace package by what is imported from it:
-``google.cloud.speech`` -> ``google-cloud-speech``).  :meth:`MissingDependencies.warning`
-is the one warning to show.
+for ``python-xlib``) is taken as provided by it.  Otherwise a missing import is advised
+the distribution that really provides it (:mod:`naoqi_qicore.core.distributions`:
+``yaml`` -> ``PyYAML``, ``cv2`` -> ``opencv-python``, a namespace package by what is
+imported from it: ``google.cloud.speech`` -> ``google-cloud-speech``; Python 2's name of
+a module, ``Image``, by its Python 3 one, ``PIL.Image``: ``Pillow``), and never a
+distribution merely named like it: an import no known distribution provides (a module of
+the project it does not ship, most often) is named with no command, and one nothing
+installs under Python 3 (Python 2's ``xmllib``, NAOqi's SDK, .NET's ``clr``) is named with
+what replaces it.  :meth:`MissingDependencies.warning` is the one warning to show.
 """
 from __future__ import annotations
 
@@ -26,56 +30,22 @@ import sys
 from dataclasses import dataclass
 from typing import Callable, Dict, FrozenSet, Iterable, List, Optional, Set, Tuple
 
+from naoqi_qicore.core.distributions import distributions, unavailable_reason
 from naoqi_qicore.core.py2 import PY2_MODULES, REBUILT_MODULES
 
 #: the file of a project naming the Python packages its box code needs
 REQUIREMENTS_FILE = "requirements.txt"
-#: import name -> the name pip installs it by, where they differ
-PIP_NAMES: Dict[str, str] = {
-    "yaml": "PyYAML", "cv2": "opencv-python", "PIL": "Pillow", "bs4": "beautifulsoup4",
-    "serial": "pyserial", "speech_recognition": "SpeechRecognition",
-    "websocket": "websocket-client", "sklearn": "scikit-learn", "skimage": "scikit-image",
-    "dateutil": "python-dateutil", "Crypto": "pycryptodome", "OpenSSL": "pyOpenSSL",
-    "usb": "pyusb", "zmq": "pyzmq", "jwt": "PyJWT", "dotenv": "python-dotenv",
-    "MySQLdb": "mysqlclient", "socks": "PySocks", "telegram": "python-telegram-bot",
-    "docx": "python-docx", "pptx": "python-pptx", "magic": "python-magic",
-    "Levenshtein": "python-Levenshtein", "github": "PyGithub", "gi": "PyGObject",
-    "wx": "wxPython", "fitz": "PyMuPDF", "attr": "attrs",
-    "googleapiclient": "google-api-python-client", "apiclient": "google-api-python-client",
-    "Xlib": "python-xlib", "paho": "paho-mqtt", "pygame": "pygame", "engineio":
-    "python-engineio", "socketio": "python-socketio", "slugify": "python-slugify",
-}
-#: namespace packages, named by what is imported from them: dotted prefix -> pip name
-#: (a prefix ending with "." takes the next name: google.cloud.speech, google-cloud-speech)
-NAMESPACE_PIP_NAMES = (
-    ("google.cloud.", "google-cloud-{}"), ("google.protobuf", "protobuf"),
-    ("google.api_core", "google-api-core"), ("google.auth", "google-auth"),
-    ("google.oauth2", "google-auth"), ("google.generativeai", "google-generativeai"),
-    ("google.genai", "google-genai"), ("azure.", "azure-{}"))
 #: modules of NAOqi's SDK that box code imported on the robot (no pip package has them)
 NAOQI_SDK_MODULES = frozenset(("naoqi", "qi", "almath", "motion", "vision_definitions",
                                "allog", "inaoqi", "qimessaging"))
-#: Python 2.7 standard modules that Python 3 removed (those the engine renames or
-#: provides are provided)
-PY2_STDLIB_MODULES = frozenset((
-    "sets", "md5", "sha", "new", "popen2", "dircache", "mimetools", "rfc822", "htmllib",
-    "sgmllib", "exceptions", "dummy_thread", "anydbm", "whichdb", "dbhash", "dumbdbm",
-    "gdbm", "robotparser", "markupbase", "DocXMLRPCServer", "SimpleXMLRPCServer",
-    "CGIHTTPServer", "MimeWriter", "mimify", "multifile", "posixfile", "statvfs", "user",
-    "imputil", "ihooks", "compiler", "hotshot", "future_builtins", "ttk", "tkMessageBox",
-    "tkFileDialog", "tkSimpleDialog", "Dialog", "ScrolledText", "Tix", "urllib2", "urlparse",
-    "thread", "Queue", "cPickle", "StringIO", "cStringIO", "ConfigParser", "httplib",
-    "HTMLParser", "cookielib", "SocketServer", "Tkinter", "commands", "htmlentitydefs",
-    "xmlrpclib", "__builtin__", "copy_reg", "repr", "BaseHTTPServer", "SimpleHTTPServer",
-    "Cookie", "UserDict", "UserList", "UserString", "mutex"))
 #: files of a project looked at, at most, to know which modules it ships
 MAX_PROJECT_FILES = 20_000
 #: project modules read, at most, for their own imports (each at most MAX_MODULE_BYTES)
 MAX_PROJECT_MODULES = 500
 MAX_MODULE_BYTES = 1 << 20
 _SKIPPED_FOLDERS = {".git", ".hg", ".svn", "__pycache__", "node_modules", ".metadata"}
-_IMPORT_LINE = re.compile(r"^[ \t]*(?:import[ \t]+([\w. \t,]+)|from[ \t]+(\w[\w.]*)[ \t]+import\b)",
-                          re.M)
+_IMPORT_LINE = re.compile(r"^[ \t]*(?:import[ \t]+([\w. \t,]+)|from[ \t]+(\w[\w.]*)[ \t]+import\b"
+                          r"[ \t(]*([\w \t,]*))", re.M)
 _REQUIREMENT_NAME = re.compile(r"[A-Za-z0-9](?:[A-Za-z0-9._-]*[A-Za-z0-9])?")
 _OPTIONAL_ERRORS = {"ImportError", "ModuleNotFoundError", "Exception", "BaseException"}
 
@@ -84,21 +54,24 @@ _OPTIONAL_ERRORS = {"ImportError", "ModuleNotFoundError", "Exception", "BaseExce
 class MissingDependencies:
     """What box code imports that this machine does not have."""
 
-    #: top-level modules imported and not found, that a pip package may provide
+    #: top-level modules imported and not found, that a known distribution provides
     modules: Tuple[str, ...] = ()
-    #: what to install with pip: the project's requirements not installed and the pip
-    #: names of the modules above that they do not cover
+    #: what to install with pip: the project's requirements not installed and the
+    #: distributions providing the modules above that they do not cover
     packages: Tuple[str, ...] = ()
     #: the project's requirements that are not installed
     requirements: Tuple[str, ...] = ()
-    #: modules nothing installs under Python 3: Python 2 only standard modules and NAOqi
-    #: SDK modules the engine does not provide
+    #: modules nothing installs under Python 3: Python 2's standard modules Python 3
+    #: removed, NAOqi SDK modules the engine does not provide, .NET's
     unavailable: Tuple[str, ...] = ()
     #: the project's ``requirements.txt`` read (None: none)
     requirements_file: Optional[str] = None
+    #: modules imported and not found that no known distribution provides (the project's
+    #: own, not shipped?) and that no requirement covers
+    unknown: Tuple[str, ...] = ()
 
     def __bool__(self) -> bool:
-        return bool(self.packages or self.unavailable)
+        return bool(self.packages or self.unavailable or self.unknown)
 
     @property
     def pip_command(self) -> str:
@@ -117,10 +90,21 @@ class MissingDependencies:
                             ", ".join(self.requirements)))
         if self.packages:
             parts.append("install them with: " + self.pip_command)
+        if self.unknown:
+            parts.append("box code imports modules that no known package provides (modules "
+                         "of the project it does not ship?): " + ", ".join(self.unknown))
         if self.unavailable:
-            parts.append("box code imports modules no Python 3 package provides (Python 2 "
-                         "only, or NAOqi SDK): " + ", ".join(self.unavailable))
+            parts.append("box code imports modules nothing installs under Python 3: "
+                         + ", ".join("%s (%s)" % (name, unavailable_why(name))
+                                     for name in self.unavailable))
         return "missing Python dependencies: " + "; ".join(parts) if parts else ""
+
+
+def unavailable_why(module: str) -> str:
+    """Why nothing installs the top-level ``module`` under Python 3."""
+    if module in NAOQI_SDK_MODULES:
+        return "NAOqi's SDK, which the engine does not give"
+    return unavailable_reason(module) or "nothing provides it"
 
 
 def imported_modules(source: str) -> Set[str]:
@@ -194,8 +178,13 @@ def _imported_by_lines(source: str) -> Set[str]:
                 words = item.split()
                 if words and words[0].partition(".")[0].isidentifier():
                     names.add(words[0])
-        else:
-            names.add(match.group(2))
+        else:  # from m import a, b: m.a and m.b, as the parsed imports give them
+            imported = [item.split()[0] for item in match.group(3).split(",") if item.split()]
+            if imported:
+                names.update("%s.%s" % (match.group(2), name) for name in imported
+                             if name.isidentifier())
+            else:
+                names.add(match.group(2))
     return names
 
 
@@ -305,49 +294,57 @@ def missing_dependencies(scripts: Iterable[str], *, provided: Iterable[str] = ()
         if os.path.isfile(candidate):
             requirements_file = candidate
             requirements = read_requirements(candidate)
+    dotted = {_python3_name(name) for name in dotted}
     imported = {name.partition(".")[0] for name in dotted}
     known = _standard_modules() | ENGINE_MODULES | set(provided)
     missing = sorted((name for name in imported
                       if name not in known and name not in shipped and not installed(name)),
                      key=str.lower)
     unavailable = [name for name in missing
-                   if name in NAOQI_SDK_MODULES or name in PY2_STDLIB_MODULES]
-    modules = [name for name in missing if name not in unavailable]
+                   if name in NAOQI_SDK_MODULES or unavailable_reason(name) is not None]
     absent_requirements = [name for name in requirements if not distribution_installed(name)]
-    packages = list(absent_requirements)
-    for module in modules:
-        pip_names = _pip_names(module, dotted)
-        if not any(_covers(requirement, module, pip_names) for requirement in requirements):
-            packages.extend(pip_names)
+    packages, modules, unknown = list(absent_requirements), [], []
+    for module in (name for name in missing if name not in unavailable):
+        provided_by = _distributions(module, dotted)
+        if any(_covers(requirement, module, provided_by) for requirement in requirements):
+            modules.append(module)
+        elif provided_by:
+            modules.append(module)
+            packages.extend(dict.fromkeys(names[0] for names in provided_by.values()))
+        else:
+            unknown.append(module)
     return MissingDependencies(tuple(modules),
                                tuple(sorted(dict.fromkeys(packages), key=str.lower)),
                                tuple(absent_requirements), tuple(unavailable),
-                               requirements_file)
+                               requirements_file, tuple(unknown))
 
 
-def _pip_names(module: str, dotted: Set[str]) -> List[str]:
-    """The pip packages providing the top-level ``module`` imported as ``dotted`` names
-    (:data:`NAMESPACE_PIP_NAMES`, :data:`PIP_NAMES`, else the module's own name)."""
-    found: List[str] = []
-    for name in sorted(dotted):
-        if not name.startswith(module + "."):
-            continue
-        for prefix, pip_name in NAMESPACE_PIP_NAMES:
-            if prefix.endswith(".") and name.startswith(prefix):
-                found.append(pip_name.format(
-                    name[len(prefix):].partition(".")[0].replace("_", "-")))
-                break
-            if name == prefix or name.startswith(prefix + "."):
-                found.append(pip_name)
-                break
-    return list(dict.fromkeys(found)) or [PIP_NAMES.get(module, module)]
+def _python3_name(dotted: str) -> str:
+    """``dotted`` with a Python 2 module name the engine renames as Python 3 names it
+    (``Image.open`` -> ``PIL.Image.open``, ``urllib2.urlopen`` -> ``urllib.request...``)."""
+    parts = dotted.split(".")
+    for depth in range(len(parts), 0, -1):
+        prefix = ".".join(parts[:depth])
+        if prefix in PY2_MODULES:
+            return ".".join([PY2_MODULES[prefix]] + parts[depth:])
+    return dotted
 
 
-def _covers(requirement: str, module: str, pip_names: List[str]) -> bool:
-    """Whether the pip package ``requirement`` is taken to provide ``module``: one of its
-    pip names, or a name holding the module's (``python-xlib`` for ``Xlib``)."""
+def _distributions(module: str, dotted: Set[str]) -> Dict[str, Tuple[str, ...]]:
+    """The imports of the top-level ``module`` among the ``dotted`` names -> the
+    distributions providing each (those no known one provides left out)."""
+    found = {name: distributions(module, name) for name in sorted(dotted)
+             if name == module or name.startswith(module + ".")}
+    return {name: names for name, names in found.items() if names}
+
+
+def _covers(requirement: str, module: str, provided_by: Dict[str, Tuple[str, ...]]) -> bool:
+    """Whether the pip package ``requirement`` is taken to provide ``module``: one of the
+    distributions providing it, or a name holding the module's (``python-xlib`` for
+    ``Xlib``)."""
     wanted, name = _normalized(module), _normalized(requirement)
-    return (any(_normalized(pip_name) == name for pip_name in pip_names)
+    return (any(_normalized(candidate) == name for names in provided_by.values()
+                for candidate in names)
             or (len(wanted) >= 3 and wanted in name))
 
 

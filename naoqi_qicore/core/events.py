@@ -1,4 +1,5 @@
-"""What the engine reports to its listener: events, the errors of a run, error types."""
+"""What the engine reports to its listener: events, the errors and warnings of a run, error
+types."""
 from __future__ import annotations
 
 import time
@@ -7,7 +8,7 @@ from typing import Any, Callable, Dict
 
 #: the kinds of :class:`EngineEvent`
 EVENT_KINDS = ("status", "frame", "state_entered", "box_loaded", "box_unloaded",
-               "box_started", "output_fired", "error", "motion")
+               "box_started", "output_fired", "error", "warning", "motion")
 
 #: the values of ``BehaviorPlayer.status``
 STATUSES = ("IDLE", "LOADED", "PLAYING", "PAUSED", "STOPPED", "FINISHED", "ERROR")
@@ -67,6 +68,35 @@ class BoxError:
         """One line: ``root/Say: onStart: RuntimeError: BOOM``."""
         kind = self.exception_type + ": " if self.exception_type else ""
         return "%s: %s: %s%s" % (self.box_path, self.where, kind, self.message)
+
+
+#: ``RunWarning.where`` of a line a box's code logged at WARNING or above (``self.logger``)
+WHERE_LOG = "log"
+#: ``RunWarning.where`` of a box that ended because its resources stayed busy
+WHERE_RESOURCES = "resources"
+
+
+@dataclass(frozen=True)
+class RunWarning:
+    """Something of a run the user must know that did not make it fail: part of what the
+    behavior says was not done (a "warning" :class:`EngineEvent` carries it as
+    ``data["warning"]``).
+
+    ``where`` is ``WHERE_MOTION`` (keys of joints the robot lacks left out of the box's
+    timeline), ``WHERE_RESOURCES`` (the box ended without running: its resources stayed
+    busy) or ``WHERE_LOG`` (box code logged a warning or an error: its message is the
+    line, after the level's name when above WARNING).
+    """
+
+    box_path: str
+    where: str
+    message: str
+    #: wall-clock time (``time.time()``)
+    time: float = field(default_factory=time.time)
+
+    def text(self) -> str:
+        """One line: ``root/Dance: motion: the robot has no joint LAnklePitch...``."""
+        return "%s: %s: %s" % (self.box_path, self.where, self.message)
 
 
 class GotoError(ValueError):

@@ -12,13 +12,11 @@ from __future__ import annotations
 
 import logging
 import os
-from typing import TYPE_CHECKING, Any, Dict, Iterable, List, Optional, Union
+from typing import Any, Callable, Dict, Iterable, List, Optional, Union
 
+from naoqi_qicore.core.box import BoxContent, BoxNode
 from naoqi_qicore.core.events import GotoError
-
-if TYPE_CHECKING:
-    from naoqi_qicore.core.box import BoxContent, BoxNode
-    from naoqi_qicore.core.player import BehaviorPlayer
+from naoqi_qicore.core.running_behavior import RunningBehavior
 
 Target = Union[str, int]
 
@@ -26,7 +24,7 @@ Target = Union[str, int]
 class TimelineControl:
     """A box's timeline as box scripts drive it (``getTimeline()``)."""
 
-    def __init__(self, content: "BoxContent") -> None:
+    def __init__(self, content: BoxContent) -> None:
         self._content = content
 
     def play(self) -> None:
@@ -67,7 +65,7 @@ class TimelineControl:
         return self._content.frame
 
 
-def _control(box: Optional["BoxNode"]) -> Optional[TimelineControl]:
+def _control(box: Optional[BoxNode]) -> Optional[TimelineControl]:
     if box is None or box.content is None:
         return None
     return TimelineControl(box.content)
@@ -76,7 +74,7 @@ def _control(box: Optional["BoxNode"]) -> Optional[TimelineControl]:
 class GeneratedClass:
     """Base class of every box script's class."""
 
-    _box: "BoxNode"
+    _box: BoxNode
 
     def __init__(self, autoBind: bool = True) -> None:  # noqa: N803 (NAOqi name)
         self.resource = bool(self._box.model.resources)
@@ -192,7 +190,7 @@ class GeneratedClass:
             self._box.player.run_task(self._box.parent.halt)
 
     @staticmethod
-    def _timeline_of(box: Optional["BoxNode"]) -> TimelineControl:
+    def _timeline_of(box: Optional[BoxNode]) -> TimelineControl:
         control = _control(box)
         if control is None:
             raise GotoError("%s has no timeline" % (box.path if box is not None else "root's parent"))
@@ -238,13 +236,16 @@ def box_class(outputs: Iterable[str], base: type = GeneratedClass) -> type:
 
 class FrameManager:
     """ALFrameManager as the boxes of one behavior reach it (``ALFrameManager`` global,
-    ``ALProxy("ALFrameManager")``): ids are the behavior's id or a box name."""
+    ``ALProxy("ALFrameManager")``): ids are the behavior's id or a box name, which
+    ``box_named`` finds (the root for the behavior's id)."""
 
-    def __init__(self, player: "BehaviorPlayer") -> None:
-        self._player = player
+    def __init__(self, behavior: RunningBehavior,
+                 box_named: Callable[[str], Optional[BoxNode]]) -> None:
+        self._behavior = behavior
+        self._box_named = box_named
 
-    def _box(self, ident: str) -> "BoxNode":
-        box = self._player.box_named(ident)
+    def _box(self, ident: str) -> BoxNode:
+        box = self._box_named(ident)
         if box is None:
             raise RuntimeError("ALFrameManager: no behavior or box %r" % ident)
         return box
@@ -253,7 +254,7 @@ class FrameManager:
         return GeneratedClass._timeline_of(self._box(ident))
 
     def getBehaviorPath(self, ident: str = "") -> str:  # noqa: N802
-        return self._player.behavior_path
+        return self._behavior.behavior_path
 
     def getTimelineFps(self, ident: str) -> float:  # noqa: N802
         return self._control(ident).getFPS()
@@ -282,7 +283,7 @@ class FrameManager:
 
     def exitBehavior(self, ident: str) -> None:  # noqa: N802
         box = self._box(ident)
-        self._player.run_task(box.halt if box.parent is not None else self._player.finish)
+        self._behavior.run_task(box.halt if box.parent is not None else self._behavior.finish)
 
 
 def package_info(behavior_path: str) -> tuple:

@@ -55,7 +55,8 @@ class MotionSegment:
 
     ``on_failed(message)`` is called by the sink that executes the segment when the robot
     rejects it, or it fails or is interrupted there (``message``: the robot's words);
-    never for a segment stopped by its sender.
+    never for a segment stopped by its sender.  ``on_joints_left_out(names)`` is called
+    when the keys of joints the robot lacks were left out of it (:class:`RobotJointFilter`).
     """
 
     segment_id: int
@@ -63,6 +64,8 @@ class MotionSegment:
     times: List[List[float]]
     keys: List[List[list]]
     on_failed: Optional[Callable[[str], None]] = field(default=None, compare=False, repr=False)
+    on_joints_left_out: Optional[Callable[[List[str]], None]] = field(
+        default=None, compare=False, repr=False)
 
     @property
     def duration(self) -> float:
@@ -242,18 +245,17 @@ class RobotJointFilter:
     whole ``angleInterpolationBezier`` naming a joint the robot lacks ("'LAnklePitch' is
     not a joint... of Pepper"), and the head and arms would not move either.  The robot's
     joints are asked once (``ALMotion.getBodyNames("Body")``, when the first segment goes);
-    the keys of the others are left out, which ``warn`` says once; a segment left without
-    joints is not sent.  When the robot cannot tell its joints, segments go as they are.
+    the keys of the others are left out, which the segment's ``on_joints_left_out`` is
+    told; a segment left without joints is not sent.  When the robot cannot tell its
+    joints, segments go as they are.
     """
 
-    def __init__(self, sink: MotionSink, session: Any, warn: Callable[[str], None]) -> None:
+    def __init__(self, sink: MotionSink, session: Any) -> None:
         self._sink = sink
         self._session = session
-        self._warn = warn
         self._lock = threading.Lock()
         self._asked = False
         self._joints: Optional[Set[str]] = None
-        self._told = False
 
     def _robot_joints(self) -> Optional[Set[str]]:
         with self._lock:
@@ -277,21 +279,14 @@ class RobotJointFilter:
         if joints is not None:
             kept = [index for index, name in enumerate(segment.names) if name in joints]
             if len(kept) < len(segment.names):
-                self._tell(sorted(set(segment.names) - joints))
+                if segment.on_joints_left_out is not None:
+                    segment.on_joints_left_out(sorted(set(segment.names) - joints))
                 segment.names = [segment.names[index] for index in kept]
                 segment.times = [segment.times[index] for index in kept]
                 segment.keys = [segment.keys[index] for index in kept]
                 if not kept:
                     return
         self._sink.send(segment)
-
-    def _tell(self, missing: List[str]) -> None:
-        with self._lock:
-            if self._told:
-                return
-            self._told = True
-        self._warn("the robot has no joint %s: the keys of %s in this behavior's timelines "
-                   "are left out" % (", ".join(missing), "it" if len(missing) == 1 else "them"))
 
     def stop(self, segment_id: int) -> None:
         self._sink.stop(segment_id)

@@ -8,7 +8,10 @@ runs the onStop methods of every loaded box, then unloads the root's content.
 Status changes and what happens inside go to the listener as :class:`EngineEvent`.
 
 A run lasts from :meth:`~BehaviorPlayer.play` to STOPPED, FINISHED or ERROR.  Its failures
-are kept as :class:`~naoqi_qicore.core.events.BoxError` (:attr:`BehaviorPlayer.errors`).
+are kept as :class:`~naoqi_qicore.core.events.BoxError` (:attr:`BehaviorPlayer.errors`),
+what the user must know of it that did not fail it as
+:class:`~naoqi_qicore.core.events.RunWarning` (:attr:`BehaviorPlayer.warnings`); both
+start with what loading the behavior (and the time until its first play) said.
 When it ends, no code of the behavior runs any more: box code gets :data:`STOP_GRACE`
 seconds to return by itself, then the :class:`~naoqi_qicore.core.guard.BoxCodeGuard` ends
 it, and what still runs :data:`STOP_DEADLINE` seconds after the end is an error of the run.
@@ -44,7 +47,7 @@ from naoqi_qicore.core.environment import (BehaviorContext, BoxEnvironmentFactor
                                            bare_environment)
 from naoqi_qicore.core.events import (WHERE_ROBOT_SERVICE, WHERE_SCRIPT, WHERE_STOP,
                                       BehaviorLoadError, BoxError, EngineEvent, GotoError,
-                                      Listener)
+                                      Listener, RunWarning)
 from naoqi_qicore.core.generated import FrameManager, GeneratedClass, box_class, package_info
 from naoqi_qicore.core.guard import ENDING_SECONDS, BehaviorStopped, BoxCodeGuard, Straggler
 from naoqi_qicore.core.motion import ALMotionSink, MotionSink, RobotJointFilter
@@ -69,6 +72,8 @@ STOP_DEADLINE = 0.9
 MOTION_ANSWER_WAIT = 2.0
 #: errors kept for one run (the oldest are dropped beyond; ``error_count`` counts them all)
 MAX_RUN_ERRORS = 1000
+#: warnings kept for one run (the oldest are dropped beyond; ``warning_count`` counts them)
+MAX_RUN_WARNINGS = 1000
 #: waits (bounded) until the robot offers the named services; returns those it does not
 ServiceWaiter = Callable[[List[str]], List[str]]
 _behavior_ids = itertools.count(1)
@@ -98,7 +103,7 @@ class BehaviorPlayer:
         self.clock: Clock = clock or MonotonicClock()
         #: where timelines send their motion: the joints the robot lacks left out
         self.motion: MotionSink = RobotJointFilter(
-            motion if motion is not None else ALMotionSink(session), session, self.warn)
+            motion if motion is not None else ALMotionSink(session), session)
         self.resources = resources or ResourceManager()
         self._listener = listener
         self._environment = environment or bare_environment
@@ -117,7 +122,7 @@ class BehaviorPlayer:
         #: modules the box environment gives box code (set by :meth:`load`)
         self._provided_modules: List[str] = []
         self.package_uid, self.behavior_relative_path = package_info(self.behavior_path)
-        self.frame_manager = FrameManager(self)
+        self.frame_manager = FrameManager(self, self.box_named)
         #: the session box scripts get from ``self.session()`` (set by :meth:`load`)
         self.box_session: Any = session
         self.lock = threading.RLock()
@@ -129,6 +134,11 @@ class BehaviorPlayer:
         self._load_errors: List[BoxError] = []
         self._errors: List[BoxError] = []
         self._error_count = 0
+        self._load_warnings: List[RunWarning] = []
+        self._warnings: List[RunWarning] = []
+        #: (box path, where, message) of the run's warnings: each is said once a run
+        self._warned: Set[Tuple[str, str, str]] = set()
+        self._warning_count = 0
         self._closer: Optional[threading.Thread] = None
         self.stopping = False
         self.root: Optional[BoxNode] = None
@@ -160,6 +170,18 @@ class BehaviorPlayer:
     def error_count(self) -> int:
         """How many errors the current (or last) run had."""
         return self._error_count
+
+    @property
+    def warnings(self) -> List[RunWarning]:
+        """The warnings of the current (or last) run, oldest first, each said once (at most
+        :data:`MAX_RUN_WARNINGS`, the newest)."""
+        with self._errors_lock:
+            return list(self._warnings)
+
+    @property
+    def warning_count(self) -> int:
+        """How many warnings the current (or last) run had."""
+        return self._warning_count
 
     @property
     def frame(self) -> int:
@@ -236,8 +258,8 @@ class BehaviorPlayer:
         self.transitions = TransitionQueue("transitions " + self.behavior_id, self._change_failed)
         self._runner = TaskRunner("box " + self.behavior_id)
         self._last_error = ""
-        self._load_errors = []
-        self._reset_errors()
+        self._load_errors, self._load_warnings = [], []
+        self._reset_run()
         self.guard = BoxCodeGuard(self.behavior_id)
         context = BehaviorContext(self.session, self.frame_manager, self.behavior_id,
                                   self.behavior_path, self._box_object, self.guard,
@@ -275,7 +297,6 @@ class BehaviorPlayer:
             self._wait_for_robot_services()
             for box in self.boxes():
                 self._instantiate(box)
-        self._load_errors = self.errors
         if self.root.broken:
             self._close_project_modules()
             self._set_status("ERROR", self._last_error)
@@ -306,7 +327,9 @@ class BehaviorPlayer:
         with self.lock:
             if self._status not in ("LOADED", "STOPPED", "FINISHED"):
                 raise RuntimeError("cannot play a behavior whose status is %s" % self._status)
-            self._reset_errors(self._load_errors)
+            if self._status == "LOADED":  # what loading said, and what came until now
+                self._load_errors, self._load_warnings = self.errors, self.warnings
+            self._reset_run(self._load_errors, self._load_warnings)
             self.guard.open()
             self._set_status("PLAYING")
         if self._root_start_runs_user_code():
@@ -633,11 +656,30 @@ class BehaviorPlayer:
         _LOG.debug("%s%s", error.text(), "\n" + error.traceback if error.traceback else "")
         self.emit("error", error.box_path, error.text(), error=error)
 
-    def _reset_errors(self, errors: Optional[List[BoxError]] = None) -> None:
+    def record_warning(self, warning: RunWarning) -> None:
+        """Add ``warning`` to the run's warnings and tell the listener ("warning" event),
+        unless the run has said the same (box, where, message) already."""
+        key = (warning.box_path, warning.where, warning.message)
+        with self._errors_lock:
+            if key in self._warned:
+                return
+            self._warned.add(key)
+            self._warnings.append(warning)
+            self._warning_count += 1
+            del self._warnings[:-MAX_RUN_WARNINGS]
+        _LOG.debug("warning: %s", warning.text())
+        self.emit("warning", warning.box_path, warning.text(), warning=warning)
+
+    def _reset_run(self, errors: Optional[List[BoxError]] = None,
+                   warnings: Optional[List[RunWarning]] = None) -> None:
+        """A new run: its errors and warnings are ``errors`` and ``warnings``."""
         with self._errors_lock:
             self._errors = list(errors or [])
             self._error_count = len(self._errors)
             self._last_error = self._errors[-1].text() if self._errors else ""
+            self._warnings = list(warnings or [])
+            self._warning_count = len(self._warnings)
+            self._warned = {(w.box_path, w.where, w.message) for w in self._warnings}
 
     def _close_after_run(self) -> None:
         """The run ended by itself (FINISHED, ERROR): in a thread of its own, give its box

@@ -31,11 +31,14 @@ def _cache_key(source: str) -> str:
     return hashlib.sha256((salt + source).encode("utf-8", "surrogatepass")).hexdigest()
 
 
-def python3_source(source: str, filename: str) -> str:
+def python3_source(source: str, filename: str, python2: bool = False) -> str:
     """``source`` (of the file ``filename``) as Python 3 compiles it: itself when it
-    compiles, else its port (cached on disk).  Raises ``SyntaxError`` with the file and
-    line when it cannot be ported."""
-    if pyport.compile_error(source) is None:
+    compiles, else its port (cached on disk).  ``python2``: the source is known to be
+    Python 2 code, whose calls of Python 2's dictionary methods (``d.has_key(k)``,
+    ``d.iteritems()``) are ported even when it compiles.  Raises ``SyntaxError`` with the
+    file and line when it cannot be ported."""
+    if pyport.compile_error(source) is None and not (
+            python2 and pyport.py2_dict_method(source) is not None):
         return source
     cached = port_cache_dir() / (_cache_key(source) + ".py")
     try:

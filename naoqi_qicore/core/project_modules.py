@@ -6,26 +6,34 @@ imports modules from it, written for Python 2 like the boxes.  While a behavior 
 a ``sys.meta_path`` finder takes over the modules that the usual import finds as source
 files under the behavior's project folder (:func:`package_folder`):
 
-* a module that compiles under Python 3 is imported as it is (its source, Python 3's
-  builtins, its ``__pycache__``), except that importing a module the box environment
-  provides and Python cannot find (``from naoqi import ALProxy`` without NAOqi's SDK)
-  gives the behavior's: projects often ship Python 2/3 libraries, which must keep
-  taking their Python 3 paths;
-* a module that does not compile under Python 3 is Python 2: it is ported as box scripts
-  are (:mod:`naoqi_qicore.converter.pyport`: indentation tabs, print statements,
-  ``except X, e``...; fissix is only imported when a module needs it), the ported text
-  cached on disk (:func:`~naoqi_qicore.core.ported_source.port_cache_dir`, keyed by a hash of the source, the porter's
-  version and Python's): the next import does not port again; and it runs as box code
-  does, with the box builtins of the behavior importing it (Python 2's builtins and
-  module names, the behavior's ``naoqi``/``qi``/``almath`` and ``time.sleep``...) and
-  Python 2's ``encode``/``decode`` on text.  A module that cannot be ported fails its
-  import with a ``SyntaxError`` naming its file and line;
+* a module of Python 3 is imported as it is (its source, Python 3's builtins, its
+  ``__pycache__``), except that importing a module the box environment provides and
+  Python cannot find (``from naoqi import ALProxy`` without NAOqi's SDK) gives the
+  behavior's: projects often ship Python 2/3 libraries, which must keep taking their
+  Python 3 paths;
+* a module of Python 2 is ported as box scripts are and runs as box code does.  It is
+  Python 2 when it does not compile under Python 3, or when it uses what only Python 2
+  had (:func:`python2_reason`: a module only Python 2 had, ``import urllib2``; a name
+  Python 3 took out of a module, ``collections.Mapping``, ``string.letters``,
+  ``os.getcwdu``; a builtin of Python 2 it never defines, ``unicode``; a dictionary
+  method of Python 2, ``d.has_key(k)``), or when importing it as it is fails the way
+  Python 2 code fails on Python 3 (the same, reached another way).  Porting
+  (:mod:`naoqi_qicore.converter.pyport`: indentation tabs, print statements, ``except X,
+  e``, dictionary methods...; fissix is only imported when a module needs it) is cached
+  on disk (:func:`~naoqi_qicore.core.ported_source.port_cache_dir`, keyed by a hash of
+  the source, the porter's version and Python's): the next import does not port again.
+  The module runs with the box builtins of the behavior importing it (Python 2's
+  builtins, module names and the names Python 3 removed from its modules, the behavior's
+  ``naoqi``/``qi``/``almath`` and ``time.sleep``...) and Python 2's ``encode``/``decode``
+  on text.  A module that cannot be ported fails its import with a ``SyntaxError`` naming
+  its file and line;
 * a package or module the project ships that the environment also provides (an old
-  ``lib/requests`` beside an installed requests) is imported from the project when it
-  works there; when importing it fails as a Python 2 library fails on Python 3 (its
-  vendored ``urllib3`` importing ``collections.Mapping``, a module Python 3 renamed...),
-  the installed one is imported instead, said in one log line ("project lib/requests is
-  Python 2 only (collections.Mapping); using the installed requests 2.32.3");
+  ``lib/requests`` beside an installed requests) is imported from the project when it is
+  Python 3 code and works there; when it is Python 2 (any of its modules: its vendored
+  ``urllib3`` importing ``collections.Mapping``...) or fails to import as a Python 2
+  library does, the installed one is imported instead, said in one log line ("project
+  lib/requests is Python 2 only (collections.Mapping); using the installed requests
+  2.32.3");
 * unloading the behavior drops those modules from ``sys.modules`` (the next load imports
   them again, for that behavior) and removes the finder once no behavior needs it.
 
@@ -37,7 +45,9 @@ robot's box code put on ``sys.path`` (``/home/nao/.local/share/PackageManager/ap
 """
 from __future__ import annotations
 
+import ast
 import builtins as python_builtins
+import functools
 import importlib.machinery
 import importlib.metadata
 import importlib.util
@@ -45,16 +55,19 @@ import logging
 import os
 import re
 import site
+import symtable
 import sys
 import sysconfig
 import threading
 import types
 import warnings
-from typing import Any, Dict, Iterable, List, Mapping, Optional, Tuple
+from typing import Any, Dict, Iterable, List, Mapping, Optional, Set, Tuple
 
+from naoqi_qicore.converter import pyport
 from naoqi_qicore.core.box_paths import PathMapper, mapped_search_path
+from naoqi_qicore.core.dependencies import imported_names
 from naoqi_qicore.core.ported_source import python3_source
-from naoqi_qicore.core.py2 import py2_module
+from naoqi_qicore.core.py2 import PY2_BUILTINS, PY2_MODULES, REBUILT_MODULES, python2_only
 from naoqi_qicore.core.py2_text import rewrite_text_methods
 
 _LOG = logging.getLogger(__name__)
@@ -143,15 +156,23 @@ class ProjectModules:
         with self._lock:
             self._modules[module.__name__] = module
 
-    def use_installed(self, name: str, origin: str, error: BaseException) -> bool:
-        """The project's top-level module ``name`` (file ``origin``) failed to import with
-        ``error``: put the environment's own ``name`` in ``sys.modules`` instead, with one
-        log line; False when the environment has none (or it fails too)."""
+    def installed(self, name: str) -> Optional[importlib.machinery.ModuleSpec]:
+        """The environment's own top-level module ``name`` (found outside the project),
+        None when it has none."""
         search = [entry for entry in sys.path
                   if not any(_inside(os.path.realpath(entry or os.curdir), root)
                              for root in self.roots)]
         spec = importlib.machinery.PathFinder.find_spec(name, search)
         if spec is None or spec.loader is None or spec.origin is None:
+            return None
+        return spec
+
+    def use_installed(self, name: str, origin: str, error: BaseException) -> bool:
+        """The project's top-level module ``name`` (file ``origin``) failed to import with
+        ``error``: put the environment's own ``name`` in ``sys.modules`` instead, with one
+        log line; False when the environment has none (or it fails too)."""
+        spec = self.installed(name)
+        if spec is None:
             return False
         with self._lock:  # what the failed import left: the project's modules of ``name``
             failed = [key for key in self._modules if key == name or key.startswith(name + ".")]
@@ -191,21 +212,126 @@ class ProjectModules:
 _PYTHON2_FAILURES = (ImportError, SyntaxError, AttributeError, NameError)
 _MISSING_NAME = re.compile(r"cannot import name '(\w+)' from '([\w.]+)'"
                            r"|module '([\w.]+)' has no attribute '(\w+)'")
+#: the builtins of Python 2 that Python 3 lacks (box code and Python 2 modules have them)
+_PY2_ONLY_BUILTINS = frozenset(PY2_BUILTINS) - frozenset(dir(python_builtins))
+#: module names the engine gives Python 2 code (``urllib2``, ``email.MIMEText``...; those
+#: Python 3 has too, ``string``, are no sign of Python 2)
+_PY2_MODULE_NAMES = frozenset(PY2_MODULES) | REBUILT_MODULES
 
 
-def _why_not(error: BaseException) -> str:
-    """Why a shipped library does not import: "is Python 2 only (collections.Mapping)", or
-    "does not import (No module named 'chardet')" for a dependency it lacks."""
+class Python2Library(ImportError):
+    """A module of a library the project ships, and the environment has too, is Python 2:
+    the library is taken from the environment (raised up to the library's top module)."""
+
+    def __init__(self, reason: str, path: str) -> None:
+        super().__init__("%s is Python 2 (%s)" % (path, reason), path=path)
+        self.reason = reason
+
+
+def _python3_lacks(module: str) -> bool:
+    """Whether Python (this one, with the current ``sys.path``) cannot find ``module``."""
+    try:
+        return importlib.util.find_spec(module) is None
+    except (ImportError, ValueError):
+        return True
+
+
+def _python2_module(dotted: str) -> Optional[str]:
+    """The Python 2 module that importing ``dotted`` names (``urllib2``, ``email.MIMEText``)
+    when Python 3 has no such module, else None."""
+    parts = dotted.split(".")
+    for depth in range(len(parts), 0, -1):
+        prefix = ".".join(parts[:depth])
+        if prefix in _PY2_MODULE_NAMES and _python3_lacks(prefix):
+            return prefix
+    return None
+
+
+@functools.lru_cache(maxsize=256)
+def python2_reason(source: str, filename: str = "<module>") -> Optional[str]:
+    """Why the module ``source`` is Python 2 code: it does not compile under Python 3
+    ("Python 2 syntax, line 4"), or the first thing it uses that only Python 2 had: a
+    module (``urllib2``), a name Python 3 took out of a module (``collections.Mapping``),
+    a builtin the module never defines (``unicode``), a dictionary method
+    (``has_key``).  None when it is Python 3 code.  Imports inside a ``try`` catching
+    ``ImportError`` and builtins the module binds itself (``unicode = str``) are those of
+    a Python 2/3 library and do not count."""
+    error = pyport.compile_error(source)
+    if error is not None:
+        return "Python 2 syntax, line %s" % error.lineno
+    for dotted in sorted(imported_names(source)):
+        module, _, name = dotted.rpartition(".")
+        if module and python2_only(module, name):
+            return dotted
+        old = _python2_module(dotted)
+        if old is not None:
+            return old
+    tree = ast.parse(source, filename)
+    modules = {alias.asname or alias.name: alias.name for node in ast.walk(tree)
+               if isinstance(node, ast.Import) for alias in node.names if "." not in alias.name}
+    for node in ast.walk(tree):
+        if (isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name)
+                and node.value.id in modules and python2_only(modules[node.value.id],
+                                                              node.attr)):
+            return "%s.%s" % (modules[node.value.id], node.attr)
+    builtin = _free_python2_builtin(symtable.symtable(source, filename, "exec"),
+                                    _names_tried(tree))
+    return builtin or pyport.py2_dict_method(source)
+
+
+def _names_tried(tree: ast.AST) -> Set[str]:
+    """The names read inside a ``try`` that catches ``NameError`` (``try: unicode``)."""
+    names: Set[str] = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Try) and any(
+                handler.type is None or any(isinstance(kind, ast.Name) and kind.id in (
+                    "NameError", "Exception", "BaseException") for kind in (
+                    handler.type.elts if isinstance(handler.type, ast.Tuple)
+                    else [handler.type])) for handler in node.handlers):
+            names.update(name.id for statement in node.body for name in ast.walk(statement)
+                         if isinstance(name, ast.Name))
+    return names
+
+
+def _free_python2_builtin(module: symtable.SymbolTable, tried: Set[str]) -> Optional[str]:
+    """A builtin only Python 2 had that the module's code uses and never binds (nor reads
+    only to see whether it exists: ``tried``)."""
+    bound = tried | {symbol.get_name() for symbol in module.get_symbols()
+                     if symbol.is_assigned() or symbol.is_imported() or symbol.is_namespace()}
+    tables = [module]
+    while tables:
+        table = tables.pop()
+        tables.extend(table.get_children())
+        for symbol in table.get_symbols():
+            name = symbol.get_name()
+            if (name in _PY2_ONLY_BUILTINS and name not in bound and symbol.is_referenced()
+                    and (table is module or symbol.is_global())):
+                return name
+    return None
+
+
+def _python2_failure(error: BaseException) -> Optional[str]:
+    """What Python 2 had that ``error`` says Python 3 lacks (``collections.Mapping``,
+    ``urllib2``, ``unicode``), None when it is not how Python 2 code fails on Python 3."""
+    if isinstance(error, Python2Library):
+        return error.reason
     found = _MISSING_NAME.search(str(error))
     if found is not None:
         module, name = (found.group(2), found.group(1)) if found.group(1) \
             else (found.group(3), found.group(4))
-        return "is Python 2 only (%s.%s)" % (module, name)
-    if isinstance(error, ModuleNotFoundError) and error.name and py2_module(error.name) is None:
-        return "does not import (%s)" % error
-    missing = getattr(error, "name", None) if isinstance(error, (ImportError, NameError)) \
+        return "%s.%s" % (module, name) if python2_only(module, name) else None
+    name = getattr(error, "name", None) if isinstance(error, (ImportError, NameError)) \
         else None
-    return "is Python 2 only (%s)" % (missing or error)
+    if isinstance(error, ModuleNotFoundError) and name:
+        return _python2_module(name)
+    return name if isinstance(error, NameError) and name in _PY2_ONLY_BUILTINS else None
+
+
+def _why_not(error: BaseException) -> str:
+    """Why a shipped library does not import: "is Python 2 only (collections.Mapping)", or
+    "does not import (No module named 'chardet')" for another failure."""
+    reason = _python2_failure(error)
+    return "is Python 2 only (%s)" % reason if reason else "does not import (%s)" % error
 
 
 def _installed_name(name: str, spec: importlib.machinery.ModuleSpec) -> str:
@@ -240,47 +366,57 @@ def _fallback_builtins(modules: Dict[str, types.ModuleType]) -> Dict[str, Any]:
 
 
 class _ProjectModuleLoader(importlib.machinery.SourceFileLoader):
-    """Loads a project module: as it is when it compiles under Python 3, else ported and
-    run with the box builtins."""
+    """Loads a project module: as it is when it is Python 3 code, else ported and run with
+    the box builtins (see the module)."""
 
     def __init__(self, fullname: str, path: str, owner: ProjectModules) -> None:
         super().__init__(fullname, path)
         self._owner = owner
 
-    def _code(self, fullname: str) -> Tuple[types.CodeType, bool]:
-        """The module's code and whether it was ported."""
+    def _source(self, path: str) -> str:
         try:
-            return super().get_code(fullname), False
-        except SyntaxError:
-            pass  # Python 2 (or not Python at all)
-        path = self.get_filename(fullname)
-        try:
-            source = importlib.util.decode_source(self.get_data(path))
+            return importlib.util.decode_source(self.get_data(path))
         except (SyntaxError, UnicodeDecodeError, LookupError) as error:
             raise SyntaxError("%s cannot be read as Python source: %s" % (path, error),
                               (path, None, None, None)) from None
-        text = python3_source(source, path)
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore")  # invalid escapes etc. of old modules
-            return compile(rewrite_text_methods(text, path), path, "exec",
-                           dont_inherit=True), True
-
-    def get_code(self, fullname: str) -> types.CodeType:
-        return self._code(fullname)[0]
 
     def exec_module(self, module: types.ModuleType) -> None:
+        name = module.__name__
         try:
-            code, ported = self._code(module.__name__)
-            module.__dict__["__builtins__"] = (self._owner.builtins if ported
-                                               else self._owner.plain_builtins)
-            self._owner._imported(module)
-            exec(code, module.__dict__)
+            self._run(module)
         except _PYTHON2_FAILURES as error:
             # the environment's own copy of a library the project ships for Python 2
             # (the import system takes what is in sys.modules once this returns)
-            if "." in module.__name__ or not self._owner.use_installed(
-                    module.__name__, self.get_filename(module.__name__), error):
+            if "." in name or not self._owner.use_installed(
+                    name, self.get_filename(name), error):
                 raise
+
+    def _run(self, module: types.ModuleType) -> None:
+        name = module.__name__
+        path = self.get_filename(name)
+        source = self._source(path)
+        reason = python2_reason(source, path)
+        if reason is None:
+            try:
+                self._execute(module, super().get_code(name), self._owner.plain_builtins)
+                return
+            except _PYTHON2_FAILURES as error:
+                reason = _python2_failure(error)
+                if reason is None or self._owner.installed(name.partition(".")[0]):
+                    raise
+        if self._owner.installed(name.partition(".")[0]) is not None:
+            raise Python2Library(reason, path)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")  # invalid escapes etc. of old modules
+            code = compile(rewrite_text_methods(python3_source(source, path, python2=True),
+                                                path), path, "exec", dont_inherit=True)
+        self._execute(module, code, self._owner.builtins)
+
+    def _execute(self, module: types.ModuleType, code: types.CodeType,
+                 builtins: Dict[str, Any]) -> None:
+        module.__dict__["__builtins__"] = builtins
+        self._owner._imported(module)
+        exec(code, module.__dict__)
 
 
 class ProjectModuleFinder:

@@ -8,11 +8,16 @@ Python 2's builtins and standard library is provided here, for box code only:
   too: ported as the project's modules are), ``apply``, and
   ``range``, ``map``, ``filter``, ``zip`` returning lists as they did;
 * :func:`py2_module`: modules by their Python 2 name: the renamed ones (``thread``,
-  ``Queue``, ``cPickle``, ``StringIO``...), ``urllib`` with ``urlencode``, ``quote``,
-  ``urlopen``..., ``urllib2`` whose ``Request`` has ``add_data`` and friends and whose
-  ``urlopen`` takes text data, ``string`` with ``letters``, ``join``, ``upper``...,
-  ``sys`` with ``setdefaultencoding`` and ``maxint``, ``json`` writing byte strings as
-  text, and ``mutex``.
+  ``Queue``, ``cPickle``, ``StringIO``, ``email.MIMEText``, ``xml.etree.cElementTree``...:
+  fissix's renames and those Python 3 made since), ``urllib`` with ``urlencode``,
+  ``quote``, ``urlopen``..., ``urllib2`` whose ``Request`` has ``add_data`` and friends
+  and whose ``urlopen`` takes text data, ``string`` with ``letters``, ``join``,
+  ``upper``..., ``sys`` with ``setdefaultencoding`` and ``maxint``, ``json`` writing byte
+  strings as text, ``mutex``, and the modules whose names Python 3 removed with those
+  names back (``collections.Mapping``, ``os.getcwdu``, ``time.clock``...: see
+  :mod:`naoqi_qicore.core.py2_stdlib`); :func:`py2_import` is what ``import`` gives
+  Python 2 code, :func:`python2_view` a module of the box environment with its Python 2
+  names.
 """
 from __future__ import annotations
 
@@ -28,9 +33,10 @@ import types
 import urllib.error
 import urllib.parse
 import urllib.request
-from typing import Any, Callable, Dict, Optional
+from typing import Any, Callable, Dict, FrozenSet, Optional, Set
 
 from naoqi_qicore.core.ported_source import python3_source
+from naoqi_qicore.core.py2_stdlib import REMOVED_MODULES, REMOVED_NAMES
 
 #: Python 2 module names -> their Python 3 module
 PY2_MODULES = {
@@ -42,6 +48,37 @@ PY2_MODULES = {
     "__builtin__": "builtins", "copy_reg": "copyreg", "repr": "reprlib",
     "BaseHTTPServer": "http.server", "SimpleHTTPServer": "http.server", "Cookie": "http.cookies",
     "UserDict": "collections", "UserList": "collections", "UserString": "collections",
+    "CGIHTTPServer": "http.server", "DocXMLRPCServer": "xmlrpc.server",
+    "SimpleXMLRPCServer": "xmlrpc.server", "robotparser": "urllib.robotparser",
+    "markupbase": "_markupbase", "anydbm": "dbm", "whichdb": "dbm", "dumbdbm": "dbm.dumb",
+    "gdbm": "dbm.gnu", "dummy_thread": "_thread",
+    "dummy_threading": "threading", "future_builtins": "builtins", "exceptions": "builtins",
+    "Dialog": "tkinter.dialog", "FileDialog": "tkinter.filedialog",
+    "ScrolledText": "tkinter.scrolledtext", "SimpleDialog": "tkinter.simpledialog",
+    "Tix": "tkinter.tix", "Tkconstants": "tkinter.constants", "Tkdnd": "tkinter.dnd",
+    "tkColorChooser": "tkinter.colorchooser", "tkCommonDialog": "tkinter.commondialog",
+    "tkFileDialog": "tkinter.filedialog", "tkFont": "tkinter.font",
+    "tkMessageBox": "tkinter.messagebox", "tkSimpleDialog": "tkinter.simpledialog",
+    "ttk": "tkinter.ttk",
+    # the ElementTree of Python 2's days, and its C version Python 3.9 removed
+    "xml.etree.cElementTree": "xml.etree.ElementTree", "cElementTree": "xml.etree.ElementTree",
+    "elementtree": "xml.etree", "elementtree.ElementTree": "xml.etree.ElementTree",
+    # the modules of the PIL of Python 2's days, which Pillow keeps in its PIL package
+    **{name: "PIL." + name for name in (
+        "Image", "ImageChops", "ImageColor", "ImageDraw", "ImageEnhance", "ImageFile",
+        "ImageFilter", "ImageFont", "ImageGrab", "ImageMath", "ImageOps", "ImagePalette",
+        "ImagePath", "ImageSequence", "ImageStat", "ImageTk")},
+    # Python 2's capitalized names of the email package's modules
+    "email.MIMEText": "email.mime.text", "email.MIMEMultipart": "email.mime.multipart",
+    "email.MIMEBase": "email.mime.base", "email.MIMEImage": "email.mime.image",
+    "email.MIMEAudio": "email.mime.audio", "email.MIMEMessage": "email.mime.message",
+    "email.MIMENonMultipart": "email.mime.nonmultipart", "email.Utils": "email.utils",
+    "email.Encoders": "email.encoders", "email.Header": "email.header",
+    "email.Charset": "email.charset", "email.Parser": "email.parser",
+    "email.Generator": "email.generator", "email.Message": "email.message",
+    "email.Errors": "email.errors", "email.Iterators": "email.iterators",
+    "email.FeedParser": "email.feedparser", "email.Base64MIME": "email.base64mime",
+    "email.QuopriMIME": "email.quoprimime",
 }
 
 
@@ -84,7 +121,7 @@ def _execfile(path: str, globals: Optional[dict] = None, locals: Optional[dict] 
     """``execfile(path)``: a Python 2 file is ported first, as project modules are."""
     with open(path, "rb") as source:
         text = importlib.util.decode_source(source.read())
-    code = compile(python3_source(text, path), path, "exec", dont_inherit=True)
+    code = compile(python3_source(text, path, python2=True), path, "exec", dont_inherit=True)
     exec(code, globals if globals is not None else {}, locals)
 
 
@@ -101,13 +138,15 @@ PY2_BUILTINS: Dict[str, Any] = {
 
 
 class _MergedModule(types.ModuleType):
-    """A module whose missing names are looked up in other modules, in order."""
+    """A module whose missing names are looked up in other modules (given as modules or
+    names), in order."""
 
     _sources: tuple = ()
 
     def __getattr__(self, name: str) -> Any:
-        for module_name in self._sources:
-            module = importlib.import_module(module_name)
+        for source in self._sources:
+            module = source if isinstance(source, types.ModuleType) \
+                else importlib.import_module(source)
             if hasattr(module, name):
                 return getattr(module, name)
         raise AttributeError("module %r has no attribute %r" % (self.__name__, name))
@@ -245,16 +284,34 @@ _json = _merged("json", ("json",), dumps=_json_writer(json.dumps), dump=_json_wr
 _json.__path__ = json.__path__  # type: ignore[attr-defined]
 _sys = _Py2Sys("sys", sys.__doc__)
 _sys.__dict__.update(setdefaultencoding=lambda encoding: None, maxint=sys.maxsize,
-                     maxunicode=sys.maxunicode)
+                     maxunicode=sys.maxunicode, exc_clear=lambda: None)
 _mutex = types.ModuleType("mutex", "Python 2's mutex module")
 _mutex.mutex = _Mutex  # type: ignore[attr-defined]
 
-#: the modules above by the name box code imports
+#: the modules above by the name box code imports, and those Python 3 took names out of
 _OWN_MODULES: Dict[str, types.ModuleType] = {
     "urllib": _urllib, "urllib2": _urllib2, "string": _string, "sys": _sys, "mutex": _mutex,
-    "json": _json}
+    "json": _json, **REMOVED_MODULES, **{
+        name: _merged(name, (PY2_MODULES.get(name, name),), **names)
+        for name, names in REMOVED_NAMES.items()}}
 #: the Python 2 module names :func:`py2_module` answers with a module of its own
 REBUILT_MODULES = frozenset(_OWN_MODULES)
+
+
+def _renamed_submodules() -> Dict[str, FrozenSet[str]]:
+    """package -> its Python 2 submodules Python 3 renamed (``email``: ``MIMEText``...),
+    and the packages holding those (``xml``: ``etree``)."""
+    found: Dict[str, Set[str]] = {}
+    for name in PY2_MODULES:
+        parts = name.split(".")
+        for depth in range(1, len(parts)):
+            found.setdefault(".".join(parts[:depth]), set()).add(parts[depth])
+    return {package: frozenset(names) for package, names in found.items()}
+
+
+_RENAMED_SUBMODULES = _renamed_submodules()
+#: Python 2 packages with renamed submodules, as box code sees them
+_packages: Dict[str, types.ModuleType] = {}
 
 
 def py2_module(name: str) -> Optional[types.ModuleType]:
@@ -265,6 +322,61 @@ def py2_module(name: str) -> Optional[types.ModuleType]:
     if name in PY2_MODULES:
         return importlib.import_module(PY2_MODULES[name])
     return None
+
+
+class _Py2Package(_MergedModule):
+    """A package whose Python 2 submodules Python 3 renamed are its attributes."""
+
+    def __getattr__(self, name: str) -> Any:
+        full = "%s.%s" % (self.__name__, name)
+        if name in _RENAMED_SUBMODULES.get(self.__name__, ()):
+            return _py2_package(full) if full in _RENAMED_SUBMODULES else py2_module(full)
+        return super().__getattr__(name)
+
+
+def _py2_package(name: str) -> types.ModuleType:
+    if name not in _packages:
+        real = py2_module(name) or importlib.import_module(name)
+        _packages[name] = type(name, (_Py2Package,), {"_sources": (real,)})(name)
+    return _packages[name]
+
+
+def py2_import(name: str, fromlist: Any = (),
+               modules: Optional[Dict[str, types.ModuleType]] = None
+               ) -> Optional[types.ModuleType]:
+    """What ``__import__(name, fromlist=fromlist)`` gives Python 2 code when Python 2 had
+    the module otherwise (None: the real import is right).  ``import email.MIMEText``
+    binds ``email`` holding ``MIMEText``; a module renamed to one of the box
+    environment's ``modules`` (``dummy_threading``: its ``threading``) is that one."""
+    target = PY2_MODULES.get(name)
+    if modules is not None and target in modules:
+        return modules[target]
+    module = py2_module(name)
+    if module is None:
+        return _py2_package(name) if fromlist and name in _RENAMED_SUBMODULES else None
+    if fromlist or "." not in name:
+        return module
+    return _py2_package(name.partition(".")[0])
+
+
+def python2_view(name: str, module: types.ModuleType) -> types.ModuleType:
+    """``module`` (a box environment's ``name``: its ``os``, its ``time``...) holding the
+    names Python 2's ``name`` had and Python 3 removed (itself when there are none)."""
+    names = REMOVED_NAMES.get(name)
+    return module if names is None else _merged(name, (module,), **names)
+
+
+def python2_only(module: str, name: str) -> bool:
+    """Whether ``module.name`` is a name Python 2's ``module`` had and Python 3's has not
+    (``collections.Mapping``, ``string.letters``, ``os.getcwdu``...)."""
+    own = _OWN_MODULES.get(module)
+    if own is None or not hasattr(own, name):
+        return False
+    try:
+        real = importlib.import_module(PY2_MODULES.get(module, module))
+    except ImportError:
+        return True
+    return not hasattr(real, name)
 
 
 #: ``sys`` as box code finds it without importing it

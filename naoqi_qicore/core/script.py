@@ -9,7 +9,9 @@ only:
 * the modules of the behavior's :class:`~naoqi_qicore.core.environment.ScriptEnvironment`
   (``naoqi``, ``almath``, ``qi``...) before anything installed, with their submodules
   (``import qi.logging`` binds the environment's ``qi``);
-* Python 2 module names (:func:`~naoqi_qicore.core.py2.py2_module`).
+* Python 2 module names (:func:`~naoqi_qicore.core.py2.py2_import`), and the names
+  Python 3 took out of the modules it kept (``collections.Mapping``, ``os.getcwdu``...), in
+  the environment's modules too (its ``os``, its ``time``).
 
 Compiled code is cached by source text: behaviors repeat the same library boxes.
 Indentation mixing tabs and spaces that Python 2 accepted is read as Python 2 read it.
@@ -32,7 +34,7 @@ from typing import Any, Callable, Dict, List, Mapping, Optional, Type, Union
 
 from naoqi_qicore.converter.pyport import expand_indentation_tabs
 from naoqi_qicore.core.guard import BehaviorStopped
-from naoqi_qicore.core.py2 import PY2_BUILTINS, py2_module
+from naoqi_qicore.core.py2 import PY2_BUILTINS, py2_import, python2_view
 from naoqi_qicore.core.py2_text import PY2_TEXT_BUILTINS, rewrite_text_methods
 
 #: the name of :func:`let_stop_through` in box code
@@ -73,6 +75,8 @@ def box_builtins(modules: Mapping[str, types.ModuleType],
     """The ``__builtins__`` of box code that can import ``modules`` first (a dotted name:
     a submodule given too, ``os.path``), with ``overrides`` of builtins (``open``)."""
     real_import = builtins.__import__
+    # the environment's modules with the names Python 2 gave them (its os's getcwdu...)
+    modules = {name: python2_view(name, module) for name, module in modules.items()}
 
     def box_import(name: str, globals: Any = None, locals: Any = None,
                    fromlist: Any = (), level: int = 0) -> Any:
@@ -83,7 +87,7 @@ def box_builtins(modules: Mapping[str, types.ModuleType],
             if top in modules:
                 submodule = real_import(name, globals, locals, fromlist, level)
                 return submodule if fromlist else modules[top]
-            module = py2_module(name)
+            module = py2_import(name, fromlist, modules)
             if module is not None:
                 return module
         return real_import(name, globals, locals, fromlist, level)

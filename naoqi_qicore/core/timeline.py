@@ -5,7 +5,8 @@ the absolute deadline ``t0 + n / fps`` of the injected clock, so lateness never 
 Processing a frame: call ``on_frame(frame)`` (the owner switches states at their flags);
 if the end frame is reached, stop and call ``on_end()``; otherwise make sure a motion
 segment covering the keys after this frame is in flight (one ``angleInterpolationBezier``
-per segment; a new one after a goto, a pause, a stop or an fps change).
+per segment; a new one after a goto, a pause, a stop or an fps change).  Keys the robot
+cannot play (joints it lacks, left out by the motion sink) are told to ``on_warning``.
 
 The end frame is ``end_frame``, or the last motion key when it is -1; a timeline without
 motion and without an explicit end (end 0) plays until its box stops it.  At the end
@@ -15,7 +16,7 @@ from __future__ import annotations
 
 import itertools
 import threading
-from typing import Callable, Optional
+from typing import Callable, List, Optional
 
 from naoqi_qicore.core.clock import Clock
 from naoqi_qicore.core.motion import CurveSet, MotionSegment, MotionSink
@@ -36,7 +37,9 @@ class Timeline:
                  on_frame: Optional[FrameCallback] = None,
                  on_end: Optional[Callable[[], None]] = None,
                  on_motion: Optional[Callable[[MotionSegment], None]] = None,
-                 on_error: Optional[ErrorCallback] = None, name: str = "timeline") -> None:
+                 on_error: Optional[ErrorCallback] = None,
+                 on_warning: Optional[Callable[[str], None]] = None,
+                 name: str = "timeline") -> None:
         self._clock = clock
         self._fps = float(fps) if fps and fps > 0 else float(DEFAULT_FPS)
         self.start_frame = int(start_frame or 0)
@@ -48,6 +51,7 @@ class Timeline:
         self._on_end = on_end
         self._on_motion = on_motion
         self._on_error = on_error
+        self._on_warning = on_warning
         self._name = name
         self._lock = threading.RLock()
         self._wake = threading.Event()
@@ -181,6 +185,11 @@ class Timeline:
         if self._on_error is not None:
             self._on_error(what, error)
 
+    def _joints_left_out(self, names: List[str]) -> None:
+        if self._on_warning is not None:
+            self._on_warning("the robot has no joint %s: the keys of %s in this timeline are "
+                             "left out" % (", ".join(names), "it" if len(names) == 1 else "them"))
+
     def _ends_at(self, frame: int) -> bool:
         return self.end_frame >= 1 and frame >= self.end_frame
 
@@ -192,6 +201,7 @@ class Timeline:
             return
         what = "motion segment %d (from frame %d)" % (segment.segment_id, frame)
         segment.on_failed = lambda message: self._report(what, RuntimeError(message))
+        segment.on_joints_left_out = self._joints_left_out
         self._segment = segment.segment_id
         try:
             self._motion.send(segment)

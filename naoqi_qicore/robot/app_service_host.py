@@ -2,7 +2,8 @@
 
 The simulated ALServiceManager starts a service an application's ``manifest.xml`` declares
 (``<service name="Main" execStart="scripts/main.py"/>``) as NAOqi does: a process of its
-own, in the application's folder, connected to the robot (``--qi-url``).  It starts it as
+own, in the application's folder, connected to the robot (``--qi-url``).  It starts it in
+that folder (``--app .``: the folder it was started in, as opened by the robot) as
 
     python -I -B -u -m naoqi_qicore.robot.app_service_host --app FOLDER --root ROOT \\
         --qi-url URL SCRIPT [ARGUMENT...]
@@ -110,7 +111,9 @@ def run_service(app_folder: str, root: str, url: str, script: str,
     sys.path[:] = _search_path(script)
     project = install_project_modules([app_folder], builtins, modules, mapper)
     try:
-        with open(script, "rb") as stream:
+        # the script itself, not a link put in its place (the folder is the application's)
+        with os.fdopen(os.open(script, os.O_RDONLY | os.O_NOFOLLOW | os.O_CLOEXEC),
+                       "rb") as stream:
             source = stream.read().decode("utf-8", "surrogateescape")
         text = python3_source(source, script)
         ported = text is not source

@@ -10,13 +10,17 @@ is never changed).
 """
 from __future__ import annotations
 
-from pathlib import Path
-from typing import Dict, List, Tuple
+import posixpath
+from typing import Dict, Iterator, List, Tuple
 
 from lxml import etree
 
+from naoqi_qicore.file_root import FileRoot
+
 #: the Choice box's file, relative to its behavior's folder
 CHOICE_SENTENCES = "Aldebaran/choice_sentences.xml"
+#: folders below a behavior's folder searched for its box scripts
+MAX_DEPTH = 16
 
 #: per language: the words the Choice box listens for (``speechReco``), then what it says
 #: (``tts``): each kind's alternatives ("/"-separated in the file)
@@ -77,18 +81,31 @@ def choice_sentences() -> bytes:
 BOX_DATA = {CHOICE_SENTENCES: choice_sentences}
 
 
-def provide_box_data(behavior: Path) -> List[str]:
+def provide_box_data(behavior: FileRoot) -> List[str]:
     """Write in the converted behavior folder ``behavior`` the files of :data:`BOX_DATA`
     its box scripts read and it does not have; their relative names."""
-    wanted = [name for name in BOX_DATA if not (behavior / name).exists()]
+    wanted = [name for name in BOX_DATA if not behavior.exists(name)]
     if not wanted:
         return []
-    scripts = [path for path in behavior.rglob("*.py") if path.is_file()]
+    scripts = []
+    for path in _scripts(behavior):
+        with behavior.open_read(path) as stream:
+            scripts.append(stream.read())
     written = []
     for name in wanted:
-        if any(("/" + name).encode() in path.read_bytes() for path in scripts):
-            target = behavior / name
-            target.parent.mkdir(parents=True, exist_ok=True)
-            target.write_bytes(BOX_DATA[name]())
+        if any(("/" + name).encode() in script for script in scripts):
+            behavior.make_dirs(posixpath.dirname(name))
+            behavior.write_bytes(name, BOX_DATA[name]())
             written.append(name)
     return written
+
+
+def _scripts(behavior: FileRoot, folder: str = "", depth: int = 0) -> Iterator[str]:
+    """The ``.py`` files in ``folder`` of ``behavior`` and below (links leading out of it
+    are not followed)."""
+    for name in behavior.names(folder):
+        relative = posixpath.join(folder, name)
+        if name.endswith(".py") and behavior.is_file(relative):
+            yield relative
+        elif depth < MAX_DEPTH and behavior.is_dir(relative):
+            yield from _scripts(behavior, relative, depth + 1)

@@ -14,7 +14,9 @@ modules from ``.../apps/.lastUploadedChoregrapheBehavior/lib``.
 (:mod:`naoqi_qicore.robot.box_data`), points ``.lastUploadedChoregrapheBehavior`` at it,
 and gives the behavior back as loaded from there, so that its path is the robot's.  The package id is
 the ``uuid`` of the project's ``manifest.xml``, else derived from the project's (or the
-``.xar``'s) name.  An unchanged project is not copied again.
+``.xar``'s) name.  An unchanged project is not copied again.  The applications' folder is
+written, read and listed from the robot files' handle (:mod:`naoqi_qicore.file_root`): a
+symbolic link there leading out of the robot's files is never followed.
 
 :func:`robot_files` says where a robot's files are for this process: the simulated
 robot's own root when the robot is a simulated one on this machine (``NaoqiSimFiles``),
@@ -28,9 +30,9 @@ from __future__ import annotations
 import dataclasses
 import hashlib
 import os
+import posixpath
 import re
-import shutil
-import tempfile
+import stat
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, List, Optional, Tuple
@@ -41,7 +43,8 @@ from naoqi_qicore.converter.loader import LoadedBehavior
 from naoqi_qicore.robot.box_data import provide_box_data
 from naoqi_qicore.converter.project import (MAX_PROJECT_DEPTH, PROJECT_INDEX,
                                             is_project_folder, project_files, project_index,
-                                            read_project_index)
+                                            project_index_entries)
+from naoqi_qicore.file_root import FileRoot, OutsideRootError
 from naoqi_qicore.robot.robot_files import LAST_UPLOADED, SIM_TOKEN_FILE, RobotFiles
 from naoqi_qicore.xar.elements import safe_xml_parser
 from naoqi_qicore.xar.errors import XarError
@@ -101,14 +104,19 @@ class InstalledBehavior:
     loaded: LoadedBehavior
 
 
-def app_behaviors(folder: Path) -> List[str]:
-    """The behaviors of the application in ``folder``: those of its converted project
-    (:data:`PROJECT_INDEX`), else those its ``manifest.xml`` lists."""
-    converted = read_project_index(folder)
-    if converted:
-        return [_relative(path, folder) for _, path in converted]
+def app_behaviors(app: FileRoot) -> List[str]:
+    """The behaviors of the application in the folder ``app``: those of its converted
+    project (:data:`PROJECT_INDEX`), else those its ``manifest.xml`` lists."""
     try:
-        root = etree.parse(str(folder / MANIFEST), safe_xml_parser()).getroot()
+        with app.open_read(PROJECT_INDEX) as stream:
+            converted = project_index_entries(stream)
+    except OSError:
+        converted = []
+    if converted:
+        return [posixpath.normpath(path) for _, path in converted]
+    try:
+        with app.open_read(MANIFEST) as stream:
+            root = etree.parse(stream, safe_xml_parser()).getroot()
     except (OSError, etree.XMLSyntaxError):
         return []
     paths = [element.get("path", "") for element in root.iter("behavior")]
@@ -138,13 +146,18 @@ def _relative(path: Path, folder: Path) -> str:
 
 
 def installed_apps(files: RobotFiles) -> List[InstalledApp]:
-    """Every application in the robot's files, by package id."""
+    """Every application in the robot's files, by package id (links followed only while
+    they stay in the robot's files)."""
     apps = []
-    for entry in sorted(files.apps.iterdir()) if files.apps.is_dir() else []:
-        if entry.name.startswith(".") and entry.name != LAST_UPLOADED:
-            continue
-        if entry.is_dir():
-            apps.append(InstalledApp(entry.name, entry, app_behaviors(entry)))
+    with files.apps_folder() as folder:
+        for name in folder.names():
+            if name.startswith(".") and name != LAST_UPLOADED:
+                continue
+            try:
+                with folder.folder(name) as app:
+                    apps.append(InstalledApp(name, files.apps / name, app_behaviors(app)))
+            except (NotADirectoryError, FileNotFoundError, OutsideRootError):
+                continue
     return apps
 
 
@@ -203,23 +216,22 @@ def _stamp(sources: List[Path]) -> str:
     return sha.hexdigest()
 
 
-def _copy_tree(source: Path, target: Path) -> None:
-    shutil.copytree(source, target, ignore_dangling_symlinks=True, dirs_exist_ok=True,
-                    ignore=shutil.ignore_patterns("__pycache__"))
+#: what is not copied into the robot's files (Python's compiled modules)
+_NOT_COPIED = ("__pycache__",)
 
 
-def _write_lone_project(target: Path, package: str, name: str) -> None:
+def _write_lone_project(apps: FileRoot, target: str, package: str, name: str) -> None:
     """The ``manifest.xml`` and converted project index of an application made from a lone
-    behavior."""
+    behavior, in the folder ``target`` of ``apps``."""
     manifest = etree.Element("package", uuid=package, version="0.0.0", format_version="5")
     names = etree.SubElement(manifest, "names")
     etree.SubElement(names, "name", lang="en_US").text = name
     behaviors = etree.SubElement(manifest, "behaviors")
     etree.SubElement(behaviors, "behavior", name=name, path=LONE_BEHAVIOR, nature="interactive")
-    (target / MANIFEST).write_bytes(etree.tostring(manifest, xml_declaration=True,
-                                                   encoding="UTF-8", pretty_print=True))
-    (target / PROJECT_INDEX).write_text(project_index(name, [(name, LONE_BEHAVIOR)]),
-                                        encoding="utf-8")
+    apps.write_bytes(target + "/" + MANIFEST, etree.tostring(
+        manifest, xml_declaration=True, encoding="UTF-8", pretty_print=True))
+    apps.write_bytes(target + "/" + PROJECT_INDEX,
+                     project_index(name, [(name, LONE_BEHAVIOR)]).encode("utf-8"))
 
 
 def _lone_neighbours(loaded: LoadedBehavior, converted: Path) -> Tuple[Optional[Path], List[str]]:
@@ -258,78 +270,86 @@ def install_behavior(files: RobotFiles, loaded: LoadedBehavior) -> Tuple[Install
         package, behavior = package_id(converted, name), LONE_BEHAVIOR
         neighbours, skipped = _lone_neighbours(loaded, converted)
         sources = [converted] + ([neighbours] if neighbours is not None else [])
-    app = files.apps / package
     stamp = _stamp(sources)
-    try:
-        current = (app / INSTALL_STAMP).read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError):
-        current = ""
-    if current != stamp:
-        staging = Path(tempfile.mkdtemp(prefix=".installing-", dir=str(files.apps)))
+    with files.apps_folder() as apps:
         try:
-            if project is not None:
-                _copy_tree(project, staging)
-                if not (staging / PROJECT_INDEX).is_file():  # a project converted by parts
-                    (staging / PROJECT_INDEX).write_text(
-                        project_index(package, [(converted.name, behavior)]), encoding="utf-8")
-            else:
-                _copy_tree(converted, staging)
-                if neighbours is not None:
-                    warnings += _copy_neighbours(neighbours, skipped, staging)
-                _write_lone_project(staging, package, _lone_name(loaded, converted))
-            for folder in app_behaviors(staging):  # what the standard boxes read
-                provide_box_data(staging / folder)
-            (staging / INSTALL_STAMP).write_text(stamp, encoding="utf-8")
-            _replace(staging, app)
-        finally:
-            shutil.rmtree(staging, ignore_errors=True)
-    _point_last_uploaded(files, package)
+            with apps.open_read(package + "/" + INSTALL_STAMP) as stream:
+                current = stream.read(4096).decode("utf-8")
+        except (OSError, UnicodeDecodeError):
+            current = ""
+        if current != stamp:
+            staging = apps.make_unique_dir(".installing-")
+            try:
+                if project is not None:
+                    apps.copy_in(project, staging, _NOT_COPIED)
+                    if not apps.is_file(staging + "/" + PROJECT_INDEX):  # converted by parts
+                        apps.write_bytes(staging + "/" + PROJECT_INDEX, project_index(
+                            package, [(converted.name, behavior)]).encode("utf-8"))
+                else:
+                    apps.copy_in(converted, staging, _NOT_COPIED)
+                    if neighbours is not None:
+                        warnings += _copy_neighbours(neighbours, skipped, apps, staging)
+                    _write_lone_project(apps, staging, package, _lone_name(loaded, converted))
+                with apps.folder(staging) as staged:
+                    for folder in app_behaviors(staged):  # what the standard boxes read
+                        with staged.folder(folder) as behavior_folder:
+                            provide_box_data(behavior_folder)
+                apps.write_bytes(staging + "/" + INSTALL_STAMP, stamp.encode("utf-8"))
+                _replace(apps, staging, package)
+            finally:
+                try:
+                    apps.remove(staging)  # left only when the copy failed
+                except OSError:
+                    pass
+        _point_last_uploaded(apps, package)
+    app = files.apps / package
     folder = app / behavior if behavior != "." else app
     relocated = dataclasses.replace(loaded, folder=folder)
     name = package + "/" + (behavior if behavior != "." else ".")
     return InstalledBehavior(package, name, relocated), warnings
 
 
-def _copy_neighbours(folder: Path, skipped: List[str], target: Path) -> List[str]:
+def _copy_neighbours(folder: Path, skipped: List[str], apps: FileRoot,
+                     target: str) -> List[str]:
     """Copy the files next to a lone ``.xar`` (the converter's rules for a project's files)
-    into its application's behavior folder; the warnings."""
+    into its application's behavior folder ``target`` of ``apps``; the warnings."""
     try:
         found = project_files(folder, skipped)
     except XarError as error:
         return ["%s: the files next to the behavior are not installed on the robot: %s"
                 % (folder, error)]
     for relative, path in found.files.items():
-        destination = target / relative
-        if destination.exists():
+        destination = target + "/" + relative
+        if apps.stat(destination, follow=False) is not None:
             continue  # a converted file of the same name wins
-        destination.parent.mkdir(parents=True, exist_ok=True)
-        shutil.copy2(path, destination)
+        apps.make_dirs(posixpath.dirname(destination))
+        apps.copy_in(path, destination)
     return list(found.warnings)
 
 
-def _replace(staging: Path, app: Path) -> None:
-    """Put the application copied in ``staging`` in ``app``'s place."""
-    if app.is_symlink() or app.is_file():
-        app.unlink()
-    elif app.exists():
-        old = Path(tempfile.mkdtemp(prefix=".removing-", dir=str(app.parent)))
-        os.replace(app, old / "app")
-        shutil.rmtree(old, ignore_errors=True)
-    os.replace(staging, app)
+def _replace(apps: FileRoot, staging: str, package: str) -> None:
+    """Put the application copied in ``staging`` in the place of ``package``."""
+    info = apps.stat(package, follow=False)
+    if info is not None and stat.S_ISDIR(info.st_mode):
+        old = apps.make_unique_dir(".removing-")
+        apps.rename(package, old + "/app")
+        apps.remove(old)
+    elif info is not None:  # a file, or a link (removed, not followed)
+        apps.remove(package)
+    apps.rename(staging, package)
 
 
-def _point_last_uploaded(files: RobotFiles, package: str) -> None:
+def _point_last_uploaded(apps: FileRoot, package: str) -> None:
     """Make ``.lastUploadedChoregrapheBehavior`` the application ``package`` (a link)."""
-    link = files.apps / LAST_UPLOADED
-    if link.is_symlink() and os.readlink(link) == package:
+    if apps.read_link(LAST_UPLOADED) == package:
         return
-    temporary = files.apps / (".link-%s-%d" % (package, os.getpid()))
-    if temporary.is_symlink():
-        temporary.unlink()
-    os.symlink(package, temporary)
-    if link.is_dir() and not link.is_symlink():
-        shutil.rmtree(link)
-    os.replace(temporary, link)
+    temporary = ".link-%s-%d" % (package, os.getpid())
+    apps.remove(temporary)
+    apps.symlink(package, temporary)
+    info = apps.stat(LAST_UPLOADED, follow=False)
+    if info is not None and stat.S_ISDIR(info.st_mode):
+        apps.remove(LAST_UPLOADED)
+    apps.rename(temporary, LAST_UPLOADED)
 
 
 def mirror_folder(url: str) -> Path:
@@ -349,7 +369,8 @@ def robot_files(session: Any, mirror: Path) -> RobotFiles:
     except RuntimeError:
         return RobotFiles(mirror)
     try:
-        same = (root / SIM_TOKEN_FILE).read_text(encoding="utf-8") == token
+        with FileRoot(root) as folder, folder.open_read(SIM_TOKEN_FILE) as stream:
+            same = stream.read(len(token) + 1).decode("utf-8") == token
     except (OSError, UnicodeDecodeError):
         same = False
     return RobotFiles(root if same else mirror)

@@ -12,10 +12,15 @@ other robot path exists there.
 Two mappings, for two kinds of callers:
 
 * :meth:`RobotFiles.local` for what a *client* asks a robot service to read or write
-  (the simulated robot's services): the path is normalized (``..`` collapsed), must name a
-  place in the mapped tree (or be a file of this machine already inside the root) and,
-  symbolic links followed, stay inside the root; otherwise :class:`RobotPathError`, whose
-  message names the path and nothing of any file's content;
+  (the simulated robot's services): the path is normalized (``..`` collapsed) and must name
+  a place in the mapped tree (or be a file of this machine already inside the root),
+  otherwise :class:`RobotPathError`, whose message names the path and nothing of any
+  file's content.  It hands back a place below the root's handle
+  (:class:`~naoqi_qicore.file_root.RootedPath`, see :mod:`naoqi_qicore.file_root`), never a
+  path: every read, write and removal is made from the handle the root was opened with
+  once, a symbolic link is followed only while it stays in the root, a file read has one
+  link and a file written replaces what was there (a link leading out, or a hard link to a
+  file outside, is refused or replaced, never written through);
 * :meth:`RobotFiles.box_path` for the files *box code* opens itself (it runs with the
   rights of its process anyway): a path in the nao user's home (:data:`BOX_MAPPED`) goes to
   the root, any other is left as it is (box code's ``/tmp`` is this machine's: box code
@@ -31,6 +36,8 @@ import os
 import posixpath
 from pathlib import Path
 from typing import Optional, Tuple, Union
+
+from naoqi_qicore.file_root import FileRoot, RootedPath
 
 #: the nao user's home, NAOqi's working folder (where relative paths start)
 HOME = "/home/nao"
@@ -72,13 +79,20 @@ def _unaliased(robot_path: str) -> str:
 
 
 class RobotFiles:
-    """The robot's files under ``root`` (a folder of this machine; created with NAOqi's
-    layout when missing)."""
+    """The robot's files under ``root`` (a folder of this machine, opened once; created with
+    NAOqi's layout when missing).  ``OSError`` (:class:`~naoqi_qicore.file_root.
+    OutsideRootError`) when a folder of the layout is a symbolic link leading out of it."""
 
     def __init__(self, root: Union[str, Path]) -> None:
         self.root = Path(root).resolve()
+        #: the root's handle, every file of the robot is reached from
+        self.tree = FileRoot(self.root, "the robot's files", display="/", create=True)
         for folder in LAYOUT:
-            (self.root / folder.lstrip("/")).mkdir(parents=True, exist_ok=True)
+            self.tree.make_dirs(folder.lstrip("/"))
+
+    def close(self) -> None:
+        """Close the root's handle."""
+        self.tree.close()
 
     # -- paths -------------------------------------------------------------------------------
     def robot_path(self, path: str, base: str = HOME) -> str:
@@ -103,16 +117,13 @@ class RobotFiles:
                                  % (path, ", ".join(top + "/..." for top in MAPPED)))
         return robot
 
-    def local(self, path: str, base: str = HOME) -> Path:
-        """The file of this machine that the robot's ``path`` is (see
-        :meth:`robot_path`); :class:`RobotPathError` when it is outside the mapped tree or
-        a symbolic link leads out of the root."""
-        robot = self.robot_path(path, base)
-        local = self.root / robot.lstrip("/")
-        resolved = local.resolve()
-        if resolved != self.root and self.root not in resolved.parents:
-            raise RobotPathError("'%s' leads out of the robot's files" % path)
-        return local
+    def local(self, path: str, base: str = HOME) -> RootedPath:
+        """The place below the root that the robot's ``path`` is (see :meth:`robot_path`),
+        reached from the root's handle; :class:`RobotPathError` when it is outside the
+        mapped tree.  Its errors show robot paths; a symbolic link leading out of the root
+        is refused when the place is used (:class:`~naoqi_qicore.file_root.
+        OutsideRootError`)."""
+        return RootedPath(self.tree, self.robot_path(path, base).lstrip("/"))
 
     def robot_path_of(self, local: Union[str, Path]) -> Optional[str]:
         """The robot's path of a file of this machine inside the root (normalized), else
@@ -144,5 +155,10 @@ class RobotFiles:
     # -- applications ------------------------------------------------------------------------
     @property
     def apps(self) -> Path:
-        """The folder of installed applications."""
+        """The folder of installed applications on this machine (to load an application's
+        behavior from; its files are written through :meth:`apps_folder`)."""
         return self.root / APPS.lstrip("/")
+
+    def apps_folder(self) -> FileRoot:
+        """The folder of installed applications, open (from the root's handle)."""
+        return self.tree.folder(APPS.lstrip("/"), create=True)

@@ -9,7 +9,10 @@
   their signals and ALMemory subscribers (old proxies do not survive a reconnection).
   It warns when the connection is lost, and when an attempt fails: once per reason (again
   when it changes, or after the robot was reached), saying what to check
-  (:func:`connection_hints`).
+  (:func:`connection_hints`).  A robot that is starting (the simulated robot a launch
+  starts beside the nodes, a robot booting) refuses connections for a while: within
+  ``start_timeout`` s of :meth:`RobotSession.start`, refusals are only told once as
+  information, and requests may :meth:`RobotSession.wait_started` for the robot.
 * :func:`wait_for_services` waits for a robot that is starting to offer some services.
 
 Observers run in the session's own thread, never in a libqi callback thread.
@@ -22,7 +25,7 @@ import re
 import threading
 import time
 from dataclasses import dataclass, field
-from typing import Any, Callable, Dict, List, Optional, Sequence
+from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple
 from urllib.parse import unquote, urlsplit
 
 import qi
@@ -39,11 +42,27 @@ _LOG = logging.getLogger(__name__)
 
 
 _USERINFO = re.compile(r"(?P<scheme>[A-Za-z][A-Za-z0-9+.-]*://)[^/@\s]*@")
+#: environment variable holding the robot's password (how it reaches a child process)
+PASSWORD_ENV = "NAOQI_PASSWORD"
 
 
 def strip_credentials(text: str) -> str:
     """``text`` with the ``user:password@`` of every URL in it removed."""
     return _USERINFO.sub(r"\g<scheme>", text)
+
+
+def url_password(url: str) -> Tuple[str, str]:
+    """``url`` without the password of its ``user:password@`` (the user is kept), and that
+    password (unquoted; "" when there is none)."""
+    found = _USERINFO.match(url)
+    if found is None:
+        return url, ""
+    userinfo = url[found.end("scheme"):found.end() - 1]
+    user, colon, password = userinfo.partition(":")
+    if not colon:
+        return url, ""
+    kept = found.group("scheme") + (user + "@" if user else "")
+    return kept + url[found.end():], unquote(password)
 
 
 @dataclass(frozen=True)
@@ -142,6 +161,13 @@ class ConnectionState(enum.IntEnum):
     CONNECTED = 2
 
 
+def robot_may_be_starting(error: str) -> bool:
+    """Whether a failed connection attempt is what a robot that is starting answers: the
+    connection refused (nothing listens on its port yet), rather than a wrong address,
+    scheme or credentials."""
+    return "connection refused" in error.lower()
+
+
 def wait_for_services(session: Any, names: Sequence[str], timeout: float,
                       settled: float = SERVICES_SETTLED) -> List[str]:
     """Wait until the robot of ``session`` offers every service of ``names``: at most
@@ -205,11 +231,21 @@ class RobotSession:
                  max_retry_delay: float = 2.0, connect_timeout: float = 5.0,
                  required_services: Sequence[str] = (),
                  service_timeout: float = SERVICE_TIMEOUT,
-                 warn: Callable[[str], None] = _LOG.warning) -> None:
+                 start_timeout: float = 0.0,
+                 warn: Callable[[str], None] = _LOG.warning,
+                 inform: Callable[[str], None] = _LOG.info) -> None:
         self.address = address
         self._warn = warn
+        self._inform = inform
         #: the failure last warned about, "" once connected
         self._warned = ""
+        self._start_timeout = start_timeout
+        #: monotonic time of start(), None before
+        self._started_at: Optional[float] = None
+        #: the robot cannot be taken for one that is starting any more: connected once,
+        #: or an attempt failed otherwise than refused
+        self._start_over = False
+        self._told_waiting = False
         self.required_services = tuple(required_services)
         self._service_timeout = service_timeout
         self.session = qi.Session()
@@ -266,6 +302,7 @@ class RobotSession:
         """Start connecting (and reconnecting) in the background; returns self."""
         with self._lock:
             if self._thread is None:
+                self._started_at = time.monotonic()
                 self._thread = threading.Thread(target=self._run, daemon=True,
                                                 name="robot-session " + self.url)
                 self._thread.start()
@@ -277,6 +314,25 @@ class RobotSession:
             return self._wake.wait_for(
                 lambda: self._state == ConnectionState.CONNECTED or self._closing, timeout
             ) and self._state == ConnectionState.CONNECTED
+
+    def _starting(self) -> bool:
+        """Whether the robot may still be starting: within ``start_timeout`` s of
+        :meth:`start`, never connected, and every attempt refused so far."""
+        return (self._started_at is not None and not self._start_over
+                and time.monotonic() < self._started_at + self._start_timeout)
+
+    def wait_started(self) -> bool:
+        """Wait for the connection while the robot may still be starting (at most until
+        ``start_timeout`` s after :meth:`start`); True when connected.  A request that needs
+        the robot calls it first, so that it fails only once the robot is late."""
+        with self._wake:
+            if self._started_at is None:
+                return False
+            self._wake.wait_for(lambda: self._state == ConnectionState.CONNECTED
+                                or self._closing or not self._starting(),
+                                max(0.0, self._started_at + self._start_timeout
+                                    - time.monotonic()))
+            return self._state == ConnectionState.CONNECTED
 
     def service(self, name: str) -> Any:
         """A proxy to service ``name``, cached until the next disconnection."""
@@ -350,12 +406,28 @@ class RobotSession:
         return None
 
     def _warn_failure(self, error: str) -> None:
-        """Warn about a failed attempt, unless the last warning gave the same reason."""
+        """Warn about a failed attempt, unless the last warning gave the same reason, or the
+        robot may still be starting (then it is told once as information)."""
+        if not robot_may_be_starting(error):
+            with self._wake:
+                self._start_over = True
+                self._wake.notify_all()
+        if self._starting():
+            if not self._told_waiting:
+                self._told_waiting = True
+                self._inform("waiting for the robot at %s to accept connections (%s); a "
+                             "warning follows if it does not within %g s"
+                             % (self.url, error, self._start_timeout))
+            return
         if error == self._warned:
             return
         self._warned = error
-        self._warn("cannot connect to the robot at %s: %s; retrying every %g s at most. %s"
-                   % (self.url, error, self._max_retry_delay, connection_hints(self.address)))
+        waited = ""
+        if self._told_waiting and not self._start_over:
+            waited = " (waited %g s for it to start)" % self._start_timeout
+        self._warn("cannot connect to the robot at %s%s: %s; retrying every %g s at most. %s"
+                   % (self.url, waited, error, self._max_retry_delay,
+                      connection_hints(self.address)))
 
     def _run(self) -> None:
         delay = self._first_retry_delay
@@ -385,6 +457,7 @@ class RobotSession:
             if self._lost or not self.session.isConnected():
                 continue  # lost during re-binding: start over
             self._warned = ""
+            self._start_over = True
             self._set_state(ConnectionState.CONNECTED, "")
             with self._wake:
                 self._wake.wait_for(lambda: self._lost or self._closing)

@@ -1,10 +1,10 @@
 """A run recorded as an MCAP file that ``ros2 bag info``, ``ros2 bag play`` and Foxglove open.
 
 :class:`BagRecorder` subscribes, on the node it is given (behavior_runner's), to the topics
-of a run (:data:`RECORDED_TOPICS`: the robot's joint states and description from
-naoqi_bridge, the behavior's state and focus, what the robot said and heard, the motion
-segments and the robot connection) and writes every message it receives, as it receives
-it, the way rosbag2's MCAP storage does:
+of a run (:data:`RECORDED_TOPICS`: the robot's joint states, description and transforms
+(``/tf``, ``/tf_static``) from naoqi_bridge, the behavior's state and focus, what the robot
+said and heard, the motion segments and the robot connection) and writes every message it
+receives, as it receives it, the way rosbag2's MCAP storage does:
 
 * the ``ros2`` profile; a schema per message type, named ``package/msg/Type``, encoding
   ``ros2msg``, holding the ``.msg`` text followed by those of its dependencies, each after
@@ -33,16 +33,20 @@ from rclpy.qos import QoSProfile
 from rclpy.serialization import deserialize_message
 from sensor_msgs.msg import JointState
 from std_msgs.msg import String
+from tf2_msgs.msg import TFMessage
 
 from naoqi_qicore.msg import (ActivityFocus, BehaviorState, MotionKeyframes, MotionStatus,
                               MotionStop, RobotConnection)
-from naoqi_qicore.ros.joint_states import JOINT_STATES_QOS
-from naoqi_qicore.ros.qos import COMMANDS, LATCHED
+from naoqi_qicore.ros.qos import COMMANDS, LATCHED, STREAM
+from naoqi_qicore.ros.robot_transforms import TF_QOS, TF_STATIC_QOS, TF_STATIC_TOPIC, TF_TOPIC
 
-#: (relative topic name, message type, QoS of the subscription)
+#: (topic name, relative but for tf2's, message type, QoS of the subscription: the joint
+#: states as a stream, so that a recorder busy for a moment, a run starting, loses none)
 RECORDED_TOPICS: List[Tuple[str, Any, QoSProfile]] = [
-    ("joint_states", JointState, JOINT_STATES_QOS),
+    ("joint_states", JointState, STREAM),
     ("robot_description", String, LATCHED),
+    (TF_TOPIC, TFMessage, TF_QOS),
+    (TF_STATIC_TOPIC, TFMessage, TF_STATIC_QOS),
     ("behavior/state", BehaviorState, LATCHED),
     ("behavior/focus", ActivityFocus, LATCHED),
     ("robot/speech", String, COMMANDS),

@@ -3,8 +3,10 @@
 A converted folder (one holding the file-per-object format) is used as it is; a converted
 project runs its first behavior.  Any other input the converter reads (.xar, .pml, .crg,
 .pkg, or a folder holding a project or a .xar) is converted into
-``<cache>/<name>-<digest>/``, where the digest covers the input's bytes: a changed file is
-converted again, an unchanged one is not.  A ``.xar`` inside a Choregraphe project is
+``<cache>/<name>-<digest>/``, where the digest covers the input's bytes and what the
+converter writes (its format, the entry point): a changed file, or a folder converted by
+a version of the converter that wrote them otherwise, is converted again, an unchanged one
+is not.  A ``.xar`` inside a Choregraphe project is
 converted with its project around it, so the files its boxes open are there.
 """
 import hashlib
@@ -15,7 +17,7 @@ from typing import List, Optional, Tuple
 from naoqi_qicore.converter.api import convert, convert_in_project
 from naoqi_qicore.converter.loader import LoadedBehavior, load_converted
 from naoqi_qicore.converter.project import project_root, read_project_index
-from naoqi_qicore.converter.writer import MANIFEST
+from naoqi_qicore.converter.writer import FORMAT, MAIN_PY, MANIFEST
 
 #: suffixes of the files the converter reads
 BEHAVIOR_SUFFIXES = (".xar", ".pml", ".crg", ".pkg")
@@ -43,7 +45,7 @@ def is_converted(folder: Path) -> bool:
 def _digest(path: Path, project: Optional[Path] = None) -> str:
     """The digest of a file or folder's bytes; with ``project``, also of the names, sizes
     and modification times of the project's files."""
-    sha = hashlib.sha256()
+    sha = hashlib.sha256((FORMAT + MAIN_PY).encode())
     files = [path] if path.is_file() else sorted(p for p in path.rglob("*") if p.is_file())
     for file in files:
         sha.update(str(file.relative_to(path.parent if path.is_file() else path)).encode())

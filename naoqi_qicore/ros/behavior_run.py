@@ -5,8 +5,9 @@ A :class:`BehaviorRun` starts when the behavior plays (``behavior/play`` or a
 STOPPED (``behavior/stop``, a cancelled or preempted goal, another behavior loaded, the
 runner shutting down) or ERROR (the root box failed, the robot was lost).  Its errors are
 the engine's (:class:`~naoqi_qicore.core.events.BoxError`) plus the runner's own (the
-robot connection lost).  It :attr:`~BehaviorRun.succeeded` only when it FINISHED with no
-error: that is the ``behavior/run`` goal's SUCCEEDED.
+robot connection lost); its warnings (:class:`~naoqi_qicore.core.events.RunWarning`) are
+the engine's.  It :attr:`~BehaviorRun.succeeded` only when it FINISHED with no error
+(warnings or not): that is the ``behavior/run`` goal's SUCCEEDED.
 """
 import threading
 import time
@@ -14,8 +15,8 @@ from typing import Any, List, Optional, Set
 
 from builtin_interfaces.msg import Time
 
-from naoqi_qicore.core.events import BoxError
-from naoqi_qicore.msg import BehaviorError, BehaviorState
+from naoqi_qicore.core.events import BoxError, RunWarning
+from naoqi_qicore.msg import BehaviorError, BehaviorState, BehaviorWarning
 
 #: ``BehaviorState`` codes of the ends of a run
 ENDS = (BehaviorState.STOPPED, BehaviorState.FINISHED, BehaviorState.ERROR)
@@ -23,13 +24,22 @@ ENDS = (BehaviorState.STOPPED, BehaviorState.FINISHED, BehaviorState.ERROR)
 WHERE_ROBOT_CONNECTION = "robot connection"
 
 
+def _stamp(wall_time: float) -> Time:
+    seconds = int(wall_time)
+    return Time(sec=seconds, nanosec=int((wall_time - seconds) * 1e9))
+
+
 def error_message(error: BoxError) -> BehaviorError:
     """The ROS message of an engine error."""
-    seconds = int(error.time)
-    return BehaviorError(stamp=Time(sec=seconds, nanosec=int((error.time - seconds) * 1e9)),
-                         box_path=error.box_path, where=error.where,
+    return BehaviorError(stamp=_stamp(error.time), box_path=error.box_path, where=error.where,
                          exception_type=error.exception_type, message=error.message,
                          traceback=error.traceback)
+
+
+def warning_message(warning: RunWarning) -> BehaviorWarning:
+    """The ROS message of a warning of a run."""
+    return BehaviorWarning(stamp=_stamp(warning.time), box_path=warning.box_path,
+                           where=warning.where, message=warning.message)
 
 
 class BehaviorRun:
@@ -51,8 +61,9 @@ class BehaviorRun:
         self.stop_reason = ""
         #: errors of the run that the engine does not know (the robot lost)
         self.runner_errors: List[BoxError] = []
-        #: errors already sent in the goal's feedback
+        #: errors and warnings already sent in the goal's feedback
         self._told: Set[BoxError] = set()
+        self._told_warnings: Set[RunWarning] = set()
 
     @property
     def ended(self) -> bool:
@@ -95,4 +106,20 @@ class BehaviorRun:
         with self._lock:
             new = [error for error in self.errors() if error not in self._told]
             self._told.update(new)
+        return new
+
+    @property
+    def warning_count(self) -> int:
+        """How many warnings the run had."""
+        return self.player.warning_count if self.player is not None else 0
+
+    def warnings(self) -> List[RunWarning]:
+        """Every warning of the run, oldest first."""
+        return list(self.player.warnings) if self.player is not None else []
+
+    def untold_warnings(self) -> List[RunWarning]:
+        """The warnings of the run not returned by an earlier call, oldest first."""
+        with self._lock:
+            new = [warning for warning in self.warnings() if warning not in self._told_warnings]
+            self._told_warnings.update(new)
         return new

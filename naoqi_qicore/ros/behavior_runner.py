@@ -8,12 +8,16 @@ Services (relative names): ``behavior/play`` (Play), ``behavior/stop``,
 (ListInstalledBehaviors: the robot's installed behaviors, which a goal runs on the robot
 by name, see ``installed_behaviors``).
 Topics (latched): ``behavior/state`` (BehaviorState, on every change and at
-``state_rate`` while playing; with the errors of the current run) and ``behavior/focus``
+``state_rate`` while playing; with the errors and warnings of the current run) and
+``behavior/focus``
 (ActivityFocus).
 With ``view_port`` set, a web page on 127.0.0.1 shows the behavior's diagram with what
 runs highlighted, live, with the controls (see ``live_view``).
 With ``bag_file`` set, the runner records what it and naoqi_bridge publish into that MCAP
 file until it shuts down (see ``bag_recorder``).
+With ``autoplay`` the behavior plays once the robot is connected; with ``exit_after_run``
+too, the runner then exits with the run's outcome (0: it succeeded), so that a launch or a
+CI job ends with the run.
 Requests are served one at a time, in the order they come (``spin.run_node``).
 
 A run (:class:`~naoqi_qicore.ros.behavior_run.BehaviorRun`) lasts from a play (service or
@@ -38,7 +42,7 @@ from rclpy.node import Node
 from std_srvs.srv import Trigger
 
 from naoqi_qicore.converter.loader import LoadedBehavior
-from naoqi_qicore.core.events import BoxError, GotoError
+from naoqi_qicore.core.events import WHERE_LOG, BoxError, GotoError
 from naoqi_qicore.core.motion import ALMotionSink
 from naoqi_qicore.core.player import BehaviorPlayer
 from naoqi_qicore.msg import ActivityFocus, BehaviorInfo, BehaviorState
@@ -52,7 +56,8 @@ from naoqi_qicore.ros.behavior_cache import behavior_name, default_cache_dir, lo
 from naoqi_qicore.ros.node_parameters import NodeParameter, NodeProgram, declare_parameters
 from naoqi_qicore.ros.path_roots import (default_behavior_roots, is_under, outside_message,
                                          resolve_roots)
-from naoqi_qicore.ros.behavior_run import WHERE_ROBOT_CONNECTION, BehaviorRun, error_message
+from naoqi_qicore.ros.behavior_run import (WHERE_ROBOT_CONNECTION, BehaviorRun, error_message,
+                                           warning_message)
 from naoqi_qicore.ros.focus import STOP_AND_STACK_CURRENT, STOP_CURRENT, FocusTracker, LifeObserver
 from naoqi_qicore.ros.installed_behaviors import InstalledBehaviors, RobotBehaviorRun, runs_here
 from naoqi_qicore.ros.live_view import LiveView
@@ -61,7 +66,8 @@ from naoqi_qicore.ros.qos import LATCHED
 from naoqi_qicore.ros.robot_parameters import (CONNECTION_PARAMETERS, ROBOT_SERVICES,
                                                declare_robot_parameters, robot_address,
                                                robot_parameters_given)
-from naoqi_qicore.ros.run_action import RunActionServer
+from naoqi_qicore.ros.run_action import RUN_CLOSE_TIMEOUT, RunActionServer, result_message
+from naoqi_qicore.ros.run_client import result_lines
 from naoqi_qicore.ros.sim_scenario import ScenarioFeed, scenario_service
 from naoqi_qicore.ros.spin import NodeSetupError, run_node
 from naoqi_qicore.srv import GoTo, ListBehaviors, ListInstalledBehaviors, LoadBehavior, Play
@@ -80,14 +86,22 @@ SERVED = "served"
 FOCUS_CHANGED = "focus changed"
 #: engine events that change what behavior/state shows (frames go out at state_rate)
 STATE_EVENTS = ("status", "state_entered", "box_loaded", "box_unloaded", "box_started",
-                "output_fired", "error")
-#: errors of the run in behavior/state (the newest)
+                "output_fired", "error", "warning")
+#: errors and warnings of the run in behavior/state (the newest)
 STATE_ERRORS = 20
+#: exit statuses with exit_after_run: the autoplayed run succeeded, or it did not
+EXIT_RUN_SUCCEEDED = 0
+EXIT_RUN_FAILED = 1
 NODE_NAME = "behavior_runner"
 RUNNER_PARAMETERS = (
     NodeParameter("behavior", "", "behavior to load at start: .xar, .pml, .crg, .pkg or a "
                   "converted folder (then use behavior/load or a behavior/run goal)"),
     NodeParameter("autoplay", False, "play the behavior as soon as the robot is connected"),
+    NodeParameter("exit_after_run", False, "with autoplay: exit once the autoplayed run has "
+                  "ended, with status %d when it succeeded (the behavior finished with no "
+                  "error), %d otherwise (errors, stopped, or the robot not connected within "
+                  "robot_start_timeout): a launch, or a CI job, ends with the run"
+                  % (EXIT_RUN_SUCCEEDED, EXIT_RUN_FAILED)),
     NodeParameter("activity_name", "", "activity name given to ALAutonomousLife.switchFocus "
                   "(default naoqi_qicore/<behavior name>)"),
     NodeParameter("take_focus", True, "play takes the robot's focus (switchFocus) and stop "
@@ -105,8 +119,8 @@ RUNNER_PARAMETERS = (
                   constraints=dict(integer_range=[
                       IntegerRange(from_value=0, to_value=65535, step=1)])),
     NodeParameter("bag_file", "", "MCAP file to record the run into (joint states, robot "
-                  "description, behavior state and focus, speech, motion segments), from "
-                  "start to shutdown; never an existing file"),
+                  "description, transforms, behavior state and focus, speech, motion segments), "
+                  "from start to shutdown; never an existing file"),
     NodeParameter("allow_eval", False, "the simulated robot the runner starts when no robot "
                   "is given lets ALPythonBridge evaluate the code clients send (any local "
                   "process could then run code with the runner's rights); only for behaviors "
@@ -144,6 +158,10 @@ class BehaviorRunner(Node):
     def __init__(self, **kwargs: Any) -> None:
         super().__init__(NODE_NAME, **kwargs)
         self._cache_dir, self._behavior_roots = self._declare_parameters()
+        if self.get_parameter("exit_after_run").value and not (
+                self.get_parameter("autoplay").value and self.get_parameter("behavior").value):
+            raise NodeSetupError("exit_after_run goes with autoplay and a behavior: the "
+                                 "program ends with the run autoplay starts")
         self._lock = threading.RLock()
         self._focus_lock = threading.Lock()
         # behavior/run goals start one at a time, each preempting the run before it
@@ -158,6 +176,8 @@ class BehaviorRunner(Node):
         self._robot_status: Tuple[int, str] = (BehaviorState.IDLE, "")
         self._has_focus = False
         self._autoplayed = False
+        #: the program's exit status once it should end (exit_after_run), read by run_node
+        self.exit_status: Optional[int] = None
         self._closed = False
         self._last_state: Optional[tuple] = None
         self._life: Any = None
@@ -183,7 +203,9 @@ class BehaviorRunner(Node):
         # a simulated robot started here has registered all its services already
         self._robot = RobotSession(address, required_services=ROBOT_SERVICES,
                                    service_timeout=0.0 if self._sim is not None
-                                   else SERVICE_TIMEOUT, warn=self.get_logger().warning)
+                                   else SERVICE_TIMEOUT,
+                                   start_timeout=self.get_parameter("robot_start_timeout").value,
+                                   warn=self.get_logger().warning, inform=self.get_logger().info)
         self._diagnostics = diagnostics.Diagnostics(self, self._diagnostic_statuses)
         try:
             self._motion = BridgeMotionSink(self, ALMotionSink(self._robot.session),
@@ -193,7 +215,8 @@ class BehaviorRunner(Node):
             raise NodeSetupError(str(error)) from None
         self._view = self._start_view(self.get_parameter("view_port").value)
         rate = self.get_parameter("state_rate").value
-        self._installed = InstalledBehaviors(self._robot, 1.0 / rate, self.get_logger().info)
+        self._installed = InstalledBehaviors(self._robot, 1.0 / rate, self.get_logger().info,
+                                             lambda: self.get_clock().now().to_msg())
         services = [
             (Play, "behavior/play", self._play),
             (Trigger, "behavior/stop", self._stop),
@@ -221,6 +244,9 @@ class BehaviorRunner(Node):
         self._robot.add_connected_callback(self._on_connected)
         self._robot.add_state_callback(self._on_connection_state)
         self._robot.start()
+        if self._exits_after_run():
+            threading.Thread(target=self._exit_unless_connected, daemon=True,
+                             name="behavior_runner autoplay").start()
 
     # -- set-up ----------------------------------------------------------------------------
     def _declare_parameters(self) -> Tuple[Path, List[Path]]:
@@ -329,6 +355,36 @@ class BehaviorRunner(Node):
             outcome = self._play_loaded(stack=False)
             if outcome:
                 self.get_logger().error("autoplay: " + outcome)
+                if self._exits_after_run():
+                    self.exit_status = EXIT_RUN_FAILED
+            elif self._exits_after_run():
+                threading.Thread(target=self._exit_when_run_ends, args=(self._run,),
+                                 daemon=True, name="behavior_runner autoplay").start()
+
+    # -- exit_after_run --------------------------------------------------------------------
+    def _exits_after_run(self) -> bool:
+        """exit_after_run with autoplay: the program ends with the autoplayed run."""
+        return bool(self.get_parameter("autoplay").value
+                    and self.get_parameter("exit_after_run").value)
+
+    def _exit_unless_connected(self) -> None:
+        """The program ends when the robot is not connected within robot_start_timeout, or
+        fails otherwise than a robot that is starting (nothing can be autoplayed)."""
+        if not self._robot.wait_started() and not self._closed and not self._autoplayed:
+            self.get_logger().error("autoplay: robot %s not connected: %s"
+                                    % (self._robot.url, self._robot.message))
+            self.exit_status = EXIT_RUN_FAILED
+
+    def _exit_when_run_ends(self, run: BehaviorRun) -> None:
+        """Once the autoplayed ``run`` has ended (its box code too), say how and end the
+        program with its status."""
+        run.wait()
+        if run.player is not None:
+            run.player.wait_run_closed(RUN_CLOSE_TIMEOUT)
+        log = self.get_logger().info if run.succeeded else self.get_logger().error
+        for line in result_lines(result_message(run)):
+            log("autoplay: " + line)
+        self.exit_status = EXIT_RUN_SUCCEEDED if run.succeeded else EXIT_RUN_FAILED
 
     def _on_connection_state(self, state: ConnectionState, message: str) -> None:
         if self._closed:
@@ -430,6 +486,8 @@ class BehaviorRunner(Node):
                     error = event.data.get("error")
                     self.get_logger().error(event.detail + ("\n" + error.traceback
                                                             if error and error.traceback else ""))
+                elif event.kind == "warning" and event.data["warning"].where != WHERE_LOG:
+                    self.get_logger().warning(event.detail)  # box code's lines are logged
                 if event.kind == "status" and event.detail in ("FINISHED", "ERROR"):
                     self._run_ended_by_itself()
             # the focus first: it is taken before a play starts and released before a run's
@@ -512,8 +570,10 @@ class BehaviorRunner(Node):
         return os.path.realpath(behavior) == os.path.realpath(loaded.path)
 
     def start_run(self, goal: Any) -> BehaviorRun:
-        """Run the behavior of a ``behavior/run`` goal (preempting the run in progress);
-        ``ValueError`` saying why it cannot."""
+        """Run the behavior of a ``behavior/run`` goal (preempting the run in progress),
+        once a robot that may still be starting is connected; ``ValueError`` saying why it
+        cannot."""
+        self._robot.wait_started()
         with self._start_lock:
             current = self._run
             if current is not None and not current.ended:
@@ -574,13 +634,18 @@ class BehaviorRunner(Node):
             else:
                 message.status, message.last_error = self._robot_status
             if run is not None and (player is None or run.player is player):
-                errors = run.errors()
-                message.errors = [error_message(error) for error in errors[-STATE_ERRORS:]]
+                errors, warnings = run.errors(), run.warnings()
                 message.error_count = run.error_count
+                message.warning_count = run.warning_count
             elif player is not None:  # loaded, never played: what loading it said
-                errors = player.errors
-                message.errors = [error_message(error) for error in errors[-STATE_ERRORS:]]
+                errors, warnings = player.errors, player.warnings
                 message.error_count = player.error_count
+                message.warning_count = player.warning_count
+            else:
+                errors, warnings = [], []
+            message.errors = [error_message(error) for error in errors[-STATE_ERRORS:]]
+            message.warnings = [warning_message(warning)
+                                for warning in warnings[-STATE_ERRORS:]]
         return message
 
     def _publish_state(self, force: bool = False) -> None:
@@ -596,7 +661,8 @@ class BehaviorRunner(Node):
         with self._lock:
             message = self._state_message()
             key = (message.behavior, message.status, tuple(message.states),
-                   tuple(message.active_boxes), message.last_error, message.error_count)
+                   tuple(message.active_boxes), message.last_error, message.error_count,
+                   message.warning_count)
             if not force and key == self._last_state:
                 return
             self._last_state = key
@@ -782,8 +848,10 @@ class BehaviorRunner(Node):
         """Fill ``response`` from ``action()``: "" or a message is success, ValueError not.
 
         ``moved``: the action changes the frame, so the state goes out even when paused.
-        The state is published by the events thread, after the answer.
+        The state is published by the events thread, after the answer.  A robot that may
+        still be starting is waited for first (``robot_start_timeout``).
         """
+        self._robot.wait_started()
         try:
             response.message = action()
             response.success = True

@@ -12,10 +12,16 @@ Topics (relative names, so ``__ns`` namespaces them):
 * ``life/state`` (std_msgs/String, latched): ALAutonomousLife state.
 * ``life/focus`` (ActivityFocus, latched): focused activity, previous one and reasons
   (from the ``activityTransition`` signal when the robot has it, else from ALMemory).
-* ``joint_states`` (sensor_msgs/JointState, ``joint_states_rate`` Hz) and
-  ``robot_description`` (std_msgs/String, latched: the robot's URDF), as naoqi_driver2
-  publishes them (see ``joint_states``); ``publish_joint_states:=false`` leaves them to a
-  naoqi_driver2 running beside the bridge.
+* ``joint_states`` (sensor_msgs/JointState, ``joint_states_rate`` Hz: positions,
+  velocities and motor currents) and ``robot_description`` (std_msgs/String, latched: the
+  robot's URDF), as naoqi_driver2 publishes them (see ``joint_states``);
+  ``publish_joint_states:=false`` leaves them, and the transforms, to a naoqi_driver2
+  running beside the bridge.
+* ``/tf`` and ``/tf_static`` (tf2_msgs/TFMessage): every link of the URDF at the angles
+  read, the fixed joints once, and ``odom`` -> ``base_link`` from the robot's odometry (see
+  ``robot_transforms``); ``publish_tf:=false`` leaves the links to a robot_state_publisher
+  fed by ``joint_states`` and ``robot_description``; ``frame_prefix`` goes before every
+  frame name.
 * ``robot/speech`` and ``robot/heard`` (std_msgs/String): each sentence the robot starts
   saying, each phrase it recognises (see ``robot_speech``).
 
@@ -57,6 +63,7 @@ from naoqi_qicore.ros.node_parameters import NodeParameter, NodeProgram, declare
 from naoqi_qicore.ros.robot_parameters import (CONNECTION_PARAMETERS, ROBOT_SERVICES,
                                                declare_robot_parameters, robot_address)
 from naoqi_qicore.ros.robot_speech import SpeechTopics
+from naoqi_qicore.ros.robot_transforms import RobotTransforms
 from naoqi_qicore.ros.spin import NodeSetupError, run_node
 from naoqi_qicore.srv import GetFocusHistory, SetAutonomousAbility, SetLifeState, SwitchFocus
 
@@ -75,6 +82,12 @@ BRIDGE_PARAMETERS = (
     NodeParameter("joint_states_rate", DEFAULT_RATE, "joint_states rate (Hz)",
                   constraints=dict(floating_point_range=[
                       FloatingPointRange(from_value=1.0, to_value=100.0)])),
+    NodeParameter("publish_tf", True, "publish the links' transforms on /tf and /tf_static "
+                  "from the joint angles (false: leave them to a robot_state_publisher fed by "
+                  "joint_states and robot_description; odom -> base_link is published either "
+                  "way)"),
+    NodeParameter("frame_prefix", "", "put before every frame name of /tf and /tf_static "
+                  "(robot_state_publisher's parameter: several robots on one ROS graph)"),
 )
 #: what naoqi_bridge --help says
 PROGRAM = NodeProgram("naoqi_bridge", NODE_NAME, __doc__,
@@ -132,12 +145,17 @@ class NaoqiBridge(Node):
         for service_type, name, handler in services:
             self.create_service(service_type, name, handler)
 
-        self._joint_states = (JointStateStream(self, self.get_parameter("joint_states_rate").value)
-                              if self.get_parameter("publish_joint_states").value else None)
+        self._joint_states: Optional[JointStateStream] = None
+        if self.get_parameter("publish_joint_states").value:
+            transforms = RobotTransforms(self, self.get_parameter("publish_tf").value,
+                                         self.get_parameter("frame_prefix").value)
+            self._joint_states = JointStateStream(
+                self, self.get_parameter("joint_states_rate").value, transforms)
         self._speech = SpeechTopics(self)
         self._robot = RobotSession(address, max_retry_delay=self.get_parameter(
             "max_retry_delay").value, required_services=ROBOT_SERVICES,
-            warn=self.get_logger().warning)
+            start_timeout=self.get_parameter("robot_start_timeout").value,
+            warn=self.get_logger().warning, inform=self.get_logger().info)
         self._motion = ALMotionSink(self._robot.session, self._publish_status)
         self._robot.add_connected_callback(self._bind)
         self._robot.add_state_callback(self._on_connection_state)

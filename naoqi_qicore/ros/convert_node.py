@@ -12,17 +12,21 @@ Any peer of the ROS domain can call the service, so inputs must be inside the fo
 the parameter ``behavior_roots`` and each input's output folder, resolved, strictly
 inside those of ``output_roots`` (default for both: the folder the node was started in;
 the behavior cache is also an output root); other paths, and inputs whose path names no
-folder of its own (``proj/sub/..``), are refused with the answer ``success=false``.
+folder of its own (``proj/sub/..``), are refused with the answer ``success=false``.  The
+output is then written from a handle of its output root
+(:mod:`naoqi_qicore.file_root`): a folder on the way that becomes a symbolic link leading
+out of the root meanwhile makes the conversion fail, never write outside.
 """
 import os
 from pathlib import Path
-from typing import Any, List, Optional
+from typing import Any, List, Optional, Tuple
 
 from rcl_interfaces.msg import ParameterDescriptor
 from rclpy.node import Node
 
 from naoqi_qicore.converter.api import convert
 from naoqi_qicore.converter.writer import OutputExistsError, output_folder_name
+from naoqi_qicore.file_root import FileRoot, RootedPath
 from naoqi_qicore.ros.behavior_cache import default_cache_dir
 from naoqi_qicore.ros.path_roots import is_under, outside_message, resolve_roots
 from naoqi_qicore.ros.node_parameters import NodeProgram
@@ -55,14 +59,20 @@ class ConvertNode(Node):
         self._output_roots = resolve_roots(self.get_parameter("output_roots").value)
         self.create_service(Convert, "~/convert", self._convert)
 
-    def _target(self, output_dir: Path, source: str) -> Path:
-        """The folder ``source`` is converted into; ValueError unless it is a folder of its
-        own strictly inside an output root once resolved."""
+    def _target(self, output_dir: Path, source: str) -> Tuple[Path, str]:
+        """The output root and the folder below it ``source`` is converted into;
+        ValueError unless it is a folder of its own strictly inside an output root once
+        resolved (resolved only to know which: it is then reached from the root's
+        handle)."""
         target = output_dir / output_folder_name(source)
-        resolved = target.resolve()
-        if resolved in self._output_roots or not is_under(resolved, self._output_roots):
-            raise ValueError(outside_message(str(target), self._output_roots, "output_roots"))
-        return target
+        try:
+            resolved = target.resolve()
+        except (OSError, RuntimeError):  # a link changing while it is read, a loop
+            resolved = None
+        for root in self._output_roots:
+            if resolved is not None and resolved != root and resolved.is_relative_to(root):
+                return root, resolved.relative_to(root).as_posix()
+        raise ValueError(outside_message(str(target), self._output_roots, "output_roots"))
 
     def _convert(self, request: Convert.Request, response: Convert.Response):
         errors: List[str] = []
@@ -81,9 +91,11 @@ class ConvertNode(Node):
                                                      "behavior_roots"))
                 if not Path(source).expanduser().exists():
                     raise ValueError("%s: no such file or folder" % source)
-                target = self._target(output_dir, source)
-                response.warnings.extend(convert(Path(source).expanduser(), target,
-                                                 force=self._force).warnings)
+                root, relative = self._target(output_dir, source)
+                with FileRoot(root, "the output root %s" % root, create=True) as files:
+                    target = RootedPath(files, relative)
+                    response.warnings.extend(convert(Path(source).expanduser(), target,
+                                                     force=self._force).warnings)
             except OutputExistsError as error:
                 errors.append("%s (the node replaces it only when started with the "
                               "parameter force:=true)" % error)
@@ -91,7 +103,7 @@ class ConvertNode(Node):
             except (ValueError, OSError) as error:
                 errors.append(str(error))
                 continue
-            response.outputs.append(str(target))
+            response.outputs.append(str(target.path))
         response.success = not errors
         response.message = "; ".join(errors) if errors else "converted %d behavior(s) into %s" % (
             len(response.outputs), output_dir)

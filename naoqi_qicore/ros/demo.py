@@ -14,7 +14,6 @@
 """
 import argparse
 import bisect
-import json
 import math
 import shutil
 import sys
@@ -31,6 +30,7 @@ from naoqi_qicore.action import RunBehavior
 from naoqi_qicore.msg import ActivityFocus, BehaviorState
 from naoqi_qicore.robot.sim.bezier import BezierCurve
 from naoqi_qicore.robot.sim.joints import JointTable
+from naoqi_qicore.robot.sim.recorder import read_calls
 from naoqi_qicore.robot.sim.services.posture import posture_angles
 from naoqi_qicore.ros.launcher import Plan, ProcessGroup, free_tcp_port, wait_for_port
 from naoqi_qicore.ros.live_view import fetch_state, objects_by_path, view_url
@@ -166,8 +166,7 @@ def executed_trajectories(record: Path, robot: str = "nao"
     those joints.  The joints of an ended call stay where they are (unless the call that
     ended it moves them).  Failed calls moved nothing.
     """
-    calls = sorted((json.loads(line) for line in record.read_text().splitlines()
-                    if line.strip()), key=lambda c: c["time"])
+    calls = sorted(read_calls(record), key=lambda c: c["time"])
     calls = [c for c in calls if c.get("service") == "ALMotion" and "error" not in c
              and c.get("method") in ("angleInterpolationBezier", "killTasksUsingResources")]
     motions = [c for c in calls if c["method"] == "angleInterpolationBezier"]

@@ -8,8 +8,10 @@ runs it *on the robot* (:class:`RobotBehaviorRun`):
 
 * ``ALBehaviorManager.startBehavior`` starts it (an unknown name: the goal is aborted with
   ERROR, saying it is neither a file here nor installed on the robot);
-* while it runs, the goal's feedback is a ``BehaviorState`` (the behavior's name, PLAYING)
-  at ``state_rate``; its end is seen from ``behaviorStopped`` and ``isBehaviorRunning``;
+* while it runs, the goal's feedback is a ``BehaviorState`` (the behavior's name, PLAYING,
+  stamped with the time of the runner's clock it was seen running) at ``state_rate``; its
+  frame and fps stay 0: ALBehaviorManager does not tell where the timeline of a behavior it
+  runs is; its end is seen from ``behaviorStopped`` and ``isBehaviorRunning``;
 * the result: FINISHED when it ended by itself, STOPPED when the goal was cancelled,
   preempted or ``behavior/stop`` was called (``ALBehaviorManager.stopBehavior`` stops it
   on the robot first), ERROR with the robot's message when it failed
@@ -21,6 +23,8 @@ runs it *on the robot* (:class:`RobotBehaviorRun`):
 import threading
 from pathlib import Path
 from typing import Any, Callable, List, Optional
+
+from builtin_interfaces.msg import Time
 
 from naoqi_qicore.core.events import BoxError
 from naoqi_qicore.msg import BehaviorState
@@ -56,12 +60,13 @@ class RobotBehaviorRun(BehaviorRun):
     sends no feedback of its own for it)."""
 
     def __init__(self, name: str, goal: Any, manager: Any, period: float,
-                 log: Callable[[str], None]) -> None:
+                 log: Callable[[str], None], now: Callable[[], Time]) -> None:
         super().__init__(name, None)
         self._goal_handle = goal
         self._manager = manager
         self._period = period
         self._log = log
+        self._now = now
         self._changed = threading.Event()
         self._links: List[tuple] = []
         self._watcher: Optional[threading.Thread] = None
@@ -131,6 +136,7 @@ class RobotBehaviorRun(BehaviorRun):
             return
         from naoqi_qicore.action import RunBehavior
         state = BehaviorState(behavior=self.behavior, status=BehaviorState.PLAYING)
+        state.header.stamp = self._now()
         goal.publish_feedback(RunBehavior.Feedback(state=state))
 
     def _finish(self, status: int, message: str) -> None:
@@ -166,12 +172,14 @@ class RobotBehaviorRun(BehaviorRun):
 class InstalledBehaviors:
     """behavior_runner's access to the behaviors installed on the robot of ``robot`` (a
     ``RobotSession``): the ``behavior/installed`` service and the runs of installed
-    behaviors (feedback every ``period`` s)."""
+    behaviors (feedback every ``period`` s, stamped with ``now()``)."""
 
-    def __init__(self, robot: Any, period: float, log: Callable[[str], None]) -> None:
+    def __init__(self, robot: Any, period: float, log: Callable[[str], None],
+                 now: Callable[[], Time]) -> None:
         self._robot = robot
         self._period = period
         self._log = log
+        self._now = now
 
     def _manager(self) -> Any:
         return self._robot.service(MANAGER)
@@ -195,14 +203,16 @@ class InstalledBehaviors:
             name = str(manager.resolveBehaviorName(request.behavior))
         except (AttributeError, RuntimeError):
             name = request.behavior
-        run = RobotBehaviorRun(name, goal, manager, self._period, self._log)
+        run = RobotBehaviorRun(name, goal, manager, self._period, self._log, self._now)
         run.start()
         self._log("running %s on the robot" % name)
         return run
 
     def serve(self, request: ListInstalledBehaviors.Request,
               response: ListInstalledBehaviors.Response) -> ListInstalledBehaviors.Response:
-        """``behavior/installed``: the robot's installed (and running) behaviors."""
+        """``behavior/installed``: the robot's installed (and running) behaviors (a robot
+        that may still be starting is waited for first)."""
+        self._robot.wait_started()
         try:
             manager = self._manager()
             installed = [str(name) for name in manager.getInstalledBehaviors()]

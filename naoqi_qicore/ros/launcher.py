@@ -26,7 +26,13 @@ package's examples, the behavior's folder and the cache (see ``path_roots``).
 
 ``--params-file`` (a ``/**: ros__parameters:`` YAML file) goes to both nodes, and
 ``--nao-ip``, ``--nao-port``, ``--username`` and ``--password-file`` become parameters of
-both nodes (naoqi_driver's names); the password itself never appears on a command line.
+both nodes (naoqi_driver's names); the password itself never appears on a command line: a
+password in ``--robot-url`` (``tcp://user:password@...``) reaches the nodes in their
+environment (``NAOQI_PASSWORD``, readable only by this user), their ``robot_url`` has none.
+
+Each program runs with this interpreter importing only installed code: the folder
+``run_behavior`` was started in is not on its ``sys.path`` (``python -P``), so a module
+lying there (a ``secrets.py``) cannot run inside the simulated robot or the nodes.
 No simulated robot is started when a robot is given by ``--robot-url``, ``--nao-ip`` or the
 parameters file.
 
@@ -94,9 +100,14 @@ def wait_for_port(host: str, port: int, timeout: float, process: subprocess.Pope
 
 
 def python_program(module: str, *arguments: str) -> List[str]:
-    """Command running ``module``'s ``main()`` with this interpreter."""
-    return [sys.executable, "-c", "import sys; from %s import main; sys.exit(main())" % module,
-            *arguments]
+    """Command running ``module``'s ``main()`` with this interpreter, importing only installed
+    code: the working folder is not on its ``sys.path`` (``-P``; before Python 3.11, which
+    has no ``-P``, the command takes it off before importing anything), ``PYTHONPATH`` is
+    kept (a colcon install needs it)."""
+    run = "import sys; from %s import main; sys.exit(main())" % module
+    if sys.version_info >= (3, 11):
+        return [sys.executable, "-P", "-c", run, *arguments]
+    return [sys.executable, "-c", "import sys; del sys.path[0]; " + run, *arguments]
 
 
 #: parameters of both nodes that say which robot to connect to
@@ -160,13 +171,24 @@ class Plan:
         return not (self.robot_url or self.nao_ip or robot_in_params_file(self.params_file))
 
     def robot_parameters(self, url: str) -> Dict[str, Any]:
-        """The connection parameters of both nodes (only those given)."""
-        parameters: Dict[str, Any] = {"robot_url": url} if url else {}
+        """The connection parameters of both nodes (only those given; ``url`` without its
+        password: see :meth:`node_environment`)."""
+        from naoqi_qicore.robot.session import url_password
+        parameters: Dict[str, Any] = {"robot_url": url_password(url)[0]} if url else {}
         for name in ("nao_ip", "nao_port", "username", "password_file"):
             value = getattr(self, name)
             if value:
                 parameters[name] = value
         return parameters
+
+    def node_environment(self) -> Dict[str, str]:
+        """What the nodes' environment adds to this one's: the password of ``robot_url``
+        as ``NAOQI_PASSWORD`` (never on a command line, where any user of the machine reads
+        it), unless this environment gives one already (the nodes take it first, as they
+        did from the URL)."""
+        from naoqi_qicore.robot.session import PASSWORD_ENV, url_password
+        password = url_password(self.robot_url)[1]
+        return {PASSWORD_ENV: password} if password and PASSWORD_ENV not in os.environ else {}
 
     def simulated_robot(self) -> Tuple[str, str]:
         """The kind of simulated robot to start and why (see ``--robot``)."""
@@ -228,9 +250,12 @@ class ProcessGroup:
         self.processes: List[subprocess.Popen] = []
         self.names: List[str] = []
 
-    def start(self, name: str, command: List[str]) -> subprocess.Popen:
+    def start(self, name: str, command: List[str],
+              environment: Optional[Dict[str, str]] = None) -> subprocess.Popen:
+        """Start ``command`` (``environment``: variables added to this one's)."""
         # Own session: a terminal's Ctrl-C reaches only us, and we stop them in order.
-        process = subprocess.Popen(command, start_new_session=True)
+        process = subprocess.Popen(command, start_new_session=True,
+                                   env=dict(os.environ, **environment) if environment else None)
         self.processes.append(process)
         self.names.append(name)
         return process
@@ -384,9 +409,10 @@ def run(plan: Plan) -> int:
             if plan.expectations:
                 from naoqi_qicore.ros.sim_scenario import ScenarioVerdict
                 verdict = ScenarioVerdict(url, wake.set)
-        group.start("naoqi_bridge", plan.bridge_command(url))
+        group.start("naoqi_bridge", plan.bridge_command(url), plan.node_environment())
         view_port = 0 if plan.view is None else plan.view or free_tcp_port()
-        group.start("behavior_runner", plan.runner_command(url, view_port))
+        group.start("behavior_runner", plan.runner_command(url, view_port),
+                    plan.node_environment())
         if view_port:
             from naoqi_qicore.ros.live_view import view_url
             say("run_behavior: live view at %s" % view_url(view_port))
@@ -513,9 +539,9 @@ def parse_arguments(argv: Optional[List[str]] = None) -> Plan:
                              "(default port %d; 0: any free port); its URL is printed"
                              % VIEW_PORT)
     parser.add_argument("--bag", default="", metavar="FILE.mcap",
-                        help="record the run (joint states, robot description, behavior state "
-                             "and focus, speech, motion segments) into this new MCAP file, "
-                             "for ros2 bag play and Foxglove")
+                        help="record the run (joint states, robot description, transforms, "
+                             "behavior state and focus, speech, motion segments) into this new "
+                             "MCAP file, for ros2 bag play and Foxglove")
     parser.add_argument("--allow-eval", action="store_true",
                         help="let the simulated robot's ALPythonBridge evaluate the Python "
                              "code clients send, for behaviors that need it (off by default: "
@@ -571,4 +597,8 @@ def parse_arguments(argv: Optional[List[str]] = None) -> Plan:
 
 def main(argv: Optional[List[str]] = None) -> int:
     """Console entry point of ``run_behavior``."""
-    return run(parse_arguments(argv))
+    plan = parse_arguments(argv)
+    # once run() has decided the exit status, a Ctrl-C arriving on the way out (its
+    # handlers put back) changes nothing: Python's default would exit 130 instead
+    signal.signal(signal.SIGINT, lambda *_: None)
+    return run(plan)

@@ -52,7 +52,7 @@ from naoqi_qicore.ros.loopback_http import (EventStream, HttpError, LoopbackHTTP
                                             RoutedHandler, Route)
 from naoqi_qicore.ros.robot_figure import robot_figure
 from naoqi_qicore.ros.robot_watch import RobotWatch
-from naoqi_qicore.ros.tablet_files import app_file, content_type, project_file
+from naoqi_qicore.ros.tablet_files import app_file, project_file
 from naoqi_qicore.xar.model import Behavior, Box
 
 #: what the page is made of: URL path -> (file in ``live_view_page/``, content type); the
@@ -102,7 +102,8 @@ NO_FOCUS: Dict[str, Any] = {"focused_activity": "", "previous_activity": "", "st
                             "stop_reason": "", "focus_stack": []}
 #: the state before the runner published one (a BehaviorState's defaults: IDLE)
 NO_STATE = SimpleNamespace(status=0, frame=0, fps=0.0, states=[], active_boxes=[],
-                           last_error="", error_count=0, errors=[])
+                           last_error="", error_count=0, errors=[], warning_count=0,
+                           warnings=[])
 #: a control: its label argument ("" but for goto) -> the service response (success, message)
 Control = Callable[[str], Any]
 
@@ -272,6 +273,9 @@ def state_event(state: Any, diagram: Optional[BehaviorDiagram], player: Any,
         "errors": [{"box_path": error.box_path, "objects": objects.get(error.box_path, []),
                     "where": error.where, "exception_type": error.exception_type,
                     "message": error.message} for error in state.errors],
+        "warning_count": int(state.warning_count),
+        "warnings": [{"box_path": warning.box_path, "where": warning.where,
+                      "message": warning.message} for warning in state.warnings],
         "timeline": timeline,
     }
 
@@ -387,9 +391,9 @@ class LiveView:
         relative = app_file(url, package_uid) if url and folder else None
         return "/tablet/" + quote(relative) if relative else ""
 
-    def tablet_file(self, relative: str) -> Path:
-        """The file ``relative`` of the ``html`` folder of the behavior's project;
-        ``LookupError`` when there is none."""
+    def tablet_file(self, relative: str) -> Tuple[bytes, str]:
+        """The content and type of the file ``relative`` of the ``html`` folder of the
+        behavior's project; ``LookupError`` when there is none."""
         with self._lock:
             folder = self._project[1]
         if not folder:
@@ -502,13 +506,12 @@ class _Handler(RoutedHandler):
 
     def tablet(self, relative: str) -> None:
         try:
-            path = self.view.tablet_file(unquote(relative))
-            body = path.read_bytes()
-        except (LookupError, OSError) as error:
+            body, kind = self.view.tablet_file(unquote(relative))
+        except LookupError as error:
             raise HttpError(HTTPStatus.NOT_FOUND, "no tablet file %s: %s"
                             % (relative[:200], error)) from None
         self.answer_headers = TABLET_HEADERS
-        self.answer(HTTPStatus.OK, body, content_type(path))
+        self.answer(HTTPStatus.OK, body, kind)
 
     def control(self, name: str) -> None:
         if name not in CONTROLS:

@@ -33,8 +33,12 @@ def split_roots(text: str) -> List[str]:
 
 
 def is_under(path: Path, roots: Iterable[Path]) -> bool:
-    """True when ``path`` (resolved) is one of ``roots`` or inside one."""
-    resolved = Path(path).expanduser().resolve()
+    """True when ``path`` (resolved) is one of ``roots`` or inside one; False when it cannot
+    be resolved (a link that vanishes while it is read)."""
+    try:
+        resolved = Path(path).expanduser().resolve()
+    except (OSError, RuntimeError):
+        return False
     return any(resolved == root or resolved.is_relative_to(root) for root in roots)
 
 

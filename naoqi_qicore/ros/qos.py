@@ -14,6 +14,13 @@ COMMANDS = QoSProfile(depth=50, history=HistoryPolicy.KEEP_LAST,
                       durability=DurabilityPolicy.VOLATILE,
                       reliability=ReliabilityPolicy.RELIABLE)
 
+#: Streams (``/tf``: tf2_ros's ``DynamicBroadcasterQoS``; a recorder's subscription to
+#: ``joint_states``): 2 s at 50 Hz kept, so that a reader busy for a moment loses nothing.
+#: (``/tf_static``, tf2_ros's ``StaticBroadcasterQoS``, is :data:`LATCHED`.)
+STREAM = QoSProfile(depth=100, history=HistoryPolicy.KEEP_LAST,
+                    durability=DurabilityPolicy.VOLATILE,
+                    reliability=ReliabilityPolicy.RELIABLE)
+
 #: DDS lease of naoqi_bridge's ``robot/connection`` publisher (s), asserted by DDS itself:
 #: a killed bridge (or a stalled one) goes unheard within it
 BRIDGE_LEASE_S = 0.4

@@ -15,16 +15,18 @@ stored without them, so that no parameter service answers them.
 import os
 from typing import Any, List
 
-from rcl_interfaces.msg import IntegerRange, SetParametersResult
+from rcl_interfaces.msg import FloatingPointRange, IntegerRange, SetParametersResult
 from rclpy.node import Node
 
-from naoqi_qicore.robot.session import NAOQI_PORT, RobotAddress, strip_credentials
+from naoqi_qicore.robot.session import (NAOQI_PORT, PASSWORD_ENV, RobotAddress,
+                                        strip_credentials)
 from naoqi_qicore.ros.node_parameters import NodeParameter, declare_parameters
 
 #: services both nodes bind at each connection (waited for while a robot is starting)
 ROBOT_SERVICES = ("ALMemory", "ALMotion", "ALAutonomousLife")
-#: environment variable holding the robot's password
-PASSWORD_ENV = "NAOQI_PASSWORD"
+#: default of ``robot_start_timeout`` (s): a simulated robot starting on a loaded machine
+#: listens within a few seconds
+ROBOT_START_TIMEOUT = 30.0
 #: parameters read once at start, then refused (they may have held a secret)
 _SECRET_PARAMETERS = ("robot_url", "password")
 
@@ -51,6 +53,13 @@ CONNECTION_PARAMETERS = (
                   "nodes only connect to the robot, they listen on no qi endpoint)"),
     NodeParameter("qi_listen_url", "", "naoqi_driver2's: accepted, no effect (no qi "
                   "endpoint is opened)"),
+    NodeParameter("robot_start_timeout", ROBOT_START_TIMEOUT, "seconds the robot may take "
+                  "to accept connections after the node starts (a robot booting, the "
+                  "simulated robot a launch starts beside the node): until then refused "
+                  "connections are not warned about and requests that need the robot (goals, "
+                  "behavior/load, behavior/list, behavior/installed...) wait for it",
+                  constraints=dict(floating_point_range=[
+                      FloatingPointRange(from_value=0.0, to_value=600.0)])),
 )
 
 

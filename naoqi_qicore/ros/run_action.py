@@ -2,11 +2,12 @@
 
 A goal runs a behavior to its end: the runner loads it when needed, goes to the label or
 frame asked for (else the behavior starts from its beginning), plays it and answers how it
-ended (FINISHED, STOPPED or ERROR, the frame, the duration, every error of the run).  The
-goal SUCCEEDS only when the behavior FINISHED with no error; it is CANCELED when the
-client cancelled it, and ABORTED otherwise (finished with errors, stopped, failed, could
-not start).  Feedback is the behavior's state, on every change and at ``state_rate``
-while it plays, each error of the run in the feedback that follows it (once).  Cancelling
+ended (FINISHED, STOPPED or ERROR, the frame, the duration, every error and warning of the
+run).  The goal SUCCEEDS only when the behavior FINISHED with no error (a warning does not
+count); it is CANCELED when the client cancelled it, and ABORTED otherwise (finished with
+errors, stopped, failed, could not start).  Feedback is the behavior's state, on every
+change and at ``state_rate`` while it plays, each error and warning of the run in the
+feedback that follows it (once).  Cancelling
 a goal stops the behavior; a new goal while one runs preempts it (the old one ends
 STOPPED, "preempted").
 
@@ -29,7 +30,7 @@ from rclpy.node import Node
 from naoqi_qicore.action import RunBehavior
 from naoqi_qicore.core.player import MOTION_ANSWER_WAIT, STOP_DEADLINE
 from naoqi_qicore.msg import BehaviorState
-from naoqi_qicore.ros.behavior_run import BehaviorRun, error_message
+from naoqi_qicore.ros.behavior_run import BehaviorRun, error_message, warning_message
 
 ACTION_NAME = "behavior/run"
 #: threads serving goals, cancel requests and results
@@ -52,14 +53,23 @@ class RunController(Protocol):
 
 
 def result_message(run: BehaviorRun) -> RunBehavior.Result:
-    """The result of an ended run (its message tells the errors of a run that FINISHED)."""
+    """The result of an ended run (its message tells the errors and warnings of a run that
+    FINISHED)."""
     message = run.message
-    count = run.error_count
-    if run.status == BehaviorState.FINISHED and count:
-        message += " with %d error%s" % (count, "" if count == 1 else "s")
+    if run.status == BehaviorState.FINISHED:
+        counts = [_count(run.error_count, "error"), _count(run.warning_count, "warning")]
+        told = " and ".join(count for count in counts if count)
+        if told:
+            message += " with " + told
     return RunBehavior.Result(status=run.status, frame=int(run.frame), duration=run.duration,
                               message=message,
-                              errors=[error_message(error) for error in run.errors()])
+                              errors=[error_message(error) for error in run.errors()],
+                              warnings=[warning_message(warning) for warning in run.warnings()])
+
+
+def _count(number: int, what: str) -> str:
+    """``"2 errors"``, ``"1 warning"``, "" for none."""
+    return "%d %s%s" % (number, what, "" if number == 1 else "s") if number else ""
 
 
 class RunActionServer:
@@ -96,11 +106,13 @@ class RunActionServer:
     @staticmethod
     def feedback(run: Optional[BehaviorRun], state: BehaviorState) -> None:
         """Send ``state`` as feedback of ``run``'s goal, if it has one that still runs, its
-        ``errors`` being those of the run not sent yet (the result has them all)."""
+        ``errors`` and ``warnings`` being those of the run not sent yet (the result has them
+        all)."""
         if run is None or run.goal is None or run.ended or not run.goal.is_active:
             return
         state = copy.copy(state)
         state.errors = [error_message(error) for error in run.untold_errors()]
+        state.warnings = [warning_message(warning) for warning in run.untold_warnings()]
         run.goal.publish_feedback(RunBehavior.Feedback(state=state))
 
     # -- callbacks -------------------------------------------------------------------------

@@ -33,7 +33,7 @@ def state_line(state: BehaviorState) -> str:
 
 def result_lines(result: RunBehavior.Result, goal_status: Optional[int] = None) -> List[str]:
     """How the goal (``goal_status``, a ``GoalStatus`` code, when given) and its run ended,
-    then one line per error of the run."""
+    then one line per error, then per warning of the run."""
     goal = " (goal %s)" % GOAL_STATUS_NAMES.get(goal_status, goal_status) \
         if goal_status is not None else ""
     lines = ["result %s at frame %d after %.2f s: %s%s" % (
@@ -42,6 +42,8 @@ def result_lines(result: RunBehavior.Result, goal_status: Optional[int] = None) 
     lines += ["  error %s: %s: %s%s" % (error.box_path, error.where,
                                         error.exception_type + ": " if error.exception_type
                                         else "", error.message) for error in result.errors]
+    lines += ["  warning %s: %s: %s" % (warning.box_path, warning.where, warning.message)
+              for warning in result.warnings]
     return lines
 
 

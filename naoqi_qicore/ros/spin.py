@@ -47,7 +47,9 @@ def asks_for_help(args: List[str]) -> bool:
 def run_node(make_node: Callable[[], Node], program: NodeProgram,
              args: Optional[List[str]] = None) -> int:
     """Create the node with ``make_node`` and spin it with :func:`one_at_a_time_executor`
-    until Ctrl-C or SIGTERM; with ``--help``, print what ``program`` says and return.
+    until Ctrl-C, SIGTERM, or the node ends the program by setting its ``exit_status``
+    attribute (then that is the exit code); with ``--help``, print what ``program`` says
+    and return.
 
     libqi's log follows the node's log level (:func:`~naoqi_qicore.robot.qi_log.follow_log_level`).
     The node's ``close()`` method, if any, runs while ROS is still up (so that it can
@@ -66,7 +68,7 @@ def run_node(make_node: Callable[[], Node], program: NodeProgram,
         node = make_node()
         executor = one_at_a_time_executor()
         executor.add_node(node)
-        while executor.context.ok():
+        while executor.context.ok() and getattr(node, "exit_status", None) is None:
             # A bounded wait lets Python run the signal handlers (Ctrl-C, SIGTERM).
             executor.spin_once(timeout_sec=0.2)
     except NodeSetupError as error:
@@ -82,4 +84,5 @@ def run_node(make_node: Callable[[], Node], program: NodeProgram,
                 close()
             node.destroy_node()
         rclpy.try_shutdown()
-    return 0
+    status = getattr(node, "exit_status", None)
+    return status if status is not None else 0

@@ -6,12 +6,15 @@ A robot serves each installed application's ``html`` folder to its tablet:
 package (Choregraphe's Show Image and Show App boxes build such URLs).  For the behavior
 the runner plays, the package is its project (``package id``: the player's
 ``package_uid``, folder: its ``project_folder``): :func:`app_file` tells which file of
-``html`` such a URL names, :func:`project_file` finds it, never outside that folder.
+``html`` such a URL names, :func:`project_file` reads it from a handle of that folder
+(:mod:`naoqi_qicore.file_root`), never outside it.
 """
+import os
 import posixpath
-from pathlib import Path
-from typing import Optional
+from typing import Optional, Tuple
 from urllib.parse import unquote, urlsplit
+
+from naoqi_qicore.file_root import FileRoot
 
 #: the robot as its tablet reaches it (ALTabletService.robotIp()), or the robot itself
 ROBOT_HOSTS = ("198.18.0.1", "127.0.0.1", "localhost")
@@ -48,23 +51,22 @@ def app_file(url: str, package_uid: str) -> Optional[str]:
     return relative
 
 
-def project_file(project_folder: str, relative: str) -> Path:
-    """The file ``relative`` of the project's ``html`` folder, resolved (links followed);
-    ``LookupError`` when it is not a regular file inside that folder, is too large, or is
-    of a kind that is not served (:data:`CONTENT_TYPES`)."""
+def project_file(project_folder: str, relative: str) -> Tuple[bytes, str]:
+    """The content of the file ``relative`` of the project's ``html`` folder and what it is
+    served as, read from a handle of that folder (links followed only while they stay in
+    it); ``LookupError`` when it is not a regular file with one link inside that folder
+    (a hard link's content may live outside), is too large, or is of a kind that is not
+    served (:data:`CONTENT_TYPES`)."""
     if "\x00" in relative or "\\" in relative:
         raise LookupError("no such file")
-    root = (Path(project_folder) / HTML_FOLDER).resolve()
-    target = (root / relative.lstrip("/")).resolve()
-    if root not in target.parents or not target.is_file():
-        raise LookupError("no such file in the project's %s folder" % HTML_FOLDER)
-    if target.suffix.lower() not in CONTENT_TYPES:
-        raise LookupError("%s files are not served" % (target.suffix or "extension-less"))
-    if target.stat().st_size > MAX_FILE_BYTES:
-        raise LookupError("larger than %d MB" % (MAX_FILE_BYTES >> 20))
-    return target
-
-
-def content_type(path: Path) -> str:
-    """What ``path`` (a file :func:`project_file` found) is served as."""
-    return CONTENT_TYPES[path.suffix.lower()]
+    suffix = posixpath.splitext(relative)[1].lower()
+    try:
+        with FileRoot(project_folder) as project, \
+                project.folder(HTML_FOLDER) as html, html.open_read(relative) as stream:
+            if os.fstat(stream.fileno()).st_size > MAX_FILE_BYTES:
+                raise LookupError("larger than %d MB" % (MAX_FILE_BYTES >> 20))
+            if suffix not in CONTENT_TYPES:
+                raise LookupError("%s files are not served" % (suffix or "extension-less"))
+            return stream.read(MAX_FILE_BYTES + 1), CONTENT_TYPES[suffix]
+    except OSError:
+        raise LookupError("no such file in the project's %s folder" % HTML_FOLDER) from None

@@ -418,14 +418,17 @@ class ElementReader:
         extras = self.extras(element)
         diagram = Diagram(scale=element.get("scale"), extras=extras)
         seen: Set[int] = set()
+        # one diagram holds the thousands of boxes and links of the largest behaviors
+        box_tag, read_box, boxes = self.diagram_box_tag, self.diagram_box, diagram.boxes
+        links, link_lines = diagram.links, self.link_lines
         for child in element:
             tag = child.tag
-            if tag == self.diagram_box_tag:
-                box = self.diagram_box(child)
+            if tag == box_tag:
+                box = read_box(child)
                 if box.id in seen:
                     raise self.error(child, "duplicate box id %d in one diagram" % box.id)
                 seen.add(box.id)
-                diagram.boxes.append(box)
+                boxes.append(box)
             elif tag == "Link":
                 link = None
                 if child.keys() == _LINK_LAYOUT:
@@ -436,8 +439,8 @@ class ElementReader:
                 if link is None:
                     link = Link(*(self.required_int(child, name) for name in _LINK_LAYOUT),
                                 extras=self.extras(child))
-                self.link_lines[id(link)] = (self.source, child.sourceline)
-                diagram.links.append(link)
+                link_lines[id(link)] = (self.source, child.sourceline)
+                links.append(link)
             else:
                 extras.elements.append(serialize(child))
         return diagram

@@ -82,13 +82,13 @@ def test_a_staging_folder_in_use_is_kept(tmp_path, xar):
 
 def test_a_failed_replacement_puts_the_old_output_back(tmp_path, xar, monkeypatch):
     convert(xar, tmp_path / "dance")
-    real_rename = Path.rename
+    real_replace = os.replace
 
-    def rename(self, target):
-        if ".converting-" in self.name and not self.name.endswith(".previous"):
-            raise OSError(errno.EIO, "Input/output error", str(self))
-        return real_rename(self, target)
-    monkeypatch.setattr(Path, "rename", rename)
+    def replace(source, target, **handles):  # renames are made from folder handles
+        if ".converting-" in source and not source.endswith(".previous"):
+            raise OSError(errno.EIO, "Input/output error", source)
+        return real_replace(source, target, **handles)
+    monkeypatch.setattr(os, "replace", replace)
     with pytest.raises(OutputError):
         convert(xar, tmp_path / "dance", force=True)
     assert _left_beside(tmp_path) == ["dance", "wave.xar"]
@@ -264,8 +264,8 @@ def test_write_errors_name_the_output_not_the_staging_folder(tmp_path, xar, monk
                                                              capsys):
     real_open = os.open
 
-    def full_disk(path, flags, *args, **kwargs):
-        if ".converting-" in str(path) and str(path).endswith("main.py"):
+    def full_disk(path, flags, *args, **kwargs):  # files are made from folder handles
+        if str(path) == "main.py" and "dir_fd" in kwargs:
             raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC), str(path))
         return real_open(path, flags, *args, **kwargs)
     monkeypatch.setattr(os, "open", full_disk)

@@ -13,6 +13,23 @@ def behavior(project, box):
     return parse_xar_bytes(project(box("Say", 1, script) + box("Say", 2)), "b.xar")
 
 
+def test_an_entry_point_written_by_an_older_converter_is_a_warning(behavior, tmp_path):
+    """A converted folder whose main.py imports where the runner of converted folders was
+    (naoqi_qicore.core.standalone) is told to be converted again; a current one is not."""
+    from naoqi_qicore.converter.writer import MAIN_PY
+    out = tmp_path / "out"
+    write_converted(behavior, out)
+    assert not any("main.py" in warning for warning in load_converted(out).warnings)
+    (out / "main.py").write_text(MAIN_PY.replace("naoqi_qicore.robot.standalone",
+                                                 "naoqi_qicore.core.standalone"))
+    warnings = [w for w in load_converted(out).warnings if "main.py" in w]
+    assert warnings == ["%s: written by an older xar_convert, it does not run with this "
+                        "version: convert the behavior again (xar_convert SOURCE %s --force)"
+                        % (out / "main.py", out)]
+    (out / "main.py").write_text("print('my own')\n")  # not the converter's: none of its business
+    assert not any("main.py" in warning for warning in load_converted(out).warnings)
+
+
 def test_prepare_names_and_ports(behavior):
     loaded = prepare(behavior)
     assert loaded.folder is None
@@ -68,3 +85,16 @@ def test_damaged_folders_give_clean_errors(behavior, tmp_path, damage, expected)
     damage(tmp_path / "out")
     with pytest.raises(XarError, match=expected):
         load_converted(tmp_path / "out")
+
+
+def test_a_box_file_that_is_a_link_is_refused(behavior, tmp_path):
+    """The folder's files are opened in the folder, never through a link (which could lead
+    out of it)."""
+    out = tmp_path / "out"
+    write_converted(behavior, out)
+    outside = tmp_path / "elsewhere.xml"
+    outside.write_bytes((out / "l1_Say.xml").read_bytes())
+    (out / "l1_Say.xml").unlink()
+    (out / "l1_Say.xml").symlink_to(outside)
+    with pytest.raises(XarError, match=r"l1_Say\.xml: cannot read"):
+        load_converted(out)

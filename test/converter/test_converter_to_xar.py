@@ -58,7 +58,7 @@ def tree(root: Path) -> Dict[str, bytes]:
 
 
 def leftovers(folder: Path):
-    return sorted(p.name for p in folder.iterdir() if ".exporting-" in p.name
+    return sorted(p.name for p in folder.iterdir() if ".replacing-" in p.name
                   or ".converting-" in p.name)
 
 
@@ -325,7 +325,7 @@ def test_an_existing_output_is_replaced_only_when_forced(converted, tmp_path):
 
 
 def test_an_interrupted_export_leaves_nothing(converted, tmp_path, monkeypatch):
-    def interrupted(*_):
+    def interrupted(*_, **_handles):
         raise KeyboardInterrupt
     monkeypatch.setattr(to_xar.os, "replace", interrupted)
     with pytest.raises(KeyboardInterrupt):
@@ -335,7 +335,7 @@ def test_an_interrupted_export_leaves_nothing(converted, tmp_path, monkeypatch):
 
 def test_an_interrupted_command_exits_128_plus_the_signal(converted, tmp_path, monkeypatch,
                                                           capsys):
-    def interrupted(*_):
+    def interrupted(*_, **_handles):
         raise to_xar.Interrupted(signal.SIGTERM)
     monkeypatch.setattr(to_xar.os, "replace", interrupted)
     assert main([str(converted), str(tmp_path / "out.xar")]) == 128 + signal.SIGTERM

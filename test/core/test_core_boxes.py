@@ -4,7 +4,7 @@ import threading
 
 from naoqi_qicore.xar.model import BehaviorKeyframe, BehaviorLayer, Diagram, Parameter, Port, Resource
 
-from core_builders import (RECORD, flow_box, link, script_box, stopped, string_parameter,
+from core_builders import (RECORD, curve, flow_box, link, script_box, stopped, string_parameter,
                            timeline_box)
 
 
@@ -329,7 +329,7 @@ class MyClass(GeneratedClass):
     def __init__(self):
         GeneratedClass.__init__(self, False)
     def onInput_onStart(self):
-        record(self.getName(), "api", self.boxName, self.behaviorId == ALFrameManager._player.behavior_id,
+        record(self.getName(), "api", self.boxName, self.behaviorId == ALFrameManager._behavior.behavior_id,
                unicode("x"), list(xrange(2)), long(3), isinstance("s", basestring),
                Queue.Queue().empty(), self.logger.name, self.getTimeline() is None,
                self.getParentTimeline() is not None, self.session() is not None)
@@ -413,3 +413,75 @@ def test_package_paths_as_box_scripts_use_them(tmp_path):
         uid, relative = package_info(str(folder))
         assert str(folder).replace(relative, "").rstrip("/") == str(
             package if relative else folder)
+
+
+def test_what_box_code_logs_at_warning_and_above_is_a_warning_of_the_run(make_harness, caplog):
+    """The Show App box's "Got tablet service, but failed to set application" (a
+    logger.warning) is part of what the run tells, as its errors are, whatever the log
+    level; lines below WARNING are not, and logging still shows only what its level lets
+    through."""
+    import logging
+    box = script_box("Show App", 1, """
+def onInput_onStart(self):
+    self.logger.debug("looking for the tablet")
+    self.log("found it")
+    self.logger.warning("Got tablet service, but failed to set application: %s" % "app")
+    self.logger.error("ERROR: Could not set application: app")
+    self.logger.warning("Got tablet service, but failed to set application: %s" % "app")
+    self.logger.warning("%d%d", 1)  # box code's own format error
+    self.onStopped()
+""")
+    caplog.set_level(logging.ERROR)  # warnings not shown by logging
+    harness = make_harness(flow_box("root", -1, [box], [link(0, 2, 1, 2), link(1, 4, 0, 4)]))
+    play(harness)
+    assert harness.player.status == "FINISHED" and harness.player.errors == []
+    warnings = harness.player.warnings
+    assert [(w.box_path, w.where) for w in warnings] == [("root/Show App", "log")] * 3
+    assert [w.message for w in warnings][:2] == [
+        "Got tablet service, but failed to set application: app",
+        "ERROR: ERROR: Could not set application: app"]
+    assert "%d%d" in warnings[2].message
+    assert len(harness.kinds("warning")) == 3
+    shown = [r.getMessage() for r in caplog.records if r.name == "naoqi_qicore.box.l1_Show_App"]
+    assert shown == ["ERROR: Could not set application: app"]
+
+
+def test_a_box_failing_in_a_long_timeline_leaves_the_behavior_playing(make_harness, robot):
+    """A sound box whose file is missing fails 7 s into a 24.6 s timeline: its failure is
+    an error of the run, and the other layers (boxes, motion) play to the end, where the
+    run FINISHED (with that error), as on the robot: nothing links the failing box to the
+    end of the behavior."""
+    simulated, session = robot
+    sound_file = script_box("Play Sound File", 2, """
+def onInput_onStart(self, p):
+    self.session().service("ALAudioPlayer").playFile(p)
+    self.onStopped()
+""")
+    get_file = script_box("Get Attached File", 1, """
+def onInput_onStart(self):
+    self.onStopped("/home/nao/missing_sound.ogg")
+""", outputs=[Port("onStopped", 3, 1, 2, 4)])
+    play_sound = flow_box("Play Sound", 1, [get_file, sound_file],
+                          [link(0, 2, 1, 2), link(1, 4, 2, 2), link(2, 4, 0, 4)])
+
+    def keyframe(name, index, box):
+        return BehaviorKeyframe(name, index, Diagram([box], [link(0, 1, 1, 2)]))
+    leds = [keyframe("eyes%d" % index, index, script_box("Eyes%d" % index, 1, RECORD))
+            for index in (1, 300, 500)]
+    root = timeline_box("root", -1, [
+        BehaviorLayer("sound", [keyframe("sound", 175, play_sound)]),
+        BehaviorLayer("leds", leds)],
+        curves=[curve("HeadYaw", [(5, 0.0), (300, 20.0), (615, 0.0)])])
+    harness = make_harness(root, session=session, naoqi=True)
+    play(harness)
+    harness.advance(7.5)
+    assert harness.player.status == "PLAYING"
+    [error] = harness.player.errors
+    assert (error.box_path, error.where, error.exception_type) == (
+        "root/Play Sound/Play Sound File", "onStart", "RuntimeError")
+    assert "missing_sound.ogg" in error.message
+    harness.advance(18)
+    assert harness.player.status == "FINISHED"
+    assert harness.player.last_frame == 615
+    assert names(harness, "onStart") == ["l1_Eyes1", "l1_Eyes300", "l1_Eyes500"]
+    assert len(harness.player.errors) == 1

@@ -101,8 +101,9 @@ def test_why_a_run_did_not_reach_its_end() -> None:
     def why(status="PLAYING", trace=None, calls=(), errors=0):
         return corpus_report.why_not_ended(status, trace or _trace(last_engine=10.0),
                                            list(calls), errors, 0.0, 60.0)[1]
-    reads = [{"service": "ALMemory", "method": "getData", "time": 58.0}]
-    says = [{"service": "ALTextToSpeech", "method": "say", "time": 50.0, "duration": 7.0}]
+    reads = [{"service": "ALMemory", "method": "getData", "time": 58.0, "end": 58.001}]
+    says = [{"service": "ALTextToSpeech", "method": "say", "time": 50.0, "end": 57.0}]
+    moving = [{"service": "ALMotion", "method": "angleInterpolation", "time": 10.0}]  # runs
     loop = collections.Counter({"root/Say": 4})
     assert why("FINISHED") == ""
     assert why("ERROR") == "error"
@@ -115,6 +116,7 @@ def test_why_a_run_did_not_reach_its_end() -> None:
     assert why(calls=says, trace=_trace(box_starts=loop)) == "loops"
     assert why(calls=says, trace=_trace(keyframes=collections.Counter({"Dance": 2}))) == "loops"
     assert why(calls=says) == "long"
+    assert why(calls=moving) == "long"
     assert why(trace=_trace(last_engine=59.0)) == "long"
     assert why(trace=_trace(active_boxes=["root/Wait"])) == "own-code"
 

@@ -125,9 +125,13 @@ def test_box_loggers_are_made_when_first_used(make_harness):
     harness.player.load()
     box = harness.player.box_named("l1_LoggerScaleBox")
     assert box is not None
-    name = "naoqi_qicore.box.l1_LoggerScaleBox"
-    assert name not in logging.Logger.manager.loggerDict
-    assert box.instance.logger is box.logger is logging.getLogger(name)
+    assert "logger" not in vars(box)
+    logger = box.instance.logger
+    assert logger is box.logger and logger.name == "naoqi_qicore.box.l1_LoggerScaleBox"
+    # one per box of each behavior (two behaviors may have boxes of one name), under the
+    # boxes' logger of logging's registry
+    assert logger.name not in logging.Logger.manager.loggerDict
+    assert logger.parent is logging.getLogger("naoqi_qicore.box")
 
 
 @pytest.mark.parametrize("enabled", [True, False])
@@ -171,9 +175,9 @@ def _with_names(environment, **names):
 def test_reading_a_folder_pauses_the_collector_and_restores_it(tmp_path, monkeypatch, enabled):
     write_converted(behavior(_chain(3, NESTED)), tmp_path / "out")
     seen = []
-    real_read = loader._read_file
-    monkeypatch.setattr(loader, "_read_file",
-                        lambda path, flags=0: seen.append(gc.isenabled()) or real_read(path, flags))
+    real_read = loader._read_open
+    monkeypatch.setattr(loader, "_read_open",
+                        lambda *args: seen.append(gc.isenabled()) or real_read(*args))
     (gc.enable if enabled else gc.disable)()
     try:
         loaded = load_converted(tmp_path / "out")

@@ -34,11 +34,12 @@ def dance(music_file):
 
 
 def recorded(simulated, method):
-    """The simulated robot's calls of ``method``, once there are some (a call is recorded
-    when it has returned, maybe after its caller went on)."""
+    """The simulated robot's ended calls of ``method``, once there are some (a call's end is
+    recorded when it has returned, maybe after its caller went on)."""
     deadline = time.monotonic() + 5
     while time.monotonic() < deadline:
-        calls = [call for call in simulated.calls() if call["method"] == method]
+        calls = [call for call in simulated.calls()
+                 if call["method"] == method and "duration" in call]  # ended
         if calls:
             return calls
         time.sleep(0.05)
@@ -50,7 +51,7 @@ def test_a_46_second_behavior_plays_its_music_and_motion_to_the_end(robot, low_b
     from naoqi_qicore.robot.naoqi_compat import box_environment
     simulated, session = robot
     music = "/home/nao/music.ogg"  # a file of the robot's
-    shutil.copyfile(low_bitrate_sound("music.ogg", SECONDS), simulated.files.local(music))
+    shutil.copyfile(low_bitrate_sound("music.ogg", SECONDS), simulated.files.local(music).path)
     player = BehaviorPlayer(prepare(dance(music)), session, environment=box_environment)
     player.load()
     started = time.monotonic()

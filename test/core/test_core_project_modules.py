@@ -12,11 +12,12 @@ from naoqi_qicore.converter import pyport
 from naoqi_qicore.converter.loader import load_converted, prepare
 from naoqi_qicore.converter.writer import write_converted
 from naoqi_qicore.core import BehaviorPlayer, FakeClock
-from naoqi_qicore.core.dependencies import (imported_modules, missing_dependencies,
-                                            read_requirements)
+from naoqi_qicore.core.dependencies import (imported_modules, imported_names,
+                                            missing_dependencies, read_requirements)
 from naoqi_qicore.core.environment import ScriptEnvironment
 from naoqi_qicore.core.ported_source import port_cache_dir, python3_source
-from naoqi_qicore.core.project_modules import ProjectModules, finder_installed, package_folder
+from naoqi_qicore.core.project_modules import (ProjectModules, finder_installed, package_folder,
+                                               python2_reason)
 
 from core_builders import FakeSession, RecordingSink, behavior, flow_box, link, script_box
 
@@ -301,20 +302,76 @@ def test_a_shipped_library_that_works_is_the_one_used(project, installed_textkit
     assert log == [("shipped", "HI")] and "installed" not in caplog.text
 
 
-def test_a_python2_library_with_no_installed_one_fails_its_import(project):
+def test_a_python2_library_with_no_installed_one_is_ported_and_runs(project):
     ship_textkit(project, "from collections import Mapping")
-    player = BehaviorPlayer(project_behavior(project, USES_TEXTKIT), FakeSession(),
-                            clock=FakeClock(), motion=RecordingSink())
-    player.load()
-    try:
-        player.play()
-        assert player.wait_idle(10)
-        [error] = player.errors
-        assert error.box_path == "root/User" and error.exception_type == "ImportError"
-        assert "cannot import name 'Mapping' from 'collections'" in error.message
-    finally:
-        player.unload()
+    log: List = []
+    play(project_behavior(project, USES_TEXTKIT), log)
+    assert log == [("shipped", "HI")]
     assert [name for name in sys.modules if name.partition(".")[0] == "textkit"] == []
+
+
+#: a library written for Python 2 that compiles under Python 3 but uses what Python 3 took
+#: out of the standard modules it kept, or moved
+OLD_STDLIB = '''import base64, cgi, collections, inspect, itertools, os, string, sys, time, types
+from collections import Mapping
+import HTMLParser
+import xml.etree.cElementTree as ET
+from email.MIMEText import MIMEText
+import email.Utils
+
+def check(settings):
+    assert isinstance(settings, Mapping) and isinstance({}, collections.MutableMapping)
+    assert settings.has_key("speed") and not settings.has_key("angle")
+    assert sorted(key for key, value in settings.iteritems()) == ["speed"]
+    assert string.letters[:3] == "abc" and string.maketrans("a", "b")
+    assert os.getcwdu() == os.getcwd() and sys.maxint == sys.maxsize
+    assert base64.decodestring(base64.encodestring("nao:pepper")) == "nao:pepper"
+    assert "Basic " + base64.b64encode("nao:pepper") == "Basic bmFvOnBlcHBlcg=="
+    assert inspect.getargspec(check).args == ["settings"]
+    assert cgi.escape("<a & 'b'>") == "&lt;a &amp; 'b'&gt;"
+    assert time.clock() >= 0 and list(itertools.izip([1], [2])) == [(1, 2)]
+    assert isinstance("text", types.StringTypes) and types.IntType is int
+    assert HTMLParser.HTMLParser().unescape("&eacute;") == u"\\u00e9"
+    assert ET.fromstring("<a><b/></a>").find("b") is not None
+    assert MIMEText("hello")["Content-Type"].startswith("text/plain")
+    assert email.Utils.parseaddr("NAO <nao@example.org>") == ("NAO", "nao@example.org")
+    return "checked"
+'''
+
+
+def test_a_python2_library_using_what_python3_removed_runs(project):
+    """The names fissix's fixers leave (``collections.Mapping``, ``string.letters``,
+    ``dict.has_key``, ``base64.encodestring``...) in a library that compiles under Python 3:
+    it is Python 2 code all the same, and runs as such."""
+    (project / "lib" / "oldstdlib.py").write_text(OLD_STDLIB)
+    log: List = []
+    play(project_behavior(project, USES_MOVECONTROL.replace("""    import movecontrol
+    record(movecontrol.walk(4), movecontrol.greeting(), movecontrol.ALProxy.__name__,
+           movecontrol.urllib2.__name__)""", """    import oldstdlib
+    record(oldstdlib.check({"speed": 1}))""")), log)
+    assert log == [("checked",)]
+
+
+@pytest.mark.parametrize("line, reason", [
+    ("import urllib2", "urllib2"), ("from email.MIMEText import MIMEText", "email.MIMEText"),
+    ("from collections import Mapping", "collections.Mapping"),
+    ("import string\nLETTERS = string.letters", "string.letters"),
+    ("import os as system\ndef here():\n    return system.getcwdu()", "os.getcwdu"),
+    ("def text(value):\n    return unicode(value)", "unicode"),
+    ("def known(d):\n    return d.has_key('x')", "has_key"),
+    ("print 'hello'", "Python 2 syntax, line 1")])
+def test_what_makes_a_module_python2(line, reason):
+    assert python2_reason(line + "\n") == reason
+
+
+@pytest.mark.parametrize("line", [
+    "try:\n    import urllib2\nexcept ImportError:\n    import urllib.request as urllib2",
+    "try:\n    text_type = unicode\nexcept NameError:\n    text_type = str",
+    "unicode = str\ndef text(value):\n    return unicode(value)",
+    "from collections.abc import Mapping\nimport string\nLETTERS = string.ascii_letters",
+    "def items(d):\n    return d.items()"])
+def test_python3_and_python2_3_modules_are_python3(line):
+    assert python2_reason(line + "\n") is None
 
 
 def test_execfile_of_a_python2_file(tmp_path, monkeypatch):
@@ -365,6 +422,10 @@ def test_imports_found_in_scripts():
     # a Python 2 script that was not ported: read line by line
     assert imported_modules("import ws4py, md5\nprint 'x'\nfrom bs4 import X\n") == {
         "ws4py", "md5", "bs4"}
+    # with the names a from-import takes: a namespace package is named by them
+    assert imported_names("print 'x'\nfrom google.cloud import (speech as s, vision)\n"
+                          "from os import *\n") == {"google.cloud.speech",
+                                                     "google.cloud.vision", "os"}
 
 
 def test_missing_dependencies_of_a_behavior_and_its_project(tmp_path):
@@ -389,7 +450,7 @@ def test_missing_dependencies_of_a_behavior_and_its_project(tmp_path):
                                  distribution_installed=lambda name: name == "some-tool")
     assert found.modules == ("bs4", "cv2", "requests", "serial", "ws4py", "Xlib", "yaml",
                              "zmq")
-    assert found.unavailable == ("md5", "vision_definitions")
+    assert found.unavailable == ("vision_definitions",)  # md5: the engine gives it
     assert found.requirements == ("PyYAML", "python-xlib")
     assert found.packages == ("beautifulsoup4", "opencv-python", "pyserial", "python-xlib",
                               "PyYAML", "pyzmq", "requests", "ws4py")
@@ -397,17 +458,84 @@ def test_missing_dependencies_of_a_behavior_and_its_project(tmp_path):
     assert warning.count("missing Python dependencies") == 1
     assert ("pip install beautifulsoup4 opencv-python pyserial python-xlib PyYAML pyzmq "
             "requests ws4py") in warning
-    assert "md5, vision_definitions" in warning
+    assert "vision_definitions" in warning
     assert str(tmp_path / "requirements.txt") in warning
 
 
 def test_namespace_packages_are_named_by_what_is_imported_from_them():
     found = missing_dependencies(
         ["from google.cloud import speech\nfrom google.api_core.exceptions import RetryError\n"
-         "import google.cloud.text_to_speech\n"], installed=lambda name: False)
+         "import google.cloud.texttospeech_v1\n"], installed=lambda name: False)
     assert found.modules == ("google",)
     assert found.packages == ("google-api-core", "google-cloud-speech",
-                              "google-cloud-text-to-speech")
+                              "google-cloud-texttospeech")
+    # the namespace alone names no distribution (pip's "google" is a search client)
+    found = missing_dependencies(["import google\n"], installed=lambda name: False)
+    assert found.unknown == ("google",) and found.packages == ()
+
+
+def test_the_advice_names_only_distributions_that_provide_the_import():
+    """An import name is no distribution name: a module no known distribution provides is
+    named with no command; Python 2's old names are advised by their Python 3 module."""
+    found = missing_dependencies(
+        ["import Image, ImageDraw\nimport semantic_word\nfrom lib import helpers\n"
+         "from openhab import openHAB\nimport speech_recognition as sr\n"],
+        installed=lambda name: False)
+    assert found.modules == ("openhab", "PIL", "speech_recognition")
+    assert found.packages == ("Pillow", "python-openhab", "SpeechRecognition")
+    assert found.unknown == ("lib", "semantic_word")
+    warning = found.warning()
+    assert "pip install Pillow python-openhab SpeechRecognition" in warning
+    assert "no known package provides (modules of the project it does not ship?): lib, " \
+        "semantic_word" in warning
+
+
+def test_python2_standard_and_dotnet_modules_get_no_pip_command():
+    found = missing_dependencies(
+        ["import xmllib, popen2, dummy_threading, md5, sets\nimport clr\nfrom System import "
+         "String\nfrom vision_definitions import kVGA\n"],
+        installed=lambda name: name in ("threading",))
+    assert found.packages == () and found.modules == () and found.unknown == ()
+    assert found.unavailable == ("clr", "popen2", "System", "vision_definitions", "xmllib")
+    warning = found.warning()
+    assert "pip install" not in warning
+    assert ("xmllib (Python 2's standard library, gone from Python 3: xml.sax or xml.etree "
+            "replaces it)") in warning
+    assert "popen2 (Python 2's standard library, gone from Python 3: subprocess" in warning
+    assert "clr (.NET's, for IronPython: no Python package has it)" in warning
+    assert "vision_definitions (NAOqi's SDK" in warning
+
+
+def test_standard_modules_later_pythons_removed_are_advised_their_distributions(
+        monkeypatch):
+    from naoqi_qicore.core import dependencies
+    monkeypatch.setattr(dependencies, "_standard_modules", lambda: frozenset({"os"}))
+    found = missing_dependencies(["import asyncore, imp, distutils.core\n"],
+                                 installed=lambda name: False)
+    assert found.packages == ("setuptools", "standard-asyncore")
+    assert found.unavailable == ("imp",)
+    assert "imp (a standard module this Python removed: importlib replaces it)" in \
+        found.warning()
+
+
+def test_the_distribution_map_agrees_with_the_installed_distributions():
+    """Each import whose distribution is installed here is one of its top-level modules."""
+    import importlib.metadata
+    from naoqi_qicore.core.distributions import DISTRIBUTIONS
+
+    def normalized(name):
+        return name.lower().replace("_", "-").replace(".", "-")
+    provided = importlib.metadata.packages_distributions()
+    checked = 0
+    for module, names in DISTRIBUTIONS.items():
+        for name in names:
+            try:
+                importlib.metadata.distribution(name)
+            except importlib.metadata.PackageNotFoundError:
+                continue
+            checked += 1
+            assert normalized(name) in map(normalized, provided.get(module, [])), (module, name)
+    assert checked >= 4  # numpy, lxml, PyYAML, Pillow, python-dateutil... are installed
 
 
 def test_nothing_missing_says_nothing():
@@ -436,6 +564,5 @@ def test_a_loaded_behavior_tells_what_its_boxes_lack(project):
     finally:
         player.unload()
     # naoqi and almath come from the box environment; movecontrol is the project's
-    assert found.modules == ("nqtest_absent_module",)
-    assert found.pip_command == ("pip install naoqi-qicore-test-absent-package "
-                                 "nqtest_absent_module")
+    assert found.unknown == ("nqtest_absent_module",) and found.modules == ()
+    assert found.pip_command == "pip install naoqi-qicore-test-absent-package"

@@ -166,3 +166,59 @@ answer = (string.join(words, '-'), join(['x', 'y']), string.upper('ab'), string.
 """)
     assert names["answer"] == ("a-b-c", "x y", "AB", 255, "s", "abc", "z", "0123456789", "1",
                                "bb")
+
+
+def test_names_python3_took_out_of_the_modules_it_kept():
+    names = run("""
+import collections, os, time, itertools, types, operator, inspect, cgi, base64, md5, sets
+from collections import Mapping, OrderedDict
+from HTMLParser import HTMLParser, HTMLParseError
+answer = (isinstance(OrderedDict(), Mapping), issubclass(dict, collections.MutableMapping),
+          os.getcwdu() == os.getcwd(), time.clock() >= 0, list(itertools.izip('ab', 'cd')),
+          types.StringType is str, operator.isCallable(len), operator.div(7, 2),
+          inspect.getargspec(lambda a, b=2: a).defaults, cgi.escape('<&>', True),
+          base64.encodestring('nao'), base64.b64decode(u'bmFv') + '!',
+          md5.new('nao').hexdigest(), sets.Set([1, 1]), HTMLParser().unescape('&lt;b&gt;'),
+          issubclass(HTMLParseError, Exception))
+""")
+    assert names["answer"] == (True, True, True, True, [("a", "c"), ("b", "d")], True, True, 3,
+                               (2,), "&lt;&amp;&gt;", "bmFv\n", "nao!",
+                               hashlib.md5(b"nao").hexdigest(), {1}, "<b>", True)
+
+
+def test_modules_python3_renamed_that_fissix_leaves():
+    names = run("""
+import email.Utils
+from email.MIMEText import MIMEText
+from email import MIMEMultipart
+import xml.etree.cElementTree as ET
+import elementtree.ElementTree
+import dummy_threading, future_builtins
+answer = (email.Utils.formataddr(('NAO', 'nao@example.org')), MIMEText('hi').get_payload(),
+          MIMEMultipart.MIMEMultipart().is_multipart(), ET.fromstring('<a/>').tag,
+          elementtree.ElementTree.fromstring('<b/>').tag, dummy_threading.Lock is not None,
+          list(future_builtins.map(abs, [-1])))
+""")
+    assert names["answer"] == ("NAO <nao@example.org>", "hi", True, "a", "b", True, [1])
+
+
+def test_the_box_environments_own_modules_have_their_python2_names():
+    """The behavior's ``time`` (its sleep ends with the behavior) and ``os`` (robot paths)
+    keep the names Python 2 gave them; a renamed module is the environment's when it has
+    it (``dummy_threading``: its ``threading``)."""
+    import os
+    import threading
+    import time
+    import types
+    own_time = types.ModuleType("time")
+    own_time.sleep = lambda seconds: None
+    own_threading = types.ModuleType("threading")
+    namespace = {"__builtins__": box_builtins({"time": own_time, "os": os,
+                                               "threading": own_threading}),
+                 "__name__": "box"}
+    exec(compile_box_script("import time, os, dummy_threading\n"
+                            "answer = (time.clock, time.sleep, os.getcwdu, dummy_threading)\n"),
+         namespace)
+    clock, sleep, getcwdu, dummy = namespace["answer"]
+    assert clock is time.perf_counter and sleep is own_time.sleep and getcwdu is os.getcwd
+    assert dummy is own_threading and threading is not own_threading

@@ -1,6 +1,5 @@
 """Timelines on a robot that lacks some of their joints (a Pepper behavior recorded with a
 NAO's legs): those keys are left out with one warning, the other joints move."""
-import logging
 import time
 from typing import List
 
@@ -43,8 +42,7 @@ def legs_and_head(**kwargs):
                 curve("HeadYaw", [(5, 0), (25, 10)])], **kwargs)
 
 
-def test_leg_keys_are_left_out_on_a_robot_without_legs(make_harness, caplog):
-    caplog.set_level(logging.WARNING, logger="naoqi_qicore")  # whatever the level set before
+def test_leg_keys_are_left_out_on_a_robot_without_legs(make_harness):
     session = PepperSession()
     harness = make_harness(legs_and_head(), session=session)
     harness.player.load()
@@ -55,12 +53,18 @@ def test_leg_keys_are_left_out_on_a_robot_without_legs(make_harness, caplog):
     harness.player.goto(30)  # from frame 30 only the ankle moves: nothing is sent
     harness.advance(0.2)
     assert len(harness.sink.sent) == 1
-    warnings = [r.getMessage() for r in caplog.records if "no joint" in r.getMessage()]
-    assert warnings == ["the robot has no joint LAnklePitch: the keys of it in this "
-                        "behavior's timelines are left out"]
     assert session.asked == ["Body"]  # asked once
     harness.advance(3)
     assert harness.player.status == "FINISHED" and harness.player.errors == []
+    # the run says it, once, as a warning of the box whose timeline lost keys
+    expected = "root: motion: the robot has no joint LAnklePitch: the keys of it in this " \
+               "timeline are left out"
+    assert [w.text() for w in harness.player.warnings] == [expected]
+    assert [e.detail for e in harness.kinds("warning")] == [expected]
+    assert harness.player.warning_count == 1
+    harness.player.play()  # a new run says it again
+    harness.settle()
+    assert [w.text() for w in harness.player.warnings] == [expected]
 
 
 def test_a_robot_that_cannot_tell_its_joints_gets_every_key(make_harness):
@@ -90,7 +94,7 @@ def test_on_the_simulated_pepper(make_harness):
         harness = make_harness(legs_and_head(), session=session)
         player = harness.player
         # the robot's own motion, not the harness's recording sink
-        player.motion = RobotJointFilter(ALMotionSink(session), session, player.warn)
+        player.motion = RobotJointFilter(ALMotionSink(session), session)
         player.load()
         player.play()
         deadline = time.monotonic() + 10
@@ -100,6 +104,7 @@ def test_on_the_simulated_pepper(make_harness):
         assert [error for error in player.errors if error.where == "motion"] == []
         harness.advance(3)
         assert player.status == "FINISHED"
+        assert [w.where for w in player.warnings] == ["motion"]
         player.unload()
     finally:
         session.close()

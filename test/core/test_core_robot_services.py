@@ -80,6 +80,29 @@ def test_loading_waits_for_the_services_and_reports_those_missing():
     player.unload()
 
 
+def test_what_comes_between_the_load_and_the_first_play_is_kept_for_every_run():
+    """An application service that crashed on the robot once the behavior was loaded (the
+    simulated robot reports it when it installs the application), and the root's onLoad
+    that failed: errors of the load, kept by the first play and every one after it."""
+    from naoqi_qicore.core.events import BoxError
+    root = flow_box("root", -1, [script_box("Say", 1, "def onInput_onStart(self):\n"
+                                                      "    self.onStopped()\n")],
+                    [link(0, 2, 1, 2), link(1, 4, 0, 4)])
+    root.script = script_box("root", -1, "def onLoad(self):\n"
+                                         "    raise RuntimeError('no config')\n").script
+    harness = Harness(root)
+    player = harness.player
+    player.load()
+    player.record_error(BoxError("root", "app service", "my-app.Main crashed"))
+    for _ in range(2):
+        player.play()
+        harness.settle()
+        assert player.status == "FINISHED"
+        assert [(e.where, e.message) for e in player.errors] == [
+            ("onLoad", "no config"), ("app service", "my-app.Main crashed")]
+    player.unload()
+
+
 def test_without_a_waiter_loading_does_not_wait():
     harness = Harness(flow_box("root", -1, [script_box("Say", 1, "def onLoad(self):\n"
                                                                 "    pass\n")], []))

@@ -263,3 +263,66 @@ def test_print_urdf_command(capsys):
     from naoqi_qicore.robot.model.__main__ import main
     assert main(["pepper"]) == 0
     assert parse("pepper").get("name") == ET.fromstring(capsys.readouterr().out).get("name")
+
+
+# -- NAOqi's spaces ------------------------------------------------------------------------
+def test_position_6d_and_rpy_turn_back_into_the_same_pose():
+    from naoqi_qicore.robot.model.spaces import pose_from_6d, position_6d
+    rng = np.random.default_rng(3)
+    for _ in range(20):
+        six = [*rng.uniform(-1, 1, 3), *rng.uniform(-3.0, 3.0, 1), *rng.uniform(-1.5, 1.5, 1),
+               *rng.uniform(-3.0, 3.0, 1)]
+        pose = pose_from_6d(six)
+        assert np.allclose(pose_from_6d(position_6d(pose)), pose, atol=1e-9)
+        assert np.allclose(pose[:3, :3], rpy_matrix(six[3:]), atol=1e-9)
+    with pytest.raises(ValueError, match="6 finite numbers"):
+        pose_from_6d([0.0] * 5)
+
+
+def test_robot_frame_lies_between_the_feet_or_under_peppers_base():
+    from naoqi_qicore.robot.model.spaces import FRAME_ROBOT, FRAME_TORSO, part_pose
+    nao = robot_model("nao")
+    # knees bent: the torso comes down, the soles stay on the ground
+    bent = {"LHipPitch": -0.4, "LKneePitch": 0.8, "LAnklePitch": -0.4,
+            "RHipPitch": -0.4, "RKneePitch": 0.8, "RAnklePitch": -0.4}
+    for angles in ({}, bent):
+        torso = part_pose(nao, angles, "Torso", FRAME_ROBOT)
+        sole = part_pose(nao, angles, "LLeg", FRAME_ROBOT)
+        assert sole[2, 3] == pytest.approx(0.0, abs=1e-9)
+        assert torso[:2, 3] == pytest.approx([0.0, 0.0], abs=0.01)  # above the feet
+    straight = part_pose(nao, {}, "Torso", FRAME_ROBOT)[2, 3]
+    assert straight == pytest.approx((85 + 100 + 102.9 + 45.19) / 1000.0, abs=1e-6)
+    assert part_pose(nao, bent, "Torso", FRAME_ROBOT)[2, 3] < straight - 0.01
+    pepper = robot_model("pepper")
+    assert part_pose(pepper, {}, "Torso", FRAME_ROBOT)[2, 3] == pytest.approx(
+        (139 + 79 + 268 + 334) / 1000.0, abs=1e-6)
+    assert np.allclose(part_pose(pepper, {}, "Torso", FRAME_TORSO), np.eye(4))
+    with pytest.raises(KeyError):
+        part_pose(pepper, {}, "LLeg", FRAME_ROBOT)  # Pepper has no legs
+    with pytest.raises(ValueError, match="space must be"):
+        part_pose(nao, {}, "Torso", 5)
+
+
+@pytest.mark.parametrize("robot", ["nao", "pepper"])
+def test_joint_rotations_and_single_links_agree_with_the_whole_tree(robot):
+    """What /tf publishes per joint (a quaternion) and one link's chain give what the
+    matrices of the whole tree give."""
+    from naoqi_qicore.robot.model.kinematics import joint_rotation, joint_transform, link_pose
+    model = robot_model(robot)
+    rng = np.random.default_rng(11)
+    table = JointTable(robot)
+    for _ in range(5):
+        angles = {name: float(rng.uniform(low, high))
+                  for name, (low, high, _, _) in table.limits.items()}
+        for joint in model.joints:
+            x, y, z, w = joint_rotation(joint, angles)
+            assert x * x + y * y + z * z + w * w == pytest.approx(1.0)
+            assert np.allclose(axis_angle([x, y, z], 2 * math.atan2(math.sqrt(
+                x * x + y * y + z * z), w)) if (x, y, z) != (0, 0, 0) else np.eye(3),
+                joint_transform(joint, angles)[:3, :3], atol=1e-9), joint.name
+        poses = forward_kinematics(model, angles)
+        for link in model.links:
+            assert np.allclose(link_pose(model, link, angles).matrix, poses[link].matrix,
+                               atol=1e-12), link
+    with pytest.raises(KeyError):
+        model.chain("no_such_link")

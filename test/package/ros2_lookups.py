@@ -105,10 +105,9 @@ def _fake_launch_api(launch_file: Path) -> Dict[str, types.ModuleType]:
     return modules
 
 
-def launch_actions(launch_file: Path, arguments: Dict[str, str]) -> List[Any]:
-    """What the launch file's ``OpaqueFunction`` returns with these arguments (the others at
-    their default): recorded actions, ``type(action).__name__`` naming their class and
-    ``action.kwargs`` what they were made with."""
+def launch_description(launch_file: Path) -> Tuple[types.ModuleType, List[Any]]:
+    """The launch file loaded against the stand-in API: its module, and the entities of the
+    ``LaunchDescription`` it generates (recorded)."""
     modules = _fake_launch_api(launch_file)
     saved = {name: sys.modules.get(name) for name in modules}
     sys.modules.update(modules)
@@ -123,7 +122,14 @@ def launch_actions(launch_file: Path, arguments: Dict[str, str]) -> List[Any]:
                 sys.modules.pop(name, None)
             else:
                 sys.modules[name] = previous
-    entities = description.args[0]
+    return module, list(description.args[0])
+
+
+def launch_actions(launch_file: Path, arguments: Dict[str, str]) -> List[Any]:
+    """What the launch file's ``OpaqueFunction`` returns with these arguments (the others at
+    their default): recorded actions, ``type(action).__name__`` naming their class and
+    ``action.kwargs`` what they were made with."""
+    _, entities = launch_description(launch_file)
     context = {entity.args[0] if entity.args else entity.kwargs["name"]:
                entity.kwargs.get("default_value", "") for entity in entities
                if type(entity).__name__ == "DeclareLaunchArgument"}

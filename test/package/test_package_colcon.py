@@ -82,19 +82,26 @@ def test_colcon_build_installs_executables_and_interfaces(repo_root: Path, works
     assert examples and all((prefix / "share" / PACKAGE / "examples" / example).is_file()
                             for example in examples)
     assert list((prefix / "lib").glob("libnaoqi_qicore__rosidl_typesupport_c.so"))
+    # no ROS 2 installation here holds tf2_msgs: the build generated it into the install
+    assert (index / "packages" / "tf2_msgs").is_file()
+    assert (prefix / "share" / "tf2_msgs" / "msg" / "TFMessage.msg").is_file()
+    assert list((prefix / "lib").glob("libtf2_msgs__rosidl_typesupport_c.so"))
 
     # A fresh shell that sources the install finds the package and its generated types.
     check = ("from naoqi_qicore.srv import GoTo; from naoqi_qicore.msg import BehaviorState, "
              "ActivityFocus; from naoqi_qicore.action import RunBehavior; import naoqi_qicore; "
              "print(naoqi_qicore.__file__); print(GoTo.Request().frame, "
-             "RunBehavior.Goal().frame)")
+             "RunBehavior.Goal().frame); import tf2_msgs; from tf2_msgs.msg import TFMessage; "
+             "from rclpy.serialization import serialize_message; "
+             "print(tf2_msgs.__file__, len(serialize_message(TFMessage())))")
     shell = subprocess.run(
         ["bash", "-c", '. "$1/local_setup.sh" && cd / && "$2" -c "$3" && "$4" --help',
          "sh", str(prefix.parent), sys.executable, check,
          str(prefix / "lib" / PACKAGE / "naoqi_sim")],
         env={"PATH": "/usr/bin:/bin", "HOME": os.environ.get("HOME", "/tmp")},
         check=True, stdout=subprocess.PIPE, text=True)
-    module_file, frame, goal_frame = shell.stdout.split()[:3]
+    module_file, frame, goal_frame, tf2_msgs_file, tf_size = shell.stdout.split()[:5]
+    assert tf2_msgs_file.startswith(str(prefix)) and int(tf_size) > 0
     assert "usage: naoqi_sim" in shell.stdout
     if route == "symlink-install":  # the sources themselves, through the build folder's link
         assert module_file.startswith(str(workspace / "build" / PACKAGE))

@@ -11,10 +11,13 @@ rclpy = pytest.importorskip("rclpy")
 from rclpy.qos import DurabilityPolicy, QoSProfile, ReliabilityPolicy  # noqa: E402
 
 from naoqi_qicore.action import RunBehavior  # noqa: E402
-from naoqi_qicore.msg import ActivityFocus, BehaviorError, BehaviorState  # noqa: E402
+from naoqi_qicore.msg import (ActivityFocus, BehaviorError, BehaviorState,  # noqa: E402
+                              BehaviorWarning)
 from naoqi_qicore.srv import GoTo  # noqa: E402
 
 PEER = Path(__file__).with_name("interface_peer.py")
+#: the type hash of tf2_msgs/msg/TFMessage in ROS 2 (as `ros2 topic info -v /tf` shows it)
+TF_MESSAGE_HASH = "RIHS01_e369d0f05a23ae52508854b66f6aa0437f3449d652e8cbf22d5abe85d020f087"
 LATCHED = QoSProfile(depth=1, durability=DurabilityPolicy.TRANSIENT_LOCAL,
                      reliability=ReliabilityPolicy.RELIABLE)
 
@@ -48,8 +51,12 @@ def test_type_names() -> None:
     assert RunBehavior.Goal.get_fields_and_field_types() == {
         "behavior": "string", "label": "string", "frame": "int32", "stack_current": "boolean"}
     assert RunBehavior.Goal().frame == -1
+    assert BehaviorState.get_fields_and_field_types()["warnings"] == \
+        "sequence<naoqi_qicore/BehaviorWarning>"
+    assert list(BehaviorWarning.get_fields_and_field_types()) == [
+        "stamp", "box_path", "where", "message"]
     assert list(RunBehavior.Result.get_fields_and_field_types()) == [
-        "status", "frame", "duration", "message", "errors"]
+        "status", "frame", "duration", "message", "errors", "warnings"]
     assert RunBehavior.Feedback.get_fields_and_field_types() == {
         "state": "naoqi_qicore/BehaviorState"}
 
@@ -94,3 +101,59 @@ def test_state_and_focus_reach_a_late_subscriber(node) -> None:
     assert (focus.start_reason, focus.stop_reason) == ("unknown-api-caller",
                                                       "switchfocus-api-interrupt")
     assert list(focus.focus_stack) == ["pkg/idle"]
+
+
+def _setup_function(name: str, namespace: dict):
+    """A function of setup.py, defined without running setup()."""
+    import ast
+    source = Path(__file__).resolve().parents[2] / "setup.py"
+    tree = ast.parse(source.read_text())
+    [function] = [node for node in tree.body if isinstance(node, ast.FunctionDef)
+                  and node.name == name]
+    exec(compile(ast.Module(body=[function], type_ignores=[]), str(source), "exec"), namespace)
+    return namespace[name]
+
+
+def test_tf2_msgs_is_there_generated_unless_an_installation_has_its_own(tmp_path,
+                                                                          monkeypatch) -> None:
+    """The environment make setup builds has no tf2_msgs wheel: the build generated it
+    (registered in the ament index, its .msg there for rosbag2 and recorders); a prefix on
+    the build's search paths holding tf2_msgs' CMake package (a ROS 2 installation) is used
+    instead."""
+    import os
+    from tf2_msgs.msg import TFMessage
+    assert TFMessage.get_fields_and_field_types() == {
+        "transforms": "sequence<geometry_msgs/TransformStamped>"}
+    index = Path(sys.prefix) / "share" / "ament_index" / "resource_index"
+    if (Path(sys.prefix) / "share" / "tf2_msgs" / "cmake").is_dir():
+        pytest.skip("this environment has an installed tf2_msgs")
+    assert (index / "packages" / "tf2_msgs").is_file()
+    assert "msg/TFMessage.msg" in (index / "rosidl_interfaces" / "tf2_msgs").read_text().split()
+
+    # ROS 2's own tf2_msgs gives /tf this type hash (Jazzy, Kilted): a ROS graph's RViz or
+    # tf2 listener takes the generated type for it
+    context = rclpy.Context()
+    rclpy.init(context=context)
+    try:
+        node = rclpy.create_node("tf2_msgs_hash", context=context)
+        topic = "/tf2_msgs_type_hash_%d" % os.getpid()
+        node.create_publisher(TFMessage, topic, 1)
+        [info] = node.get_publishers_info_by_topic(topic)
+        assert str(info.topic_type_hash) == TF_MESSAGE_HASH
+        node.destroy_node()
+    finally:
+        context.try_shutdown()
+
+    namespace = {"os": os, "sys": sys, "Path": Path}
+    _setup_function("_with_prefix", namespace)
+    installed_elsewhere = _setup_function("_installed_elsewhere", namespace)
+    monkeypatch.delenv("CMAKE_PREFIX_PATH", raising=False)
+    monkeypatch.setenv("AMENT_PREFIX_PATH", str(tmp_path / "empty"))
+    assert not installed_elsewhere("tf2_msgs")  # what this build generated does not count
+    ros = tmp_path / "opt" / "ros"
+    (ros / "share" / "tf2_msgs" / "cmake").mkdir(parents=True)
+    (ros / "share" / "tf2_msgs" / "cmake" / "tf2_msgsConfig.cmake").write_text("")
+    for variable in ("AMENT_PREFIX_PATH", "CMAKE_PREFIX_PATH"):
+        monkeypatch.setenv(variable, str(ros))
+        assert installed_elsewhere("tf2_msgs"), variable
+        monkeypatch.setenv(variable, str(tmp_path / "empty"))

@@ -1,7 +1,9 @@
 """naoqi_qicore's modules import no circle and no higher layer.
 
 Layers, each depending only on those before it: ``xar`` -> ``converter`` -> ``core`` ->
-``robot`` -> ``ros``.  The graph is read from every module's own source with ``ast``: every
+``robot`` -> ``ros``.  Below them, the base utilities: the modules directly in the package
+(``naoqi_qicore/file_root.py``: files reached by handle below a root, which every layer
+writes through), which import no layer.  The graph is read from every module's own source with ``ast``: every
 ``import`` statement counts, wherever it is (module level, inside a function, under
 ``if TYPE_CHECKING:``).  A type-only import is still a dependency of the design: a lower layer
 must not name a higher layer's types either, and two modules that name each other's types are
@@ -14,6 +16,8 @@ from pathlib import Path
 from typing import Dict, FrozenSet, List, Optional, Set, Tuple
 
 LAYERS = ("xar", "converter", "core", "robot", "ros")
+#: what the modules directly in the package are: below every layer
+BASE = "base"
 PACKAGE = "naoqi_qicore"
 
 Edge = Tuple[str, str, int]  # importer, imported, line
@@ -21,12 +25,9 @@ Edge = Tuple[str, str, int]  # importer, imported, line
 #: circles not yet broken (each group of modules importing one another, exactly): a new
 #: circle, or a module joining one of these, fails; so does one of these once it is broken,
 #: so that it leaves this list
-KNOWN_CIRCLES = {
-    frozenset({"naoqi_qicore.core.box", "naoqi_qicore.core.dialog_box",
-               "naoqi_qicore.core.generated", "naoqi_qicore.core.player"}),
-}
-#: modules that still import a higher layer (the standalone runner, to move above the engine)
-KNOWN_UPWARD = frozenset({"naoqi_qicore.core.standalone"})
+KNOWN_CIRCLES: Set[FrozenSet[str]] = set()
+#: modules that still import a higher layer
+KNOWN_UPWARD: FrozenSet[str] = frozenset()
 
 
 def _module_files(package_dir: Path) -> Dict[str, Path]:
@@ -78,10 +79,17 @@ def _graph(package_dir: Path) -> List[Edge]:
 
 
 def _layer(module: str) -> Optional[int]:
+    """The rank of ``module``'s layer (0: a base utility), None for the package itself."""
     parts = module.split(".")
     if len(parts) > 1 and parts[1] in LAYERS:
-        return LAYERS.index(parts[1])
+        return LAYERS.index(parts[1]) + 1
+    if len(parts) == 2:
+        return 0
     return None
+
+
+def _layer_name(rank: int) -> str:
+    return ((BASE,) + LAYERS)[rank]
 
 
 def _upward_imports(edges: List[Edge], files: Dict[str, Path],
@@ -92,8 +100,8 @@ def _upward_imports(edges: List[Edge], files: Dict[str, Path],
             continue
         low, high = _layer(importer), _layer(imported)
         if low is not None and high is not None and high > low:
-            message = (f"{files[importer]}:{line}: {importer} ({LAYERS[low]}) imports "
-                       f"{imported} ({LAYERS[high]})")
+            message = (f"{files[importer]}:{line}: {importer} ({_layer_name(low)}) imports "
+                       f"{imported} ({_layer_name(high)})")
             if message not in found:
                 found.append(message)
     return found
@@ -176,14 +184,18 @@ def test_the_graph_sees_function_level_and_relative_imports(tmp_path: Path) -> N
     (package / "core" / "a.py").write_text("def f():\n    from . import b\n")
     (package / "core" / "b.py").write_text(
         "from typing import TYPE_CHECKING\nif TYPE_CHECKING:\n    import naoqi_qicore.core.a\n")
-    (package / "core" / "c.py").write_text("from ..robot.r import thing\n")
+    (package / "core" / "c.py").write_text("from ..robot.r import thing\n"
+                                           "from naoqi_qicore import util\n")
     (package / "robot" / "r.py").write_text("thing = 1\n")
+    (package / "util.py").write_text("from naoqi_qicore.robot import r\n")
     edges = _graph(package)
     assert _cycles(edges) == ["naoqi_qicore.core.a -> naoqi_qicore.core.b -> naoqi_qicore.core.a"
                               " (all of: naoqi_qicore.core.a, naoqi_qicore.core.b)"]
     files = _module_files(package)
     assert _upward_imports(edges, files) == [
         f"{package / 'core' / 'c.py'}:1: naoqi_qicore.core.c (core) imports "
+        "naoqi_qicore.robot.r (robot)",
+        f"{package / 'util.py'}:1: naoqi_qicore.util (base) imports "
         "naoqi_qicore.robot.r (robot)"]
 
 

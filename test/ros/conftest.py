@@ -4,7 +4,6 @@ Every process runs with the venv's interpreter, inherits the per-run ROS_DOMAIN_
 test/conftest.py, logs into the test's tmp_path and is stopped (SIGINT, then SIGKILL)
 when the test ends.
 """
-import json
 import os
 import signal
 import subprocess
@@ -21,6 +20,7 @@ rclpy = pytest.importorskip("rclpy")
 from rclpy.action import ActionClient  # noqa: E402
 from rclpy.executors import SingleThreadedExecutor  # noqa: E402
 
+from naoqi_qicore.robot.sim.recorder import read_calls  # noqa: E402
 from naoqi_qicore.ros.launcher import free_tcp_port, python_program, wait_for_port  # noqa: E402
 from naoqi_qicore.ros.qos import COMMANDS, LATCHED  # noqa: E402
 from process_tools import wait_until  # noqa: E402
@@ -88,18 +88,9 @@ class SimulatedRobotProcess(Program):
         """The calls recorded so far, optionally only those of ``service.method``."""
         if not self.record.exists():
             return []
-        calls = []
-        for line in self.record.read_text().splitlines():
-            try:
-                call = json.loads(line)
-            except ValueError:
-                continue  # a line being written
-            if service and call.get("service") != service:
-                continue
-            if method and call.get("method") != method:
-                continue
-            calls.append(call)
-        return calls
+        return [call for call in read_calls(self.record)
+                if (not service or call["service"] == service)
+                and (not method or call["method"] == method)]
 
 
 class Probe:

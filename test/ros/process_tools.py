@@ -22,6 +22,25 @@ def wait_until(predicate: Callable[[], Any], timeout: float = 10.0, what: str = 
         time.sleep(0.02)
 
 
+#: a module planted in a working folder: it notes the process that imports it, then stands
+#: in for the standard library module of its name
+PLANTED_MODULE = """
+import os, sys
+with open(%r, "a") as marker:
+    marker.write("%%d %%s\\n" %% (os.getpid(), " ".join(sys.argv)))
+sys.path[:] = [entry for entry in sys.path if entry not in ("", os.getcwd())]
+del sys.modules[__name__]
+globals().update(vars(__import__(__name__)))
+"""
+
+
+def plant_modules(folder, marker, names=("secrets", "argparse")) -> None:
+    """Put modules named as standard library ones (``secrets.py``...) in ``folder``: each
+    process importing one of them from there writes its pid and command into ``marker``."""
+    for name in names:
+        (folder / (name + ".py")).write_text(PLANTED_MODULE % str(marker))
+
+
 def kill_processes(processes: Iterable) -> None:
     """Kill each of ``processes`` (``subprocess.Popen`` or ``psutil.Process``; they run in
     sessions of their own, so each is killed by itself); those already gone are skipped."""
@@ -37,6 +56,7 @@ class AutoplayLauncher:
     """``run_behavior BEHAVIOR --autoplay`` with its output collected line by line."""
 
     def __init__(self, behavior, repo_root, *extra: str) -> None:
+        """``repo_root``: the folder it is started in."""
         from naoqi_qicore.ros.launcher import python_program
         self.process = subprocess.Popen(
             python_program("naoqi_qicore.ros.launcher", str(behavior), "--autoplay",

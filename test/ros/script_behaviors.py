@@ -76,17 +76,34 @@ def chain_behavior(folder: Path, name: str, boxes: List[Tuple[str, str]],
     return path
 
 
-def motion_behavior(folder: Path, name: str, joints: dict, fps: int = 25) -> Path:
-    """``folder/name.xar``: a root timeline moving ``joints`` (joint -> [(frame, degrees)])."""
+def layered_behavior(folder: Path, name: str, layers: dict, joints: dict, fps: int = 25) -> Path:
+    """``folder/name.xar``: a root timeline moving ``joints`` (as :func:`motion_behavior`)
+    whose behavior layers (layer -> [(keyframe index, box name, MyClass body)]) each start,
+    at its keyframe, a script box (the keyframe's onLoad starts it; its outputs go
+    nowhere)."""
+    keyframes = "\n".join(
+        '<BehaviorLayer name="%s">%s</BehaviorLayer>' % (layer, "".join(
+            '<BehaviorKeyframe name="%s" index="%d"><Diagram>%s\n<Link inputowner="1" '
+            'indexofinput="2" outputowner="0" indexofoutput="1"/></Diagram></BehaviorKeyframe>'
+            % (box_name, index, _box(box_name, 1, _class(code)))
+            for index, box_name, code in keyframe_boxes))
+        for layer, keyframe_boxes in layers.items())
+    return motion_behavior(folder, name, joints, fps, keyframes)
+
+
+def motion_behavior(folder: Path, name: str, joints: dict, fps: int = 25,
+                    layers: str = "") -> Path:
+    """``folder/name.xar``: a root timeline moving ``joints`` (joint -> [(frame, degrees)]),
+    with the behavior ``layers`` given (their XML)."""
     curves = "\n".join(
         '<ActuatorCurve name="value" actuator="%s" recordable="1" mute="0" unit="0">\n%s\n'
         '</ActuatorCurve>' % (joint, "\n".join('  <Key frame="%d" value="%s"/>' % key
                                                 for key in keys))
         for joint, keys in joints.items())
     timeline = ('<Timeline enable="1" fps="%d" start_frame="0" end_frame="-1" size="%d" '
-                'resources_acquisition="0">\n<ActuatorList model="nao">\n%s\n</ActuatorList>\n'
+                'resources_acquisition="0">\n%s<ActuatorList model="nao">\n%s\n</ActuatorList>\n'
                 '</Timeline>' % (fps, max(frame for keys in joints.values() for frame, _ in keys),
-                                 curves))
+                                 layers, curves))
     path = folder / (name + ".xar")
     path.write_text(PROJECT % _box("root", -1, "", timeline), encoding="utf-8")
     return path

@@ -24,7 +24,7 @@ from naoqi_qicore.msg import (BehaviorState, MotionKeyframes, MotionStatus,  # n
 from naoqi_qicore.ros.launcher import free_tcp_port  # noqa: E402
 from naoqi_qicore.srv import GoTo, ListBehaviors  # noqa: E402
 
-from script_behaviors import motion_behavior, script_behavior  # noqa: E402
+from script_behaviors import layered_behavior, motion_behavior, script_behavior  # noqa: E402
 
 ACTIVITY = "naoqi_qicore/wave_hello"
 #: the runner's /diagnostics status saying where motion goes
@@ -300,20 +300,62 @@ def motion_output(diagnostics: List[DiagnosticArray]) -> Optional[str]:
 
 
 def test_nao_leg_keys_are_left_out_on_pepper(stack_for, tmp_path) -> None:
-    """A Pepper refuses a motion naming NAO's legs: the runner leaves their keys out (one
-    warning), the head still moves through naoqi_bridge and the run has no motion error."""
+    """A Pepper refuses a motion naming NAO's legs: the runner leaves their keys out, the
+    head still moves through naoqi_bridge and the run has no motion error; what was left
+    out is a warning of the run, in the feedback, on behavior/state and in the result, and
+    the goal still SUCCEEDS."""
     behavior = motion_behavior(tmp_path, "nao_legs", {
         "LAnklePitch": [(5, 0), (25, 20)], "RAnklePitch": [(5, 0), (25, 20)],
         "HeadYaw": [(5, 0), (25, 10)]})
     stack = stack_for("pepper")
     status_messages = stack.motion_through_bridge()
-    status, result = stack.run(behavior=str(behavior)).result(20)
+    goal = stack.run(behavior=str(behavior))
+    status, result = goal.result(20)
     assert result.status == BehaviorState.FINISHED  # its timeline played to its end
     assert [error for error in result.errors if error.where == "motion"] == []
     assert status == GoalStatus.STATUS_SUCCEEDED
+    told = ("root", "motion", "the robot has no joint LAnklePitch, RAnklePitch: the keys of "
+            "them in this timeline are left out")
+    assert [(w.box_path, w.where, w.message) for w in result.warnings] == [told]
+    assert result.message.endswith("with 1 warning"), result.message
+    assert [(w.box_path, w.where, w.message) for state in goal.feedback
+            for w in state.warnings] == [told]  # once in the feedback
+    stack.probe.wait_until(lambda: stack.states[-1].status == BehaviorState.FINISHED, 10,
+                           "the state saying the run finished")
+    last = stack.states[-1]
+    assert last.warning_count == 1 and [w.message for w in last.warnings] == [told[2]]
     stack.probe.wait_until(lambda: MotionStatus.FINISHED in [m.status for m in status_messages],
                            10, "the head's segment finishing on the robot")
     assert MotionStatus.FAILED not in [m.status for m in status_messages]
+
+
+def test_a_box_failing_midway_leaves_the_other_layers_playing_to_the_end(stack_for,
+                                                                         tmp_path) -> None:
+    """A sound box whose file is missing fails 1 s into a 4 s timeline: its failure is an
+    error of the run (in the feedback at once), the other layer's boxes and the motion go
+    on to the end, where the run FINISHED with that error (the goal ABORTED for it)."""
+    leds = """
+def onInput_onStart(self):
+    ALProxy("ALLeds").fadeRGB("FaceLeds", 0x00FF00, 0.1)
+"""
+    behavior = layered_behavior(tmp_path, "sound_missing", {
+        "sound": [(25, "Play Sound File", """
+def onInput_onStart(self):
+    self.session().service("ALAudioPlayer").playFile("/home/nao/missing_sound.ogg")
+    self.onStopped()
+""")],
+        "leds": [(50, "Eyes", leds), (90, "Eyes again", leds)]},
+        {"HeadYaw": [(5, 0), (50, 20), (100, 0)]})
+    stack = stack_for()
+    goal = stack.run(behavior=str(behavior))
+    state = goal.wait_feedback(lambda s: s.errors, 10, "the sound box's error")
+    assert state.status == BehaviorState.PLAYING and state.frame < 50
+    status, result = goal.result(30)
+    assert (status, result.status) == (GoalStatus.STATUS_ABORTED, BehaviorState.FINISHED)
+    assert result.frame == 100 and result.message.endswith("with 1 error"), result.message
+    assert [(e.box_path, e.where) for e in result.errors] == [("root/Play Sound File",
+                                                               "onStart")]
+    assert len(stack.robot.calls("ALLeds", "fadeRGB")) == 2
 
 
 def test_a_lost_robot_ends_the_run_with_error(wave: Stack) -> None:

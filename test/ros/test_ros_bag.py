@@ -14,6 +14,7 @@ from mcap.reader import make_reader  # noqa: E402
 from mcap_ros2.decoder import DecoderFactory  # noqa: E402
 
 from naoqi_qicore.robot.sim.joints import JointTable  # noqa: E402
+from naoqi_qicore.robot.sim.recorder import read_calls  # noqa: E402
 from naoqi_qicore.ros.bag_recorder import message_definition  # noqa: E402
 from naoqi_qicore.ros.launcher import parse_arguments, python_program  # noqa: E402
 from process_tools import AutoplayLauncher  # noqa: E402
@@ -47,7 +48,7 @@ def test_the_run_recorded_as_mcap(example_behavior, repo_root, tmp_path: Path) -
     channels = {c.topic: c for c in summary.channels.values()}
     assert {"/joint_states", "/robot_description", "/behavior/state", "/behavior/focus",
             "/robot/speech", "/motion/keyframes", "/motion/status",
-            "/robot/connection"} <= set(channels)
+            "/robot/connection", "/tf", "/tf_static"} <= set(channels)
     for channel in channels.values():
         schema = summary.schemas[channel.schema_id]
         assert channel.message_encoding == "cdr" and schema.encoding == "ros2msg"
@@ -56,8 +57,10 @@ def test_the_run_recorded_as_mcap(example_behavior, repo_root, tmp_path: Path) -
         assert channel.metadata["topic_type_hash"].startswith("RIHS01_")
     assert summary.schemas[channels["/joint_states"].schema_id].name == \
         "sensor_msgs/msg/JointState"
-    latched = yaml.safe_load(channels["/robot_description"].metadata["offered_qos_profiles"])
-    assert latched[0]["durability"] == 1  # transient local: played back latched
+    for topic in ("/robot_description", "/tf_static"):
+        latched = yaml.safe_load(channels[topic].metadata["offered_qos_profiles"])
+        assert latched[0]["durability"] == 1  # transient local: played back latched
+    assert summary.schemas[channels["/tf"].schema_id].name == "tf2_msgs/msg/TFMessage"
     # the message counts of the summary are those in the file
     counts = {topic: len(found) for topic, found in messages.items()}
     assert {channels[t].id: n for t, n in counts.items()} == \
@@ -79,7 +82,7 @@ def test_the_run_recorded_as_mcap(example_behavior, repo_root, tmp_path: Path) -
     assert (len(states) - 1) / (times[-1] - times[0]) >= 20.0
 
     # the joint positions are the angles the robot answered, in the order it answered them
-    answers = [c["result"] for c in map(json.loads, record.read_text().splitlines())
+    answers = [c["result"] for c in read_calls(record)
                if c["service"] == "ALMotion" and c["method"] == "getAngles" and "result" in c]
     index = 0
     for _, joint_state in states:
@@ -90,6 +93,26 @@ def test_the_run_recorded_as_mcap(example_behavior, repo_root, tmp_path: Path) -
         assert index < len(answers), "a recorded position the robot never answered"
     moved = [p.position[JointTable("nao").body.index("RShoulderPitch")] for _, p in states]
     assert max(moved) - min(moved) > 0.5
+
+    # the transforms: the fixed joints once, then the moving ones with each joint state
+    [(_, static)] = messages["/tf_static"]
+    assert ("base_link", "torso") in [(t.header.frame_id, t.child_frame_id)
+                                      for t in static.transforms]
+    stamps = {(s.header.stamp.sec, s.header.stamp.nanosec) for _, s in states}
+    transform_stamps = set()
+    for _, transforms in messages["/tf"]:
+        frames = [(t.header.frame_id, t.child_frame_id) for t in transforms.transforms]
+        assert ("odom", "base_link") in frames and ("RElbow", "RForeArm") in frames
+        transform_stamps.add((transforms.transforms[0].header.stamp.sec,
+                              transforms.transforms[0].header.stamp.nanosec))
+    # each joint state has its transforms and the reverse, from when both topics were
+    # recorded (each subscription starts when discovery has matched it) until the end
+    both = (max(min(stamps), min(transform_stamps)), min(max(stamps), max(transform_stamps)))
+    assert both[1] > both[0]
+
+    def within(found: set) -> set:
+        return {stamp for stamp in found if both[0] <= stamp <= both[1]}
+    assert within(stamps) == within(transform_stamps)
 
 
 def test_a_recording_never_replaces_a_file(tmp_path: Path, example_behavior) -> None:

@@ -44,3 +44,17 @@ def test_a_changed_project_file_is_converted_again(tmp_path) -> None:
     changed, _ = load_behavior(str(behavior), cache)
     assert changed.folder != first.folder
     assert "hello" in (changed.folder / "topic_enu.top").read_text()
+
+
+def test_a_conversion_by_another_converter_version_is_done_again(tmp_path, monkeypatch) -> None:
+    """The cache's folders hold what the converter wrote (its entry point, its format): a
+    conversion made when it wrote them otherwise is not reused."""
+    from naoqi_qicore.ros import behavior_cache
+    project = _project(tmp_path)
+    cache = tmp_path / "cache"
+    behavior = project / "behavior_1" / "behavior.xar"
+    first, _ = load_behavior(str(behavior), cache)
+    monkeypatch.setattr(behavior_cache, "MAIN_PY",
+                        behavior_cache.MAIN_PY.replace("robot.standalone", "core.standalone"))
+    older, _ = load_behavior(str(behavior), cache)
+    assert older.folder != first.folder

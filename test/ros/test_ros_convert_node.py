@@ -148,3 +148,56 @@ def test_force_never_replaces_what_the_converter_did_not_write(tmp_path, probe, 
     refused = probe.call(Convert, "xar_convert/convert", request, timeout=60)
     assert refused.success is False and "it holds extra/," in refused.message, refused.message
     assert (out / "wave_hello" / "extra" / "notes.txt").read_text() == "mine"
+
+
+def test_an_output_folder_swapped_for_a_link_never_leads_the_output_out(
+        tmp_path, example_behavior) -> None:
+    """The requested output folder replaced by a symbolic link leading out of the output
+    root, again and again, while the service converts into it: no file is ever written
+    outside (the output was resolved for the check, then written through the path)."""
+    import threading
+    import time
+
+    import rclpy
+    from rclpy.parameter import Parameter
+
+    from naoqi_qicore.ros.convert_node import ConvertNode
+    out = tmp_path / "out"
+    race = out / "race"
+    race.mkdir(parents=True)
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    context = rclpy.Context()
+    rclpy.init(context=context)
+    node = ConvertNode(context=context, parameter_overrides=[
+        Parameter("behavior_roots", value=[str(example_behavior.parent)]),
+        Parameter("output_roots", value=[str(out)]), Parameter("force", value=True)])
+    stop = threading.Event()
+
+    def swap() -> None:
+        while not stop.is_set():
+            try:
+                race.rename(out / "aside")
+                race.symlink_to(outside)
+                time.sleep(0.005)
+                race.unlink()
+                (out / "aside").rename(race)
+                time.sleep(0.005)
+            except OSError:
+                pass
+
+    swapper = threading.Thread(target=swap)
+    swapper.start()
+    answers = []
+    try:
+        deadline = time.monotonic() + 4.0
+        while time.monotonic() < deadline:
+            answers.append(node._convert(Convert.Request(
+                inputs=[str(example_behavior)], output_dir=str(race)), Convert.Response()))
+    finally:
+        stop.set()
+        swapper.join()
+        node.destroy_node()
+        context.try_shutdown()
+    assert listing(outside) == []
+    assert any(answer.success for answer in answers), [a.message for a in answers[:3]]

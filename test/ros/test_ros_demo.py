@@ -1,7 +1,6 @@
 """The demo of ``make demo``, run as a user runs it: converts, plays through the three
 processes with the runner's live view on, prints the changes as they come and writes the
 graph, the joint plot and the diagram of the boxes that ran."""
-import json
 import shutil
 import subprocess
 import sys
@@ -11,6 +10,7 @@ import pytest
 pytest.importorskip("naoqi_qicore.robot.sim.cli", reason="needs the simulated robot")
 pytest.importorskip("naoqi_qicore.core.player", reason="needs the engine")
 pytest.importorskip("matplotlib")
+from naoqi_qicore.robot.sim.recorder import read_calls  # noqa: E402
 if shutil.which("dot") is None:
     pytest.skip("needs Graphviz's dot (.setup/test-tools.sh installs it)", allow_module_level=True)
 
@@ -57,7 +57,7 @@ def test_demo_plays_goes_to_a_label_and_plots(example_behavior, repo_root, tmp_p
     diagram = out / "behavior_diagram.png"
     assert diagram.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
     assert lines[-1].split() == ["boxes", "that", "ran", str(diagram)]  # listed with the others
-    calls = [json.loads(line) for line in (out / "robot-calls.jsonl").read_text().splitlines()]
+    calls = read_calls(out / "robot-calls.jsonl")
     motions = [c for c in calls if c["method"] == "angleInterpolationBezier"]
     assert len(motions) >= 2  # from the start, then from the label
 

@@ -4,6 +4,8 @@ action client as separate processes: ``behavior/installed`` lists them, a ``beha
 goal naming one runs it on the robot through ALBehaviorManager (feedback, result, cancel,
 errors), a converted project's behavior installed on the robot really runs there."""
 import sys
+import threading
+import time
 from pathlib import Path
 
 import pytest
@@ -77,8 +79,12 @@ def test_installed_behaviors_are_listed_and_run_on_the_robot(robot: Robot) -> No
                             ListInstalledBehaviors.Request(prefix="animations/Sit/"))
     assert only.behaviors == ["animations/Sit/Gestures/Hey_1"] and only.running == []
     goal = robot.run(behavior=HEY)
+    sent = time.time()
     state = goal.wait_feedback(lambda s: s.status == BehaviorState.PLAYING, 10, "PLAYING")
     assert state.behavior == HEY
+    # stamped when it was seen running (the robot tells no frame for a behavior it runs)
+    assert sent - 1.0 < state.header.stamp.sec + state.header.stamp.nanosec * 1e-9 < \
+        time.time() + 1.0
     running = robot.probe.call(ListInstalledBehaviors, "behavior/installed",
                                ListInstalledBehaviors.Request())
     assert running.running == [HEY]
@@ -170,3 +176,31 @@ def onInput_onStart(self):
     assert "broken/. failed on the robot" in result.message
     assert [(e.box_path, e.where) for e in result.errors] == [("broken/.", "robot behavior")]
     assert "ValueError: the lamp is broken" in result.errors[0].message
+
+
+def test_requests_wait_for_a_robot_that_is_starting(programs, probe, example_behavior,
+                                                    tmp_path: Path) -> None:
+    """A goal and behavior/installed sent while the runner is still connecting to a robot
+    that is starting are served once it is there (robot_start_timeout), with no warning."""
+    sim = programs("sim", "--robot", "nao")
+    sim.kill()  # its port, where nothing listens until it starts again
+    runner = programs("runner", "-p", "robot_url:=" + sim.url,
+                      "-p", "cache_dir:=%s" % (tmp_path / "cache"), "-p", "take_focus:=false")
+    client = probe.action_client(RunBehavior, "behavior/run")
+    assert client.wait_for_server(timeout_sec=30), "no behavior/run server"
+    probe.wait_until(lambda: probe.node.count_publishers("/behavior/state"), 30, "the runner")
+    listed = []
+    lister = threading.Thread(target=lambda: listed.append(probe.call(
+        ListInstalledBehaviors, "behavior/installed", ListInstalledBehaviors.Request(),
+        timeout=60)))
+    lister.start()
+    goal = Goal(client, RunBehavior.Goal(behavior=str(example_behavior)))
+    time.sleep(2.0)
+    sim.start()  # the robot comes up
+    status, result = goal.result(90)
+    assert status == GoalStatus.STATUS_SUCCEEDED, result.message
+    lister.join(60)
+    assert listed and listed[0].success, listed
+    assert HEY in listed[0].behaviors
+    assert "cannot connect" not in runner.output()
+    assert "waiting for the robot at %s" % sim.url in runner.output()

@@ -7,6 +7,7 @@ those are the angles of the motion commands it executed (replayed with its own c
 maths by demo.executed_trajectories).
 """
 import bisect
+import math
 import xml.etree.ElementTree as ET
 from pathlib import Path
 from typing import Dict, List, Tuple
@@ -172,3 +173,43 @@ def test_robot_heard_what_speech_recognition_and_dialog_recognised(programs, pro
     finally:
         session.close()
     assert {m.data for m in heard} == {"yes", "tea please"}
+
+
+def test_velocity_from_successive_readings_and_effort_from_the_motor_currents(
+        programs, probe) -> None:
+    """velocity: rad/s between readings, 0 while the joint holds still and about the speed
+    it is turned at; effort: each motor's electric
+    current where the robot reports one (the simulated robot's ALMemory holds 0 A for every
+    motor at rest, and what it is given), NaN where it reports none."""
+    robot = programs("sim")
+    session = qi.Session()
+    session.connect(robot.url)
+    try:
+        memory, motion = session.service("ALMemory"), session.service("ALMotion")
+        current = "Device/SubDeviceList/%s/ElectricCurrent/Sensor/Value"
+        memory.insertData(current % "HeadYaw", 0.25)
+        memory.insertData(current % "LHand", 0.125)
+        memory.removeData(current % "HeadPitch")  # a motor reporting no current
+        programs("bridge", "-p", "robot_url:=" + robot.url)
+        joint_states = probe.listen(JointState, "joint_states", latched=False)
+        probe.wait_until(lambda: len(joint_states) > 5, 30, "joint_states")
+        nao = JointTable("nao").body
+        head = nao.index("HeadYaw")
+        still = joint_states[-1]
+        assert list(still.velocity) == [0.0] * len(nao)
+        assert still.effort[head] == 0.25 and still.effort[nao.index("LHand")] == 0.125
+        assert math.isnan(still.effort[nao.index("HeadPitch")])
+        assert all(e == 0.0 for i, e in enumerate(still.effort)
+                   if nao[i] not in ("HeadYaw", "LHand", "HeadPitch"))
+
+        # a turn of the head by 1 rad in 1 s (smooth: it peaks at 1.5 times its mean speed)
+        count = len(joint_states)
+        motion.angleInterpolation("HeadYaw", 1.0, 1.0, True)
+        ended = len(joint_states)
+        probe.wait_until(lambda: len(joint_states) > ended + 5, 10, "joint_states after")
+        turning = [m.velocity[head] for m in list(joint_states)[count:]]
+        print("HeadYaw velocity: peak %.2f rad/s" % max(turning))
+        assert 1.0 < max(turning) < 2.2 and min(turning) >= -0.05
+        assert joint_states[-1].velocity[head] == 0.0
+    finally:
+        session.close()

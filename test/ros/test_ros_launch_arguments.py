@@ -2,11 +2,14 @@
 (read from the source), the documentation and run_behavior's options agree."""
 import ast
 import json
+import subprocess
 from pathlib import Path
 
 import pytest
 
-from naoqi_qicore.ros.launcher import parse_arguments, robot_in_params_file
+from naoqi_qicore.ros import launcher
+from naoqi_qicore.ros.launcher import parse_arguments, python_program, robot_in_params_file
+from process_tools import plant_modules
 
 ROOT = Path(__file__).resolve().parents[2]
 REQUIRED = {"params_file", "nao_ip", "nao_port", "username", "password_file", "namespace",
@@ -95,3 +98,49 @@ def test_run_behavior_refuses(argv, error, capsys) -> None:
 def test_run_behavior_without_a_behavior_serves() -> None:
     plan = parse_arguments([])
     assert plan.behavior == "" and plan.simulated_robot() == ("nao", "no behavior given")
+
+
+def test_programs_import_nothing_from_the_folder_they_start_in(tmp_path) -> None:
+    """A ``secrets.py`` or ``argparse.py`` lying in the folder run_behavior is started in
+    runs in none of the programs it starts: only installed code is importable."""
+    marker = tmp_path / "imported.txt"
+    plant_modules(tmp_path, marker)
+    done = subprocess.run(python_program("naoqi_qicore.robot.sim.cli", "--help"), cwd=tmp_path,
+                          capture_output=True, text=True, timeout=60)
+    assert done.returncode == 0, done.stderr
+    assert not marker.exists(), marker.read_text()
+    for command in (parse_arguments([]).simulator_command("tcp://127.0.0.1:9", "nao"),
+                    parse_arguments([]).bridge_command(""), parse_arguments([]).runner_command("")):
+        assert command[:2] == python_program("x")[:2]
+
+
+class _Exited:
+    """A program that has exited at once (what run() sees of the programs it starts)."""
+
+    def __init__(self, command, **options) -> None:
+        self.command, self.environment = command, options.get("env")
+        self.returncode = 0
+
+    def poll(self) -> int:
+        return 0
+
+
+def test_a_password_in_the_robot_url_never_reaches_a_command_line(monkeypatch) -> None:
+    """``--robot-url tcp://user:password@host``: the nodes get the URL without the password
+    and the password in their environment (which only this user can read, where ``ps``
+    shows every user the command lines)."""
+    monkeypatch.delenv("NAOQI_PASSWORD", raising=False)
+    started = []
+    monkeypatch.setattr(launcher.subprocess, "Popen",
+                        lambda command, **options: started.append(_Exited(command, **options))
+                        or started[-1])
+    plan = parse_arguments(["b.xar", "--robot-url", "tcp://nao:s3cr%40t@10.0.0.5:9559"])
+    launcher.run(plan)
+    assert len(started) == 2  # the bridge and the runner: no simulated robot
+    for program in started:
+        assert not [argument for argument in program.command if "s3cr" in argument]
+        assert "robot_url:=\"tcp://nao@10.0.0.5:9559\"" in program.command
+        assert program.environment["NAOQI_PASSWORD"] == "s3cr@t"
+    monkeypatch.setenv("NAOQI_PASSWORD", "given")  # the environment's comes first, as before
+    assert plan.node_environment() == {}
+    assert parse_arguments(["b.xar", "--robot-url", "tcp://nao@10.0.0.5"]).node_environment() == {}

@@ -1,8 +1,12 @@
 """launch/run_behavior.launch.py, checked where the ROS 2 launch packages are installed."""
 import importlib.util
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
+
+from script_behaviors import script_behavior
 
 LAUNCH_FILE = Path(__file__).resolve().parents[2] / "launch" / "run_behavior.launch.py"
 
@@ -113,3 +117,58 @@ def test_the_scenario_goes_to_the_simulated_robot() -> None:
     simulator = _processes(actions, context)["naoqi_sim"]
     command = [perform_substitutions(context, part) for part in simulator.cmd[1:]]
     assert command[:2] == ["--robot", "nao"] and command[-2:] == ["--scenario", "generic"]
+
+
+# -- the launch run for real, where the launch packages are installed ----------------------
+EXAMPLE = Path(__file__).resolve().parents[2] / "examples" / "launch_testing" / \
+    "test_run_behavior_launch.py"
+#: ``ros2 launch FILE ARG:=VALUE...`` without ros2cli: what ros2launch does with the file
+LAUNCH = """
+import sys
+from launch import LaunchDescription, LaunchService
+from launch.actions import IncludeLaunchDescription
+from launch.launch_description_sources import PythonLaunchDescriptionSource
+service = LaunchService()
+service.include_launch_description(LaunchDescription([IncludeLaunchDescription(
+    PythonLaunchDescriptionSource(sys.argv[1]),
+    launch_arguments=[tuple(a.split(":=", 1)) for a in sys.argv[2:]])]))
+sys.exit(service.run())
+"""
+
+
+def run_launch(tmp_path: Path, *command: str) -> subprocess.CompletedProcess:
+    """Run a command of the launch packages on the installed package (the working folder
+    is not this checkout: its launch/ folder is no ``launch`` package)."""
+    pytest.importorskip("launch.actions")
+    pytest.importorskip("launch_ros.actions")
+    return subprocess.run([sys.executable, *command], cwd=str(tmp_path), capture_output=True,
+                          text=True, timeout=300)
+
+
+@pytest.mark.slow
+def test_a_behavior_that_cannot_be_loaded_fails_the_launch(tmp_path: Path) -> None:
+    launched = run_launch(tmp_path, "-c", LAUNCH, str(LAUNCH_FILE), "behavior:=nope.xar")
+    output = launched.stdout + launched.stderr
+    assert launched.returncode != 0, output
+    assert "behavior_runner-3 exited with code 2" in output
+
+
+@pytest.mark.slow
+def test_the_launch_testing_example_passes_a_run_that_succeeded(tmp_path: Path) -> None:
+    pytest.importorskip("launch_testing")
+    tested = run_launch(tmp_path, "-m", "launch_testing.launch_test", str(EXAMPLE))
+    assert tested.returncode == 0, tested.stdout + tested.stderr
+
+
+@pytest.mark.slow
+def test_the_launch_testing_example_fails_a_run_that_failed(tmp_path: Path) -> None:
+    pytest.importorskip("launch_testing")
+    behavior = script_behavior(tmp_path, "root_boom", "", root_code="""
+def onInput_onStart(self):
+    raise RuntimeError("BOOM from root")
+""")
+    tested = run_launch(tmp_path, "-m", "launch_testing.launch_test", str(EXAMPLE),
+                        "behavior:=%s" % behavior)
+    output = tested.stdout + tested.stderr
+    assert tested.returncode != 0, output
+    assert "behavior_runner-3 exited with code 1" in output

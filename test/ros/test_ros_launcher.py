@@ -10,7 +10,7 @@ pytest.importorskip("naoqi_qicore.robot.sim.cli", reason="needs the simulated ro
 pytest.importorskip("naoqi_qicore.core.player", reason="needs the engine")
 
 from naoqi_qicore.msg import BehaviorState, RobotConnection  # noqa: E402
-from process_tools import AutoplayLauncher, kill_processes  # noqa: E402
+from process_tools import AutoplayLauncher, kill_processes, plant_modules  # noqa: E402
 from naoqi_qicore.ros.launcher import python_program  # noqa: E402
 
 
@@ -62,6 +62,20 @@ def test_autoplay_runs_the_behavior_through_the_action(example_behavior, repo_ro
         launcher.close(children)
 
 
+def test_no_program_imports_the_folder_it_is_started_in(example_behavior, tmp_path) -> None:
+    """run_behavior started in a folder holding a ``secrets.py`` (and an ``argparse.py``):
+    neither runs in it, the simulated robot, the bridge or the runner, and the run goes
+    on as anywhere else."""
+    marker = tmp_path / "imported.txt"
+    plant_modules(tmp_path, marker)
+    launcher = AutoplayLauncher(example_behavior, tmp_path)
+    try:
+        assert launcher.exit_code(90) == 0, "\n".join(launcher.lines)
+    finally:
+        launcher.close()
+    assert not marker.exists(), marker.read_text()
+
+
 def test_autoplay_exits_non_zero_when_the_run_fails(tmp_path, repo_root) -> None:
     from script_behaviors import script_behavior
     behavior = script_behavior(tmp_path, "root_boom", "", root_code="""
@@ -109,8 +123,8 @@ def onInput_onStart(self):
         launcher.close()
     # The runner released the focus while the simulated robot was still there (it stops
     # last): the robot recorded the call, and the runner saw no lost robot.
-    import json
-    calls = [json.loads(line) for line in record.read_text().splitlines()]
+    from naoqi_qicore.robot.sim.recorder import read_calls
+    calls = read_calls(record)
     life = [(c["method"], "error" in c) for c in calls if c["service"] == "ALAutonomousLife"
             and c["method"] in ("switchFocus", "stopFocus")]
     assert life and life[-1] == ("stopFocus", False), life

@@ -5,7 +5,6 @@ what it heard and where it was touched; the figure and event stream served by th
 import io
 import json
 import time
-from pathlib import Path
 from typing import Any, Dict, List, Tuple
 
 import pytest

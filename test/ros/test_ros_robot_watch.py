@@ -202,9 +202,22 @@ def test_only_the_files_of_the_project_html_folder_are_served(tmp_path: Path) ->
     (project / "manifest.xml").write_text("<package/>")
     (tmp_path / "secret.png").write_bytes(b"secret")
     os.symlink(tmp_path / "secret.png", project / "html" / "link.png")
-    assert project_file(str(project), "img/hello.png").read_bytes() == b"\x89PNG picture"
+    os.symlink("img/hello.png", project / "html" / "inside.png")
+    assert project_file(str(project), "img/hello.png") == (b"\x89PNG picture", "image/png")
+    assert project_file(str(project), "inside.png") == (b"\x89PNG picture", "image/png")
     for relative in ("../manifest.xml", "img/../../manifest.xml", "/etc/passwd",
-                     "link.png", "img", "missing.png", "notes.xyz", "img\\hello.png",
-                     "img/hello.png\x00.txt"):
+                     "link.png", "img", "missing.png", "notes.xyz",
+                     "img\\hello.png", "img/hello.png\x00.txt"):
         with pytest.raises(LookupError):
             project_file(str(project), relative)
+
+
+
+def test_a_hard_link_in_the_html_folder_is_not_served(tmp_path: Path) -> None:
+    """A hard link in the project's html folder to a file outside: its content lives
+    outside the project, it is not served."""
+    (tmp_path / "project" / "html").mkdir(parents=True)
+    (tmp_path / "secret.png").write_bytes(b"secret")
+    os.link(tmp_path / "secret.png", tmp_path / "project" / "html" / "hard.png")
+    with pytest.raises(LookupError):
+        project_file(str(tmp_path / "project"), "hard.png")

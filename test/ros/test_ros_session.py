@@ -191,3 +191,75 @@ def test_a_lost_robot_is_told() -> None:
             robot.close()
         server.kill()
         server.wait()
+
+
+def test_a_robot_that_is_starting_is_waited_for_quietly() -> None:
+    """Within start_timeout of start(), refused connections (nothing listens yet) are told
+    once as information, and wait_started() returns once the robot is there."""
+    port = free_tcp_port()
+    warnings: List[str] = []
+    infos: List[str] = []
+    robot = RobotSession(RobotAddress("tcp://127.0.0.1:%d" % port), max_retry_delay=0.1,
+                         start_timeout=20.0, warn=warnings.append, inform=infos.append)
+    server = None
+    try:
+        assert robot.wait_started() is False  # not started: nothing to wait for
+        robot.start()
+        waited: List[bool] = []
+        waiter = threading.Thread(target=lambda: waited.append(robot.wait_started()))
+        waiter.start()
+        time.sleep(1.0)  # about 10 refused attempts
+        assert waited == [] and warnings == []
+        assert len(infos) == 1 and "waiting for the robot at tcp://127.0.0.1:%d" % port \
+            in infos[0] and "Connection refused" in infos[0], infos
+        server = start_server(port)
+        waiter.join(15)
+        assert waited == [True] and warnings == [] and len(infos) == 1
+    finally:
+        robot.close()
+        if server is not None:
+            server.kill()
+            server.wait()
+
+
+def test_a_robot_late_to_start_is_warned_about_and_no_longer_waited_for() -> None:
+    port = free_tcp_port()
+    warnings: List[str] = []
+    robot = RobotSession(RobotAddress("tcp://127.0.0.1:%d" % port), max_retry_delay=0.1,
+                         start_timeout=0.6, warn=warnings.append, inform=lambda _: None)
+    try:
+        robot.start()
+        began = time.monotonic()
+        assert robot.wait_started() is False
+        assert 0.4 < time.monotonic() - began < 3.0
+        deadline = time.monotonic() + 5
+        while not warnings and time.monotonic() < deadline:
+            time.sleep(0.05)
+        assert len(warnings) == 1 and "(waited 0.6 s for it to start)" in warnings[0]
+        assert "Connection refused" in warnings[0]
+        began = time.monotonic()
+        assert robot.wait_started() is False and time.monotonic() - began < 0.1
+    finally:
+        robot.close()
+
+
+def test_a_robot_answering_wrongly_is_not_taken_for_one_starting() -> None:
+    """A robot that answers, but not as asked (tcps against tcp), is not starting: warned at
+    once, and requests do not wait for it."""
+    port = free_tcp_port()
+    server = start_server(port)
+    warnings: List[str] = []
+    robot = RobotSession(RobotAddress.from_parameters(nao_ip="127.0.0.1", nao_port=port,
+                                                      password="s3cret"),
+                         max_retry_delay=0.1, start_timeout=30.0, warn=warnings.append,
+                         inform=lambda _: None)
+    try:
+        robot.start()
+        began = time.monotonic()
+        assert robot.wait_started() is False
+        assert time.monotonic() - began < 10 and len(warnings) == 1
+        assert "waited" not in warnings[0]
+    finally:
+        robot.close()
+        server.kill()
+        server.wait()

@@ -136,10 +136,17 @@ def test_focus_same_result_whichever_comes_first() -> None:
 
 
 def _write_record(tmp_path, calls):
+    """A record file as the simulator writes it: a line when each call starts (in the order
+    of ``calls``), a line when it ends (its result or error)."""
     import json
 
+    ends = ("result", "error")
+    lines = [dict({key: value for key, value in call.items() if key not in ends}, index=index)
+             for index, call in enumerate(calls)]
+    lines += [dict({key: value for key, value in call.items() if key in ends}, index=index,
+                   end=call["time"] + 0.1, duration=0.1) for index, call in enumerate(calls)]
     record = tmp_path / "calls.jsonl"
-    record.write_text("".join(json.dumps(call) + "\n" for call in calls))
+    record.write_text("".join(json.dumps(line) + "\n" for line in lines))
     return record
 
 
@@ -149,7 +156,7 @@ def test_demo_replays_the_robot_calls_it_plots(tmp_path) -> None:
 
     key = [0.5, [3, -0.3, 0.0], [3, 0.3, 0.0]]
     back = [-0.2, [3, -0.1, 0.0], [3, 0.1, 0.0]]
-    record = _write_record(tmp_path, [  # in the order they finished, as the simulator writes
+    record = _write_record(tmp_path, [  # not in the order they started
         dict(time=100.2, service="ALTextToSpeech", method="say", args=["hi"], result=None),
         dict(time=100.5, service="ALMotion", method="killTasksUsingResources",
              args=[["HeadYaw"]], result=None),
@@ -243,6 +250,7 @@ class _StoppedRun:
         self.ended = threading.Event()
         self.status, self.frame, self.duration = BehaviorState.PLAYING, 0, 0.0
         self.message, self.error_count, self.succeeded, self.player = "", 0, False, None
+        self.warning_count = 0
         self.stopped_status = BehaviorState.STOPPED
 
     def stop(self, reason: str) -> None:
@@ -253,6 +261,9 @@ class _StoppedRun:
         self.ended.wait(10)
 
     def errors(self) -> list:
+        return []
+
+    def warnings(self) -> list:
         return []
 
 

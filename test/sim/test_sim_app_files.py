@@ -111,8 +111,8 @@ def test_the_web_servers_folder_of_applications_is_the_applications_folder(tmp_p
     apps = "/home/nao/.local/share/PackageManager/apps/.lastUploadedChoregrapheBehavior/lib"
     assert files.box_path(www) == files.box_path(apps) == str(tmp_path) + apps
     assert files.robot_path(www) == apps
-    assert files.local("/usr/local/var/www/apps/x/../y/a.wav") == files.local(
-        "/home/nao/.local/share/PackageManager/apps/y/a.wav")
+    assert files.local("/usr/local/var/www/apps/x/../y/a.wav").path == files.local(
+        "/home/nao/.local/share/PackageManager/apps/y/a.wav").path
     # the rest of the web server's files are not the robot's files
     assert files.box_path("/usr/local/var/www/index.html") == "/usr/local/var/www/index.html"
     with pytest.raises(ValueError, match="outside the robot's files"):

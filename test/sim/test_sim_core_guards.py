@@ -1,6 +1,5 @@
 """naoqi_sim's loopback guard on the addresses it really binds, and the bounded call record
 (issue 13)."""
-import json
 import os
 import socket
 import sys
@@ -14,10 +13,11 @@ qi = pytest.importorskip("qi")
 
 from naoqi_qicore.robot.sim import cli, listen  # noqa: E402
 from naoqi_qicore.robot.sim.listen import loopback_problem  # noqa: E402
-from naoqi_qicore.robot.sim.recorder import DEFAULT_LIMIT, CallRecord  # noqa: E402
+from naoqi_qicore.robot.sim.recorder import (DEFAULT_LIMIT, CallRecord,  # noqa: E402
+                                             read_calls)
 
 sys.path.insert(0, os.path.dirname(__file__))
-from sim_core_support import SimProcess, wait_until  # noqa: E402
+from sim_core_support import SimProcess  # noqa: E402
 
 
 # -- E: the loopback guard resolves the host ------------------------------------------------
@@ -98,20 +98,52 @@ def test_the_record_keeps_the_last_calls_and_the_file_all(tmp_path):
     path = tmp_path / "calls.jsonl"
     record = CallRecord(path, limit=3)
     for index in range(5):
-        record.add("ALMemory", "getData", ["k%d" % index], 0.0, 0.0)
+        record.end(record.start("ALMemory", "getData", ["k%d" % index]), "v%d" % index)
     assert [entry["index"] for entry in record.since(0)] == [2, 3, 4]
     assert [entry["index"] for entry in record.since(3)] == [3, 4]
     assert record.since(9) == []
     assert (record.count(), record.dropped()) == (5, 2)
     record.clear()
-    record.add("ALMemory", "getData", ["k5"], 0.0, 0.0)
+    record.end(record.start("ALMemory", "getData", ["k5"]), error="RuntimeError: no k5")
     assert [entry["index"] for entry in record.since(0)] == [5]
     assert (record.count(), record.dropped()) == (6, 2)
     record.close()
-    assert [json.loads(line)["args"] for line in path.read_text().splitlines()] == [
-        ["k%d" % index] for index in range(6)]
+    calls = read_calls(path)
+    assert [call["args"] for call in calls] == [["k%d" % index] for index in range(6)]
+    assert [call.get("result") for call in calls] == ["v0", "v1", "v2", "v3", "v4", None]
+    assert calls[5]["error"] == "RuntimeError: no k5"
     with pytest.raises(ValueError):
         CallRecord(limit=0)
+
+
+def test_a_call_is_recorded_when_it_starts_its_end_added_when_it_ends(tmp_path):
+    """A call that lasts is in the record (memory and file) from its start, its end added
+    when it ends, even once newer calls pushed it out of memory; listeners get whole calls."""
+    path = tmp_path / "calls.jsonl"
+    record = CallRecord(path, limit=2)
+    ended = []
+    record.add_listener(ended.append)
+    motion = record.start("ALMotion", "angleInterpolationBezier", [["HeadYaw"]])
+    said = record.start("ALTextToSpeech", "say", ["hi"], own=True)
+    running = record.since(0)
+    assert [entry["method"] for entry in running] == ["angleInterpolationBezier", "say"]
+    assert not any("end" in entry or "duration" in entry for entry in running)
+    assert running[1]["own"] is True and "own" not in running[0]
+    assert [call["index"] for call in read_calls(path)] == [0, 1]  # the file has them too
+    time.sleep(0.02)
+    record.end(said)
+    assert ended[-1]["method"] == "say" and ended[-1]["duration"] >= 0.02
+    assert record.since(1)[0]["end"] >= record.since(1)[0]["time"]
+    record.end(record.start("ALMemory", "getData", ["k"]), 1)  # pushes the motion out
+    record.end(motion, error="RuntimeError: killed")
+    assert ended[-1] == {"index": 0, "end": ended[-1]["end"],
+                         "duration": ended[-1]["duration"], "error": "RuntimeError: killed"}
+    record.close()
+    calls = read_calls(path)
+    assert calls[0]["error"] == "RuntimeError: killed" and calls[0]["args"] == [["HeadYaw"]]
+    assert [call["index"] for call in calls] == [0, 1, 2]
+    with pytest.raises(ValueError, match="call 0 of the record is not running"):
+        record.end(motion)
 
 
 def test_the_record_keeps_motion_calls_compressed():
@@ -126,7 +158,8 @@ def test_the_record_keeps_motion_calls_compressed():
         before = tracemalloc.get_traced_memory()[0]
         record = CallRecord(limit=1000)
         for _ in range(1500):
-            record.add("ALMotion", "angleInterpolationBezier", [names, times, keys], 0.0, 1.0)
+            record.end(record.start("ALMotion", "angleInterpolationBezier",
+                                    [names, times, keys]))
         kept = tracemalloc.get_traced_memory()[0] - before
     finally:
         tracemalloc.stop()
@@ -175,4 +208,5 @@ def test_the_simulator_memory_stays_flat_over_many_calls(tmp_path):
         session.close()
         code = sim.interrupt()
     assert code == 0, sim.stderr
-    assert wait_until(lambda: len(record.read_text().splitlines()) == 23_000)
+    calls = read_calls(record)
+    assert len(calls) == 23_000 and all("duration" in call for call in calls)

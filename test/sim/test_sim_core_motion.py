@@ -300,3 +300,34 @@ def test_pepper_joints():
             "MaxVelXY", "MaxVelTheta"]
         motion.openHand("RHand")
         assert motion.getAngles("RHand", True) == [pytest.approx(0.98)]
+
+
+def test_positions_of_parts_in_naoqis_three_spaces(motion):
+    """getPosition: the feet stand on the ground of the robot frame, the torso above them;
+    the world frame is the robot frame moved by the odometry; a hand moves with its arm."""
+    motion.angleInterpolationWithSpeed("LShoulderPitch", 0.0, 1.0)  # the arm forward
+    torso = motion.getPosition("Torso", 2, True)
+    assert 0.25 < torso[2] < 0.35  # NAO's torso stands about 30 cm high
+    for sole in ("LLeg", "RLeg"):
+        assert motion.getPosition(sole, 2, True)[2] == pytest.approx(0.0, abs=1e-6)
+    assert motion.getPosition("Torso", 0, True) == pytest.approx([0.0] * 6, abs=1e-9)
+    hand = motion.getPosition("LArm", 0, True)
+    assert hand[0] > 0.2 and hand[1] > 0.1  # forward of the left shoulder
+    # the head's joint frame, in the torso, is NeckOffsetZ above it
+    assert motion.getPosition("HeadYaw", 0, True)[:3] == pytest.approx([0, 0, 0.1265])
+
+    before = motion.getRobotPosition(True)
+    motion.moveTo(0.05, 0.0, 0.3)
+    x, y, theta = motion.getRobotPosition(True)
+    in_robot = motion.getPosition("LArm", 2, True)
+    in_world = motion.getPosition("LArm", 1, True)
+    turned = (x + in_robot[0] * math.cos(theta) - in_robot[1] * math.sin(theta),
+              y + in_robot[0] * math.sin(theta) + in_robot[1] * math.cos(theta))
+    assert in_world[:2] == pytest.approx(turned, abs=1e-6)
+    assert in_world[2] == pytest.approx(in_robot[2], abs=1e-9)
+    assert in_world[5] == pytest.approx(in_robot[5] + theta, abs=1e-6)
+    assert theta - before[2] == pytest.approx(0.3, abs=1e-6)
+    with pytest.raises(RuntimeError, match="neither a chain nor a joint"):
+        motion.getPosition("LWing", 0, True)
+    with pytest.raises(RuntimeError, match="FRAME_ROBOT"):
+        motion.getPosition("Torso", 3, True)

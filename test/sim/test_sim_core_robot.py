@@ -15,6 +15,7 @@ from sim_core_support import REPO, SimProcess, run_client, start_sim, wait_until
 
 from naoqi_qicore.robot.sim import SimulatedRobot  # noqa: E402
 from naoqi_qicore.robot.sim.context import SimContext, TaskManager  # noqa: E402
+from naoqi_qicore.robot.sim.recorder import read_calls  # noqa: E402
 
 
 def python_threads():
@@ -76,8 +77,7 @@ def test_calls_are_recorded_with_results_errors_and_posts(tmp_path):
         session.close()
     finally:
         robot.stop()
-    lines = [json.loads(line) for line in record.read_text().splitlines()]
-    assert [line["method"] for line in lines] == [c["method"] for c in calls]
+    assert read_calls(record) == calls
 
 
 def test_services_reach_each_other_and_client_modules():

@@ -1,7 +1,7 @@
 """Where the simulated robot listens (the URL as libqi reads it, the endpoints it really
 bound) and ALPythonBridge off unless the user turns it on (issue 21, point 2)."""
-import json
 import os
+import signal
 import subprocess
 import sys
 
@@ -11,6 +11,7 @@ qi = pytest.importorskip("qi")
 
 from naoqi_qicore.robot.sim import SimulatedRobot, robot as robot_module  # noqa: E402
 from naoqi_qicore.robot.sim.listen import ListenRefused  # noqa: E402
+from naoqi_qicore.robot.sim.recorder import read_calls  # noqa: E402
 from naoqi_qicore.ros.launcher import parse_arguments  # noqa: E402
 
 from naoqi_qicore.converter.api import convert  # noqa: E402
@@ -45,6 +46,31 @@ def test_naoqi_sim_refuses_a_url_that_libqi_reads_as_another_address():
     assert err.strip() == ("naoqi_sim: refusing to listen on tcp://0.0.0.0:0\\@127.0.0.1 "
                            "(expected tcp://HOST:PORT (or tcps://) with a plain host name or "
                            "address: no user, path, backslash, space or escape)")
+
+
+@pytest.mark.parametrize("host", ["127.0.0.01", "127.0.0.001", "127.00.0.1", "127.1",
+                                  "localhost"])
+def test_naoqi_sim_hands_libqi_the_canonical_address(host):
+    """Forms of a loopback address the resolver accepts and libqi's parser does not (it
+    crashed the process, exit 139): libqi is given the canonical address."""
+    process = subprocess.Popen([sys.executable, "-m", "naoqi_qicore.robot.sim", "--listen",
+                                "tcp://%s:0" % host], cwd=str(REPO), env=ENV,
+                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        ready = process.stdout.readline()
+    finally:
+        process.send_signal(signal.SIGINT)
+        _, err = process.communicate(timeout=30)
+    assert ready.startswith(READY + "tcp://127.0.0.1:"), (ready, process.returncode, err)
+    assert process.returncode == 0, err
+
+
+def test_naoqi_sim_refuses_ipv6_which_libqi_cannot_listen_on():
+    code, out, err = naoqi_sim("--listen", "tcp://[::1]:0", timeout=20)
+    assert code == 2 and READY not in out
+    assert err.strip() == ("naoqi_sim: refusing to listen on tcp://[::1]:0 (libqi cannot listen "
+                           "on an IPv6 address ([::1]): give an IPv4 address or a host name, "
+                           "such as tcp://127.0.0.1:0)")
 
 
 @pytest.mark.parametrize("url", [
@@ -159,8 +185,7 @@ def test_a_behavior_using_the_bridge_runs_when_the_user_turns_eval_on(tmp_path):
                            "--allow-eval", "--record", str(record)], env=ENV,
                           capture_output=True, text=True, timeout=90)
     assert done.returncode == 0, done.stderr
-    said = [call["args"][0] for call in map(json.loads, record.read_text().splitlines())
-            if call["method"] == "say"]
+    said = [call["args"][0] for call in read_calls(record) if call["method"] == "say"]
     assert said == ["hello from the bridge"]
     # off (the default): the box's call fails with the way to turn it on
     done = subprocess.run([sys.executable, str(out / "main.py"), "--robot", "nao"], env=ENV,

@@ -21,7 +21,7 @@ def _answers(topic, heard, concepts=None, variables=None):
 def _say(topic, rule, stored=(), variables=None):
     concept = qichat.topic_concept([topic], lambda name: [], topic)
     return qichat.render_output(rule.output, topic, stored, concept,
-                                lambda name: (variables or {}).get(name), rule.scripts)
+                                lambda name: (variables or {}).get(name))
 
 
 # -- reading --------------------------------------------------------------------------------
@@ -70,6 +70,26 @@ print 1 + 1
         parse_topic("topic: ~t()\nu:(a) b\n%script\nprint 1\n")
     with pytest.raises(TopicError, match="line 2: %script outside a rule"):
         parse_topic("topic: ~t()\n%script\nx = 1\n%script\n")
+
+
+def test_an_output_is_rendered_into_its_steps_in_the_order_they_stand():
+    topic = parse_topic("""topic: ~t()
+language: enu
+u:(hi) Hello ["$x==1 dear" friend] $slide=2 I am ^start(animations/Stand/Gestures/Hey_1) Pepper
+%script
+print 1
+%script ^goto(end) $done=1
+proposal: %end ~bye
+""")
+    said = _say(topic, topic.rules[0])
+    assert said.steps == [
+        ("say", "Hello friend"), ("set", "slide", "2"), ("say", "I am"),
+        ("do", "start", "animations/Stand/Gestures/Hey_1"), ("say", "Pepper"),
+        ("script", "print 1"), ("do", "goto", "end"), ("set", "done", "1")]
+    assert said.text == "Hello friend I am Pepper"
+    assert said.assignments == [("slide", "2"), ("done", "1")]
+    assert said.actions == [("start", "animations/Stand/Gestures/Hey_1"), ("goto", "end")]
+    assert said.scripts == ["print 1"]
 
 
 def test_topics_in_other_languages_and_language_names():
@@ -229,7 +249,7 @@ def test_the_robot_lexicon_and_a_phrase_left_open_at_the_end_of_its_line():
 
 def test_load_topic_errors_name_the_file_and_the_line(sim, tmp_path):
     dialog = sim.service("ALDialog")
-    path = sim.files.local("/home/nao/bad_enu.top")
+    path = sim.files.local("/home/nao/bad_enu.top").path
     path.write_text("topic: ~bad()\nlanguage: enu\nu:(fine) ok\nu:(broken [input) no\n")
     with pytest.raises(RuntimeError, match=r"ALDialog::loadTopic: /home/nao/bad_enu\.top:4: "
                                            r"unclosed '\['"):
@@ -391,3 +411,20 @@ def test_an_event_rule_sees_the_value_its_event_carried(sim):
     assert _until(lambda: len(said) == 3)
     assert sorted(said) == ["Ding dong", "bell 1", "bell 3"]
     dialog.unsubscribe("test")
+
+
+def test_an_input_that_backtracks_without_end_does_not_hold_the_robot(caplog):
+    """Wildcards nested so that Python's ``re`` takes minutes on a long sentence: the rule
+    is taken as not matching it, in a bounded time, with a warning; other rules still
+    match."""
+    topic = parse_topic("topic: ~t()\nlanguage: enu\n"
+                        "u:(" + "* " * 12 + "{[a b]} * x) never\n"
+                        "u:(hello *) hi\n")
+    concept = qichat.topic_concept([topic], lambda name: [], topic)
+    sentence = " ".join(["word"] * 60)
+    started = time.monotonic()
+    assert qichat.match_input(topic.rules[0], sentence, concept, lambda name: None) is None
+    assert time.monotonic() - started < 2.0
+    found = qichat.match_input(topic.rules[1], "hello " + sentence, concept,
+                               lambda name: None)
+    assert found is not None

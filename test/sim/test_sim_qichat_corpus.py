@@ -47,7 +47,7 @@ def test_every_corpus_topic_loads_into_the_simulated_dialog(corpus_dir):
     failures, loaded = [], 0
     topics = corpus_topics(corpus_dir)
     for path in topics:  # the topics go to the robot's files (with those they include)
-        copy = context.files.local("/home/nao/corpus/%s" % path.relative_to(corpus_dir))
+        copy = context.files.local("/home/nao/corpus/%s" % path.relative_to(corpus_dir)).path
         copy.parent.mkdir(parents=True, exist_ok=True)
         shutil.copyfile(path, copy)
     for path in topics:

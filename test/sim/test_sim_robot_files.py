@@ -2,10 +2,10 @@
 a root per robot, client paths mapped into it and nothing outside, the behavior's project
 installed where the robot keeps applications, box code's own /home/nao paths, and its
 services staying registered."""
-import json
 import os
 import subprocess
 import sys
+import threading
 import time
 from pathlib import Path
 
@@ -14,12 +14,14 @@ import pytest
 from naoqi_qicore.converter.loader import load_converted
 from naoqi_qicore.robot.robot_apps import (install_behavior, install_on_robot, installed_apps,
                                            package_id)
+from naoqi_qicore.file_root import OutsideRootError
 from naoqi_qicore.robot.robot_files import RobotFiles, RobotPathError
 
 qi = pytest.importorskip("qi")
 
 from naoqi_qicore.converter.api import convert  # noqa: E402
 from naoqi_qicore.robot.sim import SimulatedRobot  # noqa: E402
+from naoqi_qicore.robot.sim.recorder import read_calls  # noqa: E402
 
 sys.path.insert(0, os.path.dirname(__file__))
 from robot_projects import (ENV, LAST, PACKAGE_ID, layout_project,  # noqa: E402
@@ -34,13 +36,14 @@ def test_robot_paths_map_into_the_root_and_nowhere_else(tmp_path):
     assert (root / "home/nao/.local/share/PackageManager/apps").is_dir()
     assert (root / "home/nao/recordings/microphones").is_dir()
     assert (root / "home/nao/recordings/cameras").is_dir()
-    assert files.local("/home/nao/x.wav") == root / "home/nao/x.wav"
-    assert files.local("x.wav") == root / "home/nao/x.wav"  # NAOqi's working folder
-    assert files.local("~/rec/x.wav") == root / "home/nao/rec/x.wav"
-    assert files.local("sounds/x.wav", "/home/nao/apps/a") == root / "home/nao/apps/a/sounds/x.wav"
-    assert files.local("/tmp/x") == root / "tmp/x"
-    assert files.local("/home/nao/a/../b") == root / "home/nao/b"
-    assert files.local(str(root / "home/nao/c")) == root / "home/nao/c"  # this machine's path
+    assert files.local("/home/nao/x.wav").path == root / "home/nao/x.wav"
+    assert files.local("x.wav").path == root / "home/nao/x.wav"  # NAOqi's working folder
+    assert files.local("~/rec/x.wav").path == root / "home/nao/rec/x.wav"
+    assert files.local("sounds/x.wav", "/home/nao/apps/a").path == \
+        root / "home/nao/apps/a/sounds/x.wav"
+    assert files.local("/tmp/x").path == root / "tmp/x"
+    assert files.local("/home/nao/a/../b").path == root / "home/nao/b"
+    assert files.local(str(root / "home/nao/c")).path == root / "home/nao/c"  # this machine's
     assert files.robot_path(str(root / "home/nao/c/../d")) == "/home/nao/d"
     for path in ("/etc/passwd", "/home/nao/../../etc/passwd", "../../etc/passwd", "/",
                  "/home/naomi/x", os.__file__, str(root / "etc" / "x"),
@@ -49,9 +52,12 @@ def test_robot_paths_map_into_the_root_and_nowhere_else(tmp_path):
             files.local(path)
         assert str(refused.value) == "'%s' %s" % (path, OUTSIDE)
     (root / "home/nao/link").symlink_to("/etc")
-    with pytest.raises(RobotPathError, match="'/home/nao/link/passwd' leads out of the "
-                                             "robot's files"):
-        files.local("/home/nao/link/passwd")
+    for use in (lambda place: place.open_read(), lambda place: place.write_bytes(b"x"),
+                lambda place: place.remove()):
+        with pytest.raises(OutsideRootError) as refused:  # refused when used, from handles
+            use(files.local("/home/nao/link/passwd"))
+        assert refused.value.strerror == "a symbolic link leads out of the robot's files"
+        assert refused.value.filename == "/home/nao/link/passwd"  # shown as the robot's path
     with pytest.raises(RobotPathError, match="is not a file path"):
         files.local("/home/nao/a\0b")
     # box code's own paths: the robot's tree into the root, the rest as it is
@@ -110,7 +116,7 @@ def test_clients_learn_nothing_of_files_outside(robot):
     assert "'/etc/passwd' %s" % OUTSIDE in str(refused.value)
     assert first_line not in str(refused.value) and "root" not in str(refused.value)
     # a file of the robot that is not a topic: named, not quoted
-    secret = simulated.files.local("/home/nao/.auth/keys.json")
+    secret = simulated.files.local("/home/nao/.auth/keys.json").path
     secret.parent.mkdir()
     secret.write_text('{"token": "s3cr3t-value"}\n')
     with pytest.raises(RuntimeError) as refused:
@@ -144,7 +150,7 @@ def test_the_tablet_shows_an_applications_files_from_the_robots_files():
         assert not tablet.playVideo("http://198.18.0.1/apps/my-app/missing.mp4")
         assert not tablet.preLoadImage("http://198.18.0.1/apps/other-app/hello.png")
         # nor is a file of the robot outside the application's html folder
-        secret = simulated.files.local("/home/nao/.auth/keys.json")
+        secret = simulated.files.local("/home/nao/.auth/keys.json").path
         secret.parent.mkdir()
         secret.write_text("{}")
         (html.parent / "behavior_1").mkdir()
@@ -180,6 +186,169 @@ def test_robot_files_are_private_and_go_with_the_robot(tmp_path):
     with SimulatedRobot(listen="tcp://127.0.0.1:0", root=kept) as simulated:
         simulated.service("ALTextToSpeech").sayToFile("hi", "/home/nao/hi.wav")
     assert (kept / "home/nao/hi.wav").is_file()
+
+
+def _listing(folder: Path) -> list:
+    return sorted(str(path.relative_to(folder)) for path in folder.rglob("*"))
+
+
+@pytest.fixture
+def outside(tmp_path):
+    """A user's folder outside any robot's files, holding ``notes.txt``."""
+    folder = tmp_path / "users_folder"
+    folder.mkdir()
+    (folder / "notes.txt").write_text("mine")
+    return folder
+
+
+def test_a_link_in_the_root_leading_out_is_never_followed(tmp_path, outside):
+    """A symbolic link planted in a robot's root: the robot creates nothing through it,
+    installs nothing through it, and a client's removeBehavior removes the link, never
+    what it points to."""
+    root = tmp_path / "root"
+    (root / "home/nao/.local/share").mkdir(parents=True)
+    (root / "home/nao/.local/share/PackageManager").symlink_to(outside)
+    with pytest.raises(OutsideRootError, match="leads out of the robot's files"):
+        SimulatedRobot(listen="tcp://127.0.0.1:0", root=root).start()
+    with pytest.raises(OutsideRootError):
+        RobotFiles(root)
+    from naoqi_qicore.robot.sim import cli
+    assert cli.main(["--listen", "tcp://127.0.0.1:0", "--root", str(root)]) == 2
+    assert _listing(outside) == ["notes.txt"]
+    (root / "home/nao/.local/share/PackageManager").unlink()
+    # an application's folder, or a folder inside one, that is a link leading out
+    files = RobotFiles(root)
+    xar = script_behavior(tmp_path, "behavior", "pass")
+    convert(xar, tmp_path / "out")
+    package = install_behavior(files, load_converted(tmp_path / "out"))[0].package_id
+    (files.apps / "planted").symlink_to(outside)
+    (files.apps / package / "sounds").symlink_to(outside)
+    assert [app.package_id for app in installed_apps(files)] == [
+        ".lastUploadedChoregrapheBehavior", package]
+    with SimulatedRobot(listen="tcp://127.0.0.1:0", root=root) as simulated:
+        client = qi.Session()
+        client.connect(simulated.url)
+        manager = client.service("ALBehaviorManager")
+        assert not manager.removeBehavior("planted/.")
+        assert manager.removeBehavior(package + "/.")
+        client.close()
+    assert not (files.apps / package).exists() and _listing(outside) == ["notes.txt"]
+    (files.apps / package).symlink_to(outside)  # installed again over a planted link
+    install_behavior(files, load_converted(tmp_path / "out"))
+    assert not (files.apps / package).is_symlink() and _listing(outside) == ["notes.txt"]
+
+
+def test_a_folder_swapped_for_a_link_never_leads_a_write_out(tmp_path, outside):
+    """A folder of the robot's files replaced by a link leading out, again and again,
+    while a client writes into it: nothing outside changes (the path was checked, then
+    opened again)."""
+    with SimulatedRobot(listen="tcp://127.0.0.1:0", root=tmp_path / "root") as simulated:
+        folder = simulated.files.root / "home/nao/race"
+        folder.mkdir()
+        aside = folder.with_name("aside")
+        stop = threading.Event()
+
+        def swap() -> None:
+            while not stop.is_set():
+                try:
+                    folder.rename(aside)
+                    folder.symlink_to(outside)
+                    time.sleep(0.001)
+                    folder.unlink()
+                    aside.rename(folder)
+                    time.sleep(0.001)  # the real folder stays a while too: writes land
+                except OSError:
+                    pass
+        swapper = threading.Thread(target=swap)
+        swapper.start()
+        client = qi.Session()
+        client.connect(simulated.url)
+        speech = client.service("ALTextToSpeech")
+        recorder = client.service("ALAudioRecorder")
+        written = 0
+        try:
+            # 3 s of swaps, longer on a loaded machine until some writes landed
+            start = time.monotonic()
+            while time.monotonic() < start + 3.0 or (not written and
+                                                     time.monotonic() < start + 30.0):
+                for write in (lambda: speech.sayToFile("hi", "/home/nao/race/notes.txt"),
+                              lambda: recorder.startMicrophonesRecording(
+                                  "/home/nao/race/notes.txt", "wav", 16000, [1, 1, 1, 1])):
+                    try:
+                        write()
+                        written += 1
+                    except RuntimeError:
+                        pass
+                    try:
+                        recorder.stopMicrophonesRecording()
+                    except RuntimeError:
+                        pass
+        finally:
+            stop.set()
+            swapper.join()
+            client.close()
+    assert written
+    assert _listing(outside) == ["notes.txt"] and (outside / "notes.txt").read_text() == "mine"
+
+
+def test_hard_links_in_the_root_are_replaced_or_refused(robot, outside):
+    """A hard link planted in the robot's files to a file outside: a write replaces the
+    link (the file outside keeps its content), a read is refused (its content lives
+    outside)."""
+    simulated, client = robot
+    home = simulated.files.root / "home/nao"
+    (outside / "topic.top").write_text("topic: ~secret()\nlanguage: enu\nu:(hi) secret\n")
+    for name in ("said.wav", "recorded.wav"):
+        os.link(outside / "notes.txt", home / name)
+    os.link(outside / "topic.top", home / "linked.top")
+    client.service("ALTextToSpeech").sayToFile("hello", "/home/nao/said.wav")
+    recorder = client.service("ALAudioRecorder")
+    recorder.startMicrophonesRecording("/home/nao/recorded.wav", "wav", 16000, [1, 1, 1, 1])
+    recorder.stopMicrophonesRecording()
+    assert (outside / "notes.txt").read_text() == "mine"
+    assert (home / "said.wav").stat().st_nlink == 1 and (home / "said.wav").stat().st_size > 44
+    with pytest.raises(RuntimeError, match="hard link"):
+        client.service("ALDialog").loadTopic("/home/nao/linked.top")
+    assert client.service("ALDialog").getAllLoadedTopics() == []
+
+
+def test_error_answers_are_naoqi_like_messages_without_this_machines_paths(robot):
+    """Every method called with arguments it refuses, and the file methods with hostile
+    paths: each answer is a message of the service, never a Python traceback or a path of
+    this machine (libqi adds the traceback of an error raised to it)."""
+    simulated, client = robot
+    machine = [str(Path(__file__).resolve().parents[2]), sys.prefix, str(simulated.files.root),
+               os.path.dirname(os.__file__)]
+    answers = []
+
+    def answer(call) -> None:
+        try:
+            call()
+        except RuntimeError as error:
+            answers.append(str(error))
+    for service in [info["name"] for info in client.services()]:
+        proxy = client.service(service)
+        for method in proxy.getMethodList() if hasattr(proxy, "getMethodList") else []:
+            bound = getattr(proxy, method, None)  # (a private name is another's)
+            if bound is not None and method not in ("pCall", "wait", "stop", "isRunning",
+                                                    "ping", "version", "getMethodList"):
+                answer(lambda: bound(*["?"] * 20))
+    long_name = "/home/nao/" + "a" * 5000
+    speech, dialog = client.service("ALTextToSpeech"), client.service("ALDialog")
+    for path in ("/etc/passwd", long_name, "/home/nao/missing/x.wav", "/home/nao"):
+        answer(lambda: speech.sayToFile("hi", path))
+        answer(lambda: dialog.loadTopic(path))
+        answer(lambda: client.service("ALAudioPlayer").loadFile(path))
+        answer(lambda: client.service("ALPhotoCapture").takePicture(path, "x"))
+        answer(lambda: client.service("ALBehaviorManager").installBehavior(path, "x", True))
+        answer(lambda: client.service("ALFrameManager").newBehaviorFromFile(path, ""))
+        answer(lambda: client.service("ALPreferenceManager").importPrefFile(path, True))
+    assert len(answers) > 300
+    leaking = [text for text in answers if "\nAt:\n" in text or "Traceback" in text
+               or any(place in text for place in machine)]
+    assert leaking == [], leaking[:3]
+    assert [text for text in answers if long_name in text and "File name too long" not in text
+            and "does not exist" not in text and "no behavior" not in text] == []
 
 
 # -- the service directory ------------------------------------------------------------------
@@ -233,7 +402,7 @@ def test_a_client_cannot_take_the_robots_services_away(robot):
 
 # -- a project that leans on the robot's layout, run by main.py --------------------------------
 def _inserted(record: Path) -> dict:
-    calls = [json.loads(line) for line in record.read_text().splitlines()]
+    calls = read_calls(record)
     return {call["args"][0]: call["args"][1] for call in calls
             if call["method"] == "insertData" and call["args"][0].startswith("Test/")}
 
@@ -258,8 +427,7 @@ def test_a_project_runs_from_where_the_robot_keeps_applications(tmp_path):
                                      PACKAGE_ID + "/behavior_1"]
     assert seen["Test/Installed"] == [".lastUploadedChoregrapheBehavior/behavior_1",
                                       PACKAGE_ID + "/behavior_1"]
-    played = [call for call in map(json.loads, record.read_text().splitlines())
-              if call["method"] == "playFile"]
+    played = [call for call in read_calls(record) if call["method"] == "playFile"]
     assert [call.get("error") for call in played] == [None, None]
     apps = root / LAST.lstrip("/")
     assert (apps.parent / PACKAGE_ID / "behavior_1" / "sounds" / "beep.wav").is_file()

@@ -71,7 +71,19 @@ steps:
     ("- hear: {txt: hi}", "step 1: hear: unknown field 'txt' (fields: text, confidence, wait)"),
     ("- hear: {text: hi, confidence: 2}", "hear confidence must be a number in [0, 1]"),
     ("- face: ''", "step 1: face must be a name, true (a stranger), false (no face)"),
-    ("- people: many", "step 1: people must be a count >= 0"),
+    ("- people: many", "step 1: people must be a count in [0, 100]"),
+    ("- at: %s\n  hear: hi" % ("9" * 400), "step 1: at must be a number >= 0, got a number "
+                                           "of 400 digits"),
+    ("- hear: !!int hello", ":1: 'hello' cannot be read as int"),
+    ("- at: !!float soon\n  hear: hi", ":1: 'soon' cannot be read as float"),
+    ("- face: !!bool maybe", ":1: 'maybe' cannot be read as bool"),
+    ("- at: !!timestamp never", ":1: 'never' cannot be read as timestamp"),
+    ("- people: %s" % ("9" * 5000), ":1: '99999999"),
+    ("- wait: 1.0e+300", "step 1: wait must be a number >= 0, got 1e+300"),
+    ("- people: 100000000", "step 1: people must be a count in [0, 100], got 100000000"),
+    ("- landmark: [%d]" % 2 ** 40, "step 1: landmark must be a mark id (0 to 2147483647)"),
+    ("- raise: {key: K, value: %d}" % 2 ** 70, "step 1: raise: a number of 22 digits does not "
+                                              "fit in the 64 bits of the robot's numbers"),
     ("- tablet_touch: [1]", "step 1: tablet_touch must be [x, y] (pixels)"),
     ("- sonar: {left: 9}", "step 1: sonar left must be a number in [0.2, 5]"),
     ("- raise: {key: K}", "step 1: raise: 'value' is missing"),
@@ -88,6 +100,53 @@ def test_invalid_scenarios_say_which_file_and_step(tmp_path, text, message):
         load_scenario(path)
     assert str(raised.value).startswith(str(path) + ":")
     assert message in str(raised.value)
+
+
+#: a scenario using every kind of value, each replaced in turn by :data:`HOSTILE` values
+EVERY_FIELD = """name: all
+seed: 3
+steps:
+- at: 1
+  hear: {text: hi, confidence: 0.5, wait: 2}
+- after_say: hello
+  touch: head
+  face: {name: Ada, alpha: 0.1, beta: 0.2}
+  people: 2
+- on_event: {key: K, value: 1}
+  tablet_touch: [10, 20]
+  tablet_event: {E: 1}
+  sonar: {left: 1, right: 2}
+- on_call: ALTabletService.showWebview
+  raise: {key: K, value: [1, 2]}
+  landmark: [64]
+  sound: {azimuth: 0.1, elevation: 0.2}
+  battery: {charge: 50, plugged: true}
+  temperature: {device: Head, celsius: 40}
+- expect: {say: hi, within: 2}
+  wait: 1
+"""
+HOSTILE = ["!!int x", "9" * 400, "-" + "9" * 400, "9" * 5000, "!!float x", "!!bool x",
+           "!!timestamp x", "!!binary '%%%'", "!!set [1]", "!!python/name:os.system", "1.0e+400",
+           "-.inf", ".nan", "[]", "{}", "~", "''", "[[[[[[[[[[[[[[[[[[[[[[[[1]]]]]]]]]]]]]]]]]]]]]]]]",
+           "&a 1", "*a", "!!str", "0x" + "f" * 300, "1_000_000_000_000_000_000_000", "'\\x00'",
+           "\"\\ud800\"", "{K: {K: {K: {K: 1}}}}", "!!omap [a: 1]", "?", "- - -"]
+
+
+def test_hostile_values_anywhere_are_refused_with_the_file_and_line():
+    """Every value of a scenario replaced by each hostile value: the scenario is read, or
+    refused with a ScenarioError naming the file; never another exception."""
+    import re
+    values = list(re.finditer(r"(?<=: )[^{}\[\]\n,]+(?=[,}\]\n])", EVERY_FIELD))
+    tried = 0
+    for found in values:
+        for hostile in HOSTILE:
+            text = EVERY_FIELD[:found.start()] + hostile + EVERY_FIELD[found.end():]
+            try:
+                parse_scenario(text, "hostile.yaml")
+            except ScenarioError as error:
+                assert str(error).startswith("hostile.yaml"), (hostile, str(error))
+            tried += 1
+    assert tried > 800
 
 
 def test_robot_specific_steps_are_checked_for_the_robot(tmp_path):
@@ -213,6 +272,21 @@ def test_words_are_heard_after_the_robot_asks(nao):
     assert "step 1 (after_say 'what is your name'): the robot said 'What is your name?'" in lines
     assert any("hear 'maybe' -> ALSpeechRecognition: 'maybe' is not in its vocabulary" in line
                for line in lines)
+
+
+@pytest.mark.parametrize("pattern", ["(a+)+$", "(a|aa)+$"])
+def test_a_pattern_that_backtracks_does_not_stall_the_robot(nao, pattern):
+    """A scenario pattern that a backtracking matcher takes minutes over (Python's re
+    held the whole robot 16 s on one sentence) is matched with a time bound."""
+    robot, client = nao
+    runner, lines = play(robot, "- after_say: %r\n  hear: yes\n" % pattern)
+    tts = client.service("ALTextToSpeech")
+    started = time.monotonic()
+    tts.say("a" * 27 + "!")
+    tts.say("a" * 27 + "!")
+    assert client.service("ALMotion").getJointNames("Head") == ["HeadYaw", "HeadPitch"]
+    assert time.monotonic() - started < 3.0
+    assert not runner.wait(0)  # the pattern was not found in the sentence
 
 
 def test_hear_waits_for_the_robot_to_listen(nao):
@@ -458,6 +532,32 @@ def test_generic_touches_the_head_when_something_waits_for_it(nao, quick_generic
     assert not any("touch" in line for line in lines)  # nothing waits for a touch
     client.watch("MiddleTactilTouched")
     assert sorted(client.wait_for("MiddleTactilTouched", 2, timeout=5)[:2]) == [0.0, 1.0]
+
+
+def test_generic_touches_one_head_sensor_at_a_time(nao, quick_generic, monkeypatch):
+    """A behavior with a handler per head sensor (each says something) gets one of them
+    started by a touch of the generic person, as by a person's finger: not all three."""
+    monkeypatch.setattr(scenario_module, "TOUCH_EVERY_S", 30.0)  # one touch in this test
+    robot, client = nao
+    tts = client.service("ALTextToSpeech")
+    said = []
+    for key, sentence in (("FrontTactilTouched", "front"), ("MiddleTactilTouched", "middle"),
+                          ("RearTactilTouched", "rear")):
+        subscriber = client.memory.subscriber(key)
+        subscriber.signal.connect(lambda value, sentence=sentence: (
+            said.append(sentence), tts.say(sentence)) if value == 1.0 else None)
+        client._keep.append(subscriber)
+    lines = []
+    robot.play_scenario(load_scenario("generic"), lines.append)
+    deadline = time.monotonic() + 5
+    while not any("generic: touch" in line for line in lines):
+        assert time.monotonic() < deadline, lines
+        time.sleep(0.01)
+    time.sleep(0.5)  # what the touch started has had time to start
+    assert len(said) == 1, said
+    touched = [line for line in lines if "generic: touch" in line]
+    assert touched == ["generic: touch head_%s -> touched head_%s (Head/Touch/%s)"
+                       % (said[0], said[0], said[0].capitalize())]
 
 
 def test_generic_does_not_spin_while_nothing_happens(nao, quick_generic):

@@ -1,6 +1,5 @@
 """Scenarios from the command line: ``naoqi_sim --scenario/--interactive`` and a converted
 behavior's ``main.py --scenario/--record``, as real processes on loopback."""
-import json
 import os
 import queue
 import shutil
@@ -21,6 +20,7 @@ sys.path.insert(0, str(REPO / "test" / "ros"))
 from script_behaviors import WAITS_FOR_YES, script_behavior  # noqa: E402
 
 from naoqi_qicore.converter.api import convert, convert_in_project  # noqa: E402
+from naoqi_qicore.robot.sim.recorder import read_calls  # noqa: E402
 
 READY = "naoqi_sim: listening on "
 ENV = dict(os.environ, PYTHONPATH=os.pathsep.join([str(REPO)] + [
@@ -237,7 +237,7 @@ def test_a_scenario_answers_a_behavior_waiting_for_a_word(tmp_path):
            "ALSpeechRecognition: 'maybe' is not in its vocabulary" in err
     assert "scenario: step 2 (after_say 'shall we go on'): the robot said " \
            "'Sorry. Shall we go on?'" in err
-    calls = [json.loads(line) for line in record.read_text().splitlines()]
+    calls = read_calls(record)
     said = [call["args"][0] for call in calls if call["service"] == "ALTextToSpeech"
             and call["method"] == "say"]
     assert said == ["Shall we go on?", "Sorry. Shall we go on?", "Good, goodbye"]

@@ -14,7 +14,7 @@ from test_sim_services_context import sim, wait_until  # noqa: F401  (fixtures)
 @pytest.fixture
 def sound(sim):
     """A sound of the robot's files: its robot path."""
-    write_silence(str(sim.files.local("/home/nao/beep.wav")), 0.3)
+    write_silence(str(sim.files.local("/home/nao/beep.wav").path), 0.3)
     return "/home/nao/beep.wav"
 
 
@@ -104,7 +104,7 @@ def test_audio_device_volume_energy_and_recording(sim, tmp_path):
         device.startMicrophonesRecording(target)
     time.sleep(0.05)
     device.stopMicrophonesRecording()
-    with wave.open(str(sim.files.local(target))) as recorded:
+    with wave.open(str(sim.files.local(target).path)) as recorded:
         assert recorded.getnchannels() == 4 and recorded.getframerate() == 48000
         assert recorded.getnframes() > 0
 
@@ -121,5 +121,5 @@ def test_audio_recorder_checks_its_arguments(sim, tmp_path):
     assert not (tmp_path / "owned.wav").exists()
     recorder.startMicrophonesRecording("a.wav", "wav", 16000, [0, 0, 1, 0])  # in /home/nao
     recorder.stopMicrophonesRecording()
-    with wave.open(str(sim.files.local("/home/nao/a.wav"))) as recorded:
+    with wave.open(str(sim.files.local("/home/nao/a.wav").path)) as recorded:
         assert recorded.getnchannels() == 1

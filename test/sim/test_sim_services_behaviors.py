@@ -21,7 +21,7 @@ XAR = """<?xml version="1.0" encoding="UTF-8" ?>
 @pytest.fixture
 def xar(sim):
     """A behavior of the robot's files: its robot path."""
-    path = sim.files.local("/home/nao/dance/behavior.xar")
+    path = sim.files.local("/home/nao/dance/behavior.xar").path
     path.parent.mkdir()
     path.write_text(XAR.format(fps=50, size=10, outro=8))
     return "/home/nao/dance/behavior.xar"
@@ -111,7 +111,7 @@ def test_frame_manager_errors(sim, xar):
 
 
 def test_exit_behavior_ends_complete_behavior(sim):
-    sim.files.local("/home/nao/long.xar").write_text(XAR.format(fps=5, size=100, outro=50))
+    sim.files.local("/home/nao/long.xar").path.write_text(XAR.format(fps=5, size=100, outro=50))
     frames = sim.service("ALFrameManager")
     behavior = frames.newBehaviorFromFile("long.xar", "")
     task = frames.pCall("completeBehavior", behavior)

@@ -83,7 +83,8 @@ class FakeMotion:
 
 
 class FakeSim:
-    """What ``cls(sim)`` receives: robot, service(), tasks, clock(), log."""
+    """What ``cls(sim)`` receives: robot, service(), names(), tasks, clock(), log, files and
+    the call record (none)."""
 
     def __init__(self, robot: str = "nao") -> None:
         self.robot = robot
@@ -95,10 +96,14 @@ class FakeSim:
         self.allow_eval = False
         self.endpoints: List[str] = []
         self.files = RobotFiles(tempfile.mkdtemp(prefix="fake_robot_"))
+        self.record = None
 
     @staticmethod
     def clock() -> float:
         return time.monotonic()
+
+    def names(self) -> List[str]:
+        return sorted(set(services_for(self.robot)) | set(self._services))
 
     def service(self, name: str) -> Any:
         if name not in self._services:

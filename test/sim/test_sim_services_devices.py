@@ -42,7 +42,7 @@ def test_photo_capture_writes_images(sim):
     photo.setCameraID(1)
     (path,) = photo.takePicture("/home/nao/pictures", "shot")  # a folder made when missing
     assert path == "/home/nao/pictures/shot.png"
-    assert os.path.getsize(sim.files.local(path)) > 100
+    assert os.path.getsize(sim.files.local(path).path) > 100
     with pytest.raises(RuntimeError, match="'/home/nao/pictures/shot.png' exists"):
         photo.takePicture("/home/nao/pictures", "shot", False)
     with pytest.raises(RuntimeError, match="'/etc/shot.png' is outside the robot's files"):
@@ -52,7 +52,7 @@ def test_photo_capture_writes_images(sim):
     paths = photo.takePictures(2, "/home/nao/recordings/cameras/", "burst")
     assert paths == ["/home/nao/recordings/cameras/burst_0.jpg",
                      "/home/nao/recordings/cameras/burst_1.jpg"]
-    assert all(sim.files.local(p).is_file() for p in paths)
+    assert all(sim.files.local(p).path.is_file() for p in paths)
     with pytest.raises(RuntimeError, match="unsupported format 'gif'"):
         photo.setPictureFormat("gif")
     photo.close()

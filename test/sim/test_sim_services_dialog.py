@@ -28,7 +28,7 @@ def fast_speech(monkeypatch):
 @pytest.fixture
 def topic_file(sim):
     """A topic of the robot's files: its robot path."""
-    sim.files.local("/home/nao/greetings_enu.top").write_text(TOPIC)
+    sim.files.local("/home/nao/greetings_enu.top").path.write_text(TOPIC)
     return "/home/nao/greetings_enu.top"
 
 

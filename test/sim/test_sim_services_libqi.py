@@ -85,7 +85,7 @@ def test_the_choice_box_private_topic_loader_crosses_the_wire(robot):
     # Choregraphe's Choice box writes a topic named with a UUID and loads it this way
     context, client = robot
     name = "dlg_choice_4b04ad1f-5782-401b_grg"
-    behavior = context.files.local("/home/nao/app/behavior_1")
+    behavior = context.files.local("/home/nao/app/behavior_1").path
     behavior.mkdir(parents=True)
     (behavior / "choice.top").write_text(
         "topic: ~%s () \nlanguage: grg \ndynamic: choices4b04ad1f-5782-401b\n"

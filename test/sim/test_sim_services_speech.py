@@ -7,7 +7,7 @@ import wave
 
 import pytest
 
-from naoqi_qicore.robot.sim.services import speech
+from naoqi_qicore.robot.sim.services import movement, speech
 sys.path.insert(0, os.path.dirname(__file__))
 from test_sim_services_context import pepper, sim, wait_until  # noqa: F401  (fixtures)
 
@@ -92,15 +92,16 @@ def test_disabled_notifications_raise_nothing(sim):
 
 def test_say_to_file_writes_a_wav_as_long_as_the_speech(sim):
     sim.service("ALTextToSpeech").sayToFile("hello", "/home/nao/out.wav")
-    with wave.open(str(sim.files.local("/home/nao/out.wav"))) as sound:
+    with wave.open(str(sim.files.local("/home/nao/out.wav").path)) as sound:
         seconds = sound.getnframes() / sound.getframerate()
     assert seconds == pytest.approx(sum(s for _, s in speech.speech_plan("hello", 100)), abs=0.01)
 
 
-def test_animated_speech_strips_annotations_and_stops(sim):
+def test_animated_speech_says_the_text_between_instructions_and_stops(sim, monkeypatch):
+    monkeypatch.setattr(movement, "ANIMATION_SECONDS", 0.1)
     animated = sim.service("ALAnimatedSpeech")
-    animated.say("^start(animations/Stand/Gestures/Hey_1) Hi "
-                 "^wait(animations/Stand/Gestures/Hey_1)").result()
+    animated.say("^start(animations/Stand/Gestures/Test_1) Hi "
+                 "^wait(animations/Stand/Gestures/Test_1)").result()
     assert sim.memory.getData("ALTextToSpeech/CurrentSentence") == "Hi"
     assert sim.memory.values("ALAnimatedSpeech/EndOfAnimatedSpeech")
     task = animated.pCall("say", "a very long sentence " * 5)

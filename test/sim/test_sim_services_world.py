@@ -29,7 +29,7 @@ def test_preferences(sim):
     prefs.setValue("com.app", "volume", 40)
     assert prefs.getValue("com.app", "volume") == 40
     assert prefs.getValue("com.app", "missing") is None
-    sim.files.local("/home/nao/prefs.xml").write_text(
+    sim.files.local("/home/nao/prefs.xml").path.write_text(
         '<ModulePreference name="com.other"><Preference name="a" value="1"/>'
         '<Preference name="b" value="2"/></ModulePreference>')
     prefs.importPrefFile("/home/nao/prefs.xml", False)
@@ -41,7 +41,7 @@ def test_preferences(sim):
     with pytest.raises(RuntimeError, match="does not exist"):
         prefs.importPrefFile("/home/nao/none.xml", True)
     # no entity of a preference file is expanded: nothing of another file is read
-    sim.files.local("/home/nao/entity.xml").write_text(
+    sim.files.local("/home/nao/entity.xml").path.write_text(
         '<!DOCTYPE m [<!ENTITY x SYSTEM "file:///etc/hostname">]>'
         '<ModulePreference name="com.x"><Preference name="a" value="&x;"/></ModulePreference>')
     with pytest.raises(RuntimeError, match="entity.xml: not a preference file .*external "

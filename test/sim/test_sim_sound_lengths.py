@@ -31,7 +31,7 @@ def test_wav_and_unreadable_files(tmp_path):
 
 def test_the_audio_player_tells_and_plays_the_files_length(sim, low_bitrate_sound):  # noqa: F811
     player = sim.service("ALAudioPlayer")
-    shutil.copyfile(low_bitrate_sound("song.ogg", 46.0), sim.files.local("/home/nao/song.ogg"))
+    shutil.copyfile(low_bitrate_sound("song.ogg", 46.0), sim.files.local("/home/nao/song.ogg").path)
     file_id = player.loadFile("/home/nao/song.ogg")  # a file of the robot's
     assert player.getFileLength(file_id) == pytest.approx(46.0, abs=0.1)
     player.goTo(file_id, 45.5)  # the head can go where the music still plays

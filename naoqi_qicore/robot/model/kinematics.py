@@ -16,6 +16,7 @@ of joint angles.
 """
 from __future__ import annotations
 
+import functools
 import math
 from dataclasses import dataclass
 from typing import Dict, List, Mapping, Optional, Sequence, Tuple
@@ -109,10 +110,22 @@ class RobotModel:
                 raise ValueError("%s: joint %s hangs from the unknown link %s"
                                  % (robot, joint.name, joint.parent))
         self._by_name = {joint.name: joint for joint in self.joints}
+        self._by_child = {joint.child: joint for joint in self.joints}
 
     def joint(self, name: str) -> Joint:
         """The joint called ``name`` (KeyError when there is none)."""
         return self._by_name[name]
+
+    def chain(self, link: str) -> List[Joint]:
+        """The joints from the root down to ``link`` (KeyError for an unknown link)."""
+        if link != self.root and link not in self._by_child:
+            raise KeyError(link)
+        joints: List[Joint] = []
+        while link != self.root:
+            joint = self._by_child[link]
+            joints.append(joint)
+            link = joint.parent
+        return joints[::-1]
 
     @property
     def moving_joints(self) -> List[Joint]:
@@ -191,6 +204,14 @@ class Pose:
                           m[1, 0] - m[0, 1])
         return x, y, z, w
 
+    def rpy(self) -> Vector:
+        """The orientation as URDF's (and NAOqi's Position6D's) roll, pitch and yaw: the
+        angles :func:`rotation_rpy` turns back into this rotation."""
+        m = self.rotation
+        pitch = math.asin(max(-1.0, min(1.0, -float(m[2, 0]))))
+        return (math.atan2(float(m[2, 1]), float(m[2, 2])), pitch,
+                math.atan2(float(m[1, 0]), float(m[0, 0])))
+
 
 def joint_angle(joint: Joint, angles: Mapping[str, float]) -> float:
     """The angle of ``joint`` in ``angles`` (a mimic joint follows its leader when it is not
@@ -202,17 +223,72 @@ def joint_angle(joint: Joint, angles: Mapping[str, float]) -> float:
     return 0.0
 
 
+Quaternion = Tuple[float, float, float, float]
+
+
+def quaternion_product(a: Quaternion, b: Quaternion) -> Quaternion:
+    """The rotation ``a`` then ``b`` in ``a``'s turned frame (Hamilton product), ``(x, y, z,
+    w)``."""
+    ax, ay, az, aw = a
+    bx, by, bz, bw = b
+    return (aw * bx + ax * bw + ay * bz - az * by, aw * by - ax * bz + ay * bw + az * bx,
+            aw * bz + ax * by - ay * bx + az * bw, aw * bw - ax * bx - ay * by - az * bz)
+
+
+@functools.lru_cache(maxsize=None)
+def _offset_matrix(joint: Joint) -> np.ndarray:
+    """The fixed part of ``joint``'s placement (``xyz`` and ``rpy``), a 4x4 transform."""
+    matrix = transform(rotation_rpy(joint.rpy), joint.xyz)
+    matrix.setflags(write=False)
+    return matrix
+
+
+@functools.lru_cache(maxsize=None)
+def _joint_offset(joint: Joint) -> Tuple[Quaternion, Vector]:
+    """The fixed part of ``joint``'s placement as a quaternion, and its unit axis."""
+    offset = Pose(_offset_matrix(joint)).quaternion()
+    axis = joint.axis if joint.axis is not None else X_AXIS
+    norm = math.sqrt(sum(v * v for v in axis))
+    return offset, (axis[0] / norm, axis[1] / norm, axis[2] / norm)
+
+
+def joint_rotation(joint: Joint, angles: Mapping[str, float]) -> Quaternion:
+    """The rotation of :func:`joint_transform` as a unit quaternion ``(x, y, z, w)`` (its
+    translation is ``joint.xyz``), computed without matrices: a joint's transform for each
+    reading of a robot's angles, cheaply."""
+    offset, (x, y, z) = _joint_offset(joint)
+    if joint.axis is None:
+        return offset
+    half = joint_angle(joint, angles) / 2.0
+    sine = math.sin(half)
+    return quaternion_product(offset, (x * sine, y * sine, z * sine, math.cos(half)))
+
+
+def joint_transform(joint: Joint, angles: Mapping[str, float]) -> np.ndarray:
+    """The 4x4 transform placing ``joint``'s child link in its parent link's frame, for
+    joint ``angles`` (what robot_state_publisher publishes for the joint)."""
+    placed = _offset_matrix(joint)
+    if joint.axis is not None:
+        return placed @ transform(rotation_about(joint.axis, joint_angle(joint, angles)), ZERO)
+    return placed.copy()
+
+
+def link_pose(model: RobotModel, link: str, angles: Mapping[str, float]) -> Pose:
+    """The pose of the one link frame ``link`` in the base frame (what
+    :func:`forward_kinematics` gives it, computing its chain only)."""
+    matrix = np.eye(4)
+    for joint in model.chain(link):
+        matrix = matrix @ joint_transform(joint, angles)
+    return Pose(matrix)
+
+
 def forward_kinematics(model: RobotModel, angles: Mapping[str, float]) -> Dict[str, Pose]:
     """The pose of every link frame of ``model`` in its base frame, for joint ``angles``
     (rad, NAOqi's names; the hands' opening ratio turns their gripper frame as the robots'
     descriptions do)."""
     poses: Dict[str, np.ndarray] = {model.root: np.eye(4)}
     for joint in model.ordered_joints():
-        placed = poses[joint.parent] @ transform(rotation_rpy(joint.rpy), joint.xyz)
-        if joint.axis is not None:
-            placed = placed @ transform(rotation_about(joint.axis, joint_angle(joint, angles)),
-                                        ZERO)
-        poses[joint.child] = placed
+        poses[joint.child] = poses[joint.parent] @ joint_transform(joint, angles)
     return {link: Pose(matrix) for link, matrix in poses.items()}
 
 

@@ -19,6 +19,7 @@ from typing import List, Optional
 
 from naoqi_qicore.robot.console import say
 from naoqi_qicore.robot.sim.context import ROBOTS
+from naoqi_qicore.file_root import OutsideRootError
 from naoqi_qicore.robot.sim.listen import ListenRefused
 from naoqi_qicore.robot.sim.recorder import DEFAULT_LIMIT
 from naoqi_qicore.robot.sim.robot import DEFAULT_URL, SimulatedRobot
@@ -43,7 +44,8 @@ def _parser() -> argparse.ArgumentParser:
                         help="URL to listen on (default %(default)s; port 0: a free port)")
     parser.add_argument("--robot", choices=ROBOTS, default="nao", help="robot model")
     parser.add_argument("--record", metavar="FILE",
-                        help="append every client call to FILE (JSON Lines)")
+                        help="append every call to FILE as it starts and ends, the "
+                             "clients' and the robot's own (JSON Lines)")
     parser.add_argument("--record-limit", type=_positive, default=DEFAULT_LIMIT, metavar="N",
                         help="keep the last N calls in memory for NaoqiSimRecorder "
                              "(default %(default)s; --record files get them all)")
@@ -102,6 +104,10 @@ def main(argv: Optional[List[str]] = None) -> int:
             say("naoqi_sim: refusing to listen on %s (%s)%s" % (
                 error.url, error.problem, "; pass --allow-remote to expose the simulated "
                 "robot on the network" if error.remote else ""), sys.stderr)
+            return 2
+        except OutsideRootError as error:  # a folder of the robot's layout
+            say("naoqi_sim: refusing the robot's files in %s: %s: %s" % (
+                robot.root, error.filename, error.strerror), sys.stderr)
             return 2
         except OSError as error:
             say("naoqi_sim: cannot write %s: %s" % (error.filename or args.record,

@@ -2,7 +2,8 @@
 
 :class:`SimContext` gives a service the robot's name, its sibling services (built on first
 use, so construction order does not matter), a :class:`TaskManager` for post-style calls, a
-monotonic clock and a logger.  Nothing here imports ``qi``: services stay plain Python.
+monotonic clock, a logger, the robot's files and its call record.  Nothing here imports
+``qi``: services stay plain Python.
 """
 from __future__ import annotations
 
@@ -198,6 +199,10 @@ class SimContext:
         #: the robot's files (:class:`~naoqi_qicore.robot.robot_files.RobotFiles`), set by
         #: the robot before its services are built
         self.files: Any = None
+        #: the robot's call record (:class:`~naoqi_qicore.robot.sim.recorder.CallRecord`),
+        #: where services record what the robot does of its own accord
+        #: (:mod:`~naoqi_qicore.robot.sim.own_calls`); None: nothing is recorded
+        self.record: Any = None
 
     @staticmethod
     def clock() -> float:

@@ -1,8 +1,8 @@
 """The simulator's own services, for tests and tools (their calls are not recorded).
 
 ``NaoqiSimRecorder``
-    ``calls(sinceIndex=0)`` -> the recorded client calls (dicts, see
-    :mod:`naoqi_qicore.robot.sim.recorder`), ``count()``, ``clear()``.
+    ``calls(sinceIndex=0)`` -> the recorded calls, the clients' and the robot's own (dicts,
+    see :mod:`naoqi_qicore.robot.sim.recorder`), ``count()``, ``clear()``, ``dropped()``.
 ``NaoqiSimActivities``
     What a real robot gets from installed applications and its launchpad:
     ``registerActivity(name, nature, durationS)`` (nature solitary|interactive, duration 0 =
@@ -42,7 +42,7 @@ from naoqi_qicore.robot.sim.services.module import SimModule
 
 
 class NaoqiSimRecorder(SimModule):
-    """The record of client calls, over libqi."""
+    """The call record, over libqi."""
 
     NAME = "NaoqiSimRecorder"
 
@@ -55,7 +55,7 @@ class NaoqiSimRecorder(SimModule):
         return self._record.since(sinceIndex)
 
     def count(self) -> int:
-        """How many calls were recorded since the start."""
+        """How many calls were recorded since the start (running ones included)."""
         return self._record.count()
 
     def dropped(self) -> int:

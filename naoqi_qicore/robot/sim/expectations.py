@@ -27,10 +27,12 @@ from __future__ import annotations
 
 import difflib
 import fnmatch
+import logging
 import math
-import re
 from dataclasses import dataclass, field
-from typing import Any, Dict, Iterable, List, Optional, Pattern, Sequence, Tuple
+from typing import Any, Dict, Iterable, List, Optional, Sequence, Tuple
+
+import regex
 
 from naoqi_qicore.robot.sim.joints import JointTable
 from naoqi_qicore.robot.sim.observations import BOX, ENDED, SAID, STATE, TABLET, Observation
@@ -50,9 +52,17 @@ DEFAULT_TOLERANCE_RAD = 0.05
 JOINT_POLL_S = 0.02
 #: what a failure lists of what happened instead, at most
 SHOWN_INSTEAD = 8
+#: the largest number a scenario takes (seconds, pixels...): larger ones overflow timers
+MAX_NUMBER = 1e9
+#: the longest a sentence pattern is matched against one sentence (s): a pattern that would
+#: backtrack for longer (``(a|aa)+$``) is taken as not found there, and the robot goes on
+PATTERN_TIMEOUT_S = 0.1
 #: the observation each kind of expectation is about
 _WATCHED = {SAY: SAID, BOX: BOX, STATE: STATE, TABLET: TABLET, ENDS: ENDED}
 _ALL_JOINTS = frozenset(JointTable("nao").limits) | frozenset(JointTable("pepper").limits)
+_LOG = logging.getLogger(__name__)
+#: what a sentence is matched with: the text, and its regular expression if it is one
+SentencePattern = Tuple[str, Optional["regex.Pattern[str]"]]
 
 
 @dataclass(frozen=True)
@@ -127,21 +137,33 @@ _DID_NOTHING = {SAY: "it said nothing", BOX: "no box started",
                 TABLET: "the tablet showed nothing", ENDS: "it was still running"}
 
 
-def sentence_pattern(text: str) -> Tuple[str, Optional[Pattern[str]]]:
+def sentence_pattern(text: str) -> SentencePattern:
     """What a sentence is matched with: ``text`` and, when it is one, the regular
-    expression it is (case-insensitive)."""
+    expression it is (case-insensitive; the ``regex`` package's, matched with a time
+    bound)."""
     try:
-        return text, re.compile(text, re.IGNORECASE)
-    except re.error:
+        return text, regex.compile(text, regex.IGNORECASE)
+    except (regex.error, ValueError, OverflowError):
         return text, None  # not a regular expression: a plain text then
 
 
-def sentence_matches(target: Tuple[str, Optional[Pattern[str]]], sentence: str) -> bool:
+def sentence_matches(target: SentencePattern, sentence: str) -> bool:
     """Whether ``sentence`` contains the text of ``target`` (case-insensitive) or its
-    regular expression is found in it (see :func:`sentence_pattern`)."""
+    regular expression is found in it (see :func:`sentence_pattern`) within
+    :data:`PATTERN_TIMEOUT_S` (not found, with a warning in the robot's log, when it takes
+    longer)."""
     text, pattern = target
-    return text.lower() in sentence.lower() or (
-        pattern is not None and pattern.search(sentence) is not None)
+    if text.lower() in sentence.lower():
+        return True
+    if pattern is None:
+        return False
+    try:
+        return pattern.search(sentence, timeout=PATTERN_TIMEOUT_S) is not None
+    except TimeoutError:
+        _LOG.warning("the pattern /%s/ took more than %g s on the sentence %r: taken as not "
+                     "found there (write a pattern that does not backtrack so much)",
+                     text[:200], PATTERN_TIMEOUT_S, sentence[:200])
+        return False
 
 
 def _angles_text(angles: Dict[str, float]) -> str:
@@ -215,11 +237,19 @@ def parse_expectation(value: Any) -> Expectation:
 
 
 def _number(name: str, value: Any, positive: bool = False) -> float:
-    if isinstance(value, bool) or not isinstance(value, (int, float)) or math.isnan(value) \
-            or math.isinf(value) or (positive and value <= 0):
-        raise ValueError("%s must be a number%s, got %r" % (name, " > 0" if positive else "",
-                                                            value))
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or value != value \
+            or not -MAX_NUMBER <= value <= MAX_NUMBER or (positive and value <= 0):
+        raise ValueError("%s must be a number%s, got %s" % (name, " > 0" if positive else "",
+                                                            number_text(value)))
     return float(value)
+
+
+def number_text(value: Any) -> str:
+    """``value`` for a message: a very long integer by its size (YAML gives no integer
+    longer than Python turns back into text)."""
+    if isinstance(value, int) and value.bit_length() > 64:
+        return "a number of %d digits" % len(str(abs(value)))
+    return repr(value)
 
 
 def _text(kind: str, value: Any) -> str:

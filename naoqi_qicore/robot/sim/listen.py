@@ -2,7 +2,10 @@
 
 The simulated robot listens only on loopback unless told otherwise (``allow_remote``), and its
 ALPythonBridge evaluates code only while every address it listens on is loopback: both ask
-:func:`endpoints_problem` of the addresses libqi really bound.
+:func:`endpoints_problem` of the addresses libqi really bound.  libqi is only ever given a
+canonical address (:func:`libqi_listen_url`): its own parser crashes the process on some
+forms the resolver accepts (``127.0.0.01``), and it cannot listen on IPv6 (``[::1]`` is
+"Host not found", ``::1`` and ``0:0:0:0:0:0:0:1`` bind IPv4 addresses).
 """
 import ipaddress
 import re
@@ -47,6 +50,27 @@ def listen_url_problem(url: str) -> Optional[str]:
     if int(url.rsplit(":", 1)[1]) > 65535:
         return "the port is not a TCP port (0 to 65535)"
     return None
+
+
+def libqi_listen_url(url: str) -> str:
+    """What libqi is given to listen on ``url`` (a URL :func:`listen_url_problem` takes):
+    its host as the one IPv4 address it resolves to first, in canonical form
+    (``127.0.0.01``, ``127.1`` and ``localhost`` give ``127.0.0.1``).  ValueError, for the
+    user, when it is an IPv6 address or resolves to no IPv4 one."""
+    parts = urlsplit(url)
+    host = parts.hostname or ""
+    if ":" in host:
+        raise ValueError("libqi cannot listen on an IPv6 address ([%s]): give an IPv4 address "
+                         "or a host name, such as tcp://127.0.0.1:%s" % (host, parts.port))
+    try:
+        addresses = [info[4][0] for info in socket.getaddrinfo(
+            host, None, socket.AF_INET, socket.SOCK_STREAM) if info[0] == socket.AF_INET]
+    except (socket.gaierror, UnicodeError, OSError) as error:
+        raise ValueError("cannot resolve the host %r (%s)" % (
+            host, getattr(error, "strerror", None) or error)) from None
+    if not addresses:
+        raise ValueError("the host %r resolves to no IPv4 address" % host)
+    return "%s://%s:%d" % (parts.scheme, ipaddress.IPv4Address(addresses[0]), parts.port)
 
 
 def loopback_problem(url: str) -> Optional[str]:

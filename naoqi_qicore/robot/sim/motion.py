@@ -22,6 +22,8 @@ import math
 from dataclasses import dataclass, field
 from typing import Any, Dict, List, Optional, Sequence, Set, Tuple
 
+from naoqi_qicore.robot.model.kinematics import robot_model
+from naoqi_qicore.robot.model.spaces import part_pose, position_6d
 from naoqi_qicore.robot.sim.bezier import BezierCurve, auto_keys
 from naoqi_qicore.robot.sim.joints import JointTable
 from naoqi_qicore.robot.sim.motion_settings import MotionSettings
@@ -308,6 +310,24 @@ class ALMotion(MotionSettings):
         now = self._sim.clock()
         with self._lock:
             return [self._angle(j, now) for j in joints]
+
+    def getPosition(self, name: str, space: int, useSensorValues: bool) -> List[float]:
+        """``[x, y, z, wx, wy, wz]`` of a chain's effector (``LArm``: the hand, ``LLeg``:
+        the sole, ``Head``, ``Torso``) or a joint's frame, in FRAME_TORSO (0), FRAME_WORLD
+        (1: the robot frame moved by the odometry) or FRAME_ROBOT (2: on the ground under
+        the robot), from the angles now (see :mod:`naoqi_qicore.robot.model.spaces`)."""
+        now = self._sim.clock()
+        with self._lock:
+            angles = {joint: self._angle(joint, now) for joint in self._joints.body}
+            odometry = self._pose_at(now)
+        try:
+            pose = part_pose(robot_model(self._sim.robot), angles, name, int(space), odometry)
+        except KeyError:
+            raise self._error("getPosition", "'%s' is neither a chain nor a joint of %s"
+                              % (name, self._sim.robot)) from None
+        except ValueError as error:
+            raise self._error("getPosition", str(error)) from None
+        return position_6d(pose)
 
     # -- tasks and resources ------------------------------------------------------------------
     def _blocking_tasks(self) -> List[MotionTask]:

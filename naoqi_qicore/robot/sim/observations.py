@@ -1,8 +1,9 @@
 """What scenarios see of the simulated robot and of the behavior it runs.
 
-:class:`RobotWatch` turns the simulated robot's ALMemory writes and recorded client calls
-into :class:`Observation` s: a sentence starts and ends (ALTextToSpeech's notifications), an
-ALMemory key is written or raised, a client call ends, the tablet shows a URL.  The
+:class:`RobotWatch` turns the simulated robot's ALMemory writes and recorded calls (the
+clients' and its own) into :class:`Observation` s: a sentence starts and ends
+(ALTextToSpeech's notifications), an ALMemory key is written or raised, a call ends, the
+tablet shows a URL.  The
 behavior's boxes and states live in the program that runs it, not in the robot: that
 program reports them (``started``, ``box``, ``state``, ``ended`` observations) from the
 engine's events (:class:`RunObserver`).
@@ -32,7 +33,8 @@ _TABLET_SHOWS_PAGE = ("showWebview", "loadUrl", "loadApplication", "reloadPage")
 class Observation:
     """Something the robot or its behavior did: ``kind`` "saying" (a sentence starts, its
     text in ``name``), "said" (it ended), "event" (an ALMemory key written or raised, with
-    its value), "call" (a client call ended: ``SERVICE.METHOD`` and its arguments),
+    its value), "call" (a call ended, a client's or the robot's own: ``SERVICE.METHOD`` and
+    its arguments),
     "tablet" (the tablet shows a URL); "started" (the behavior started playing), "box" (a
     box started: its path), "state" (a keyframe of the behavior's timeline became
     current: its name), "ended" (the run ended: its status, and ``value`` a short text)."""

@@ -1,15 +1,25 @@
-"""The record of every call clients make to the simulated robot.
+"""The record of what the simulated robot did: every call clients make, and what it does of
+its own accord.
 
-One entry per finished call, in the order calls finish::
+One entry per call, in the order calls start::
 
-    {"index": 0, "time": 1795394504.48, "duration": 0.3, "service": "ALMotion",
-     "method": "angleInterpolationBezier", "args": [...], "post": false, "result": null}
+    {"index": 0, "time": 1795394504.48, "service": "ALMotion",
+     "method": "angleInterpolationBezier", "args": [...], "post": false,
+     "end": 1795394504.78, "duration": 0.3, "result": null}
 
-``time`` is the wall-clock time (s) the call arrived.  A failed call has ``"error"`` (the
-message) instead of ``"result"``.  A post-style call (``pCall("m", ...)``, what
-``proxy.post.m(...)`` sends) is recorded as method ``m`` with ``"post": true`` and the task id
-as result.  Values that JSON cannot hold (bytes, qi objects) are recorded as short strings.
-Entries can also be appended to a JSON Lines file as they come.
+``time`` is the wall-clock time (s) the call arrived; ``end`` (the wall-clock time it ended),
+``duration`` (s) and ``result`` are added when it ends (a call still running has none of
+them).  A failed call has ``"error"`` (the message) instead of ``"result"``.  A post-style
+call (``pCall("m", ...)``, what ``proxy.post.m(...)`` sends) is recorded as method ``m`` with
+``"post": true`` and the task id as result.  What the robot does of its own accord (the
+sentences, animations and variables of ALDialog's answers, the services a topic calls, the
+animations of an animated speech) is recorded as the calls it amounts to, marked
+``"own": true``.  Values that JSON cannot hold (bytes, qi objects) are recorded as short
+strings.
+
+A JSON Lines file can receive the record as it happens: a line when a call starts (its entry
+so far) and a line when it ends (``{"index": 0, "end": ..., "duration": 0.3, "result":
+null}``); :func:`read_calls` puts them back together.
 
 Only the last :data:`DEFAULT_LIMIT` entries (``limit``) are kept in memory, each as its
 compressed JSON text (motion calls carry long lists of numbers: about twenty times smaller
@@ -21,6 +31,7 @@ from __future__ import annotations
 
 import json
 import threading
+import time
 import zlib
 from collections import deque
 from itertools import islice
@@ -55,37 +66,66 @@ class CallRecord:
         self._entries: Deque[bytes] = deque(maxlen=limit)  # compressed JSON, oldest first
         self._count = 0
         self._dropped = 0
+        self._running: Dict[int, float] = {}  # index -> monotonic start, of running calls
         self._lock = threading.Lock()
         self._file = open(path, "a", encoding="utf-8") if path is not None else None
         self._listeners: List[Callable[[Dict[str, Any]], None]] = []
 
-    def add(self, service: str, method: str, args: Any, started: float, duration: float,
-            post: bool = False, result: Any = None, error: Optional[str] = None) -> Dict[str, Any]:
-        """Append one finished call; returns its entry."""
-        entry: Dict[str, Any] = {"time": started, "duration": duration, "service": service,
-                                 "method": method, "args": plain(args), "post": post}
-        if error is None:
-            entry["result"] = plain(result)
-        else:
-            entry["error"] = error
+    def start(self, service: str, method: str, args: Any, post: bool = False,
+              own: bool = False) -> int:
+        """Record a call that starts now (``own``: the robot does it of its own accord);
+        returns its index, for :meth:`end`."""
+        entry: Dict[str, Any] = {"time": time.time(), "service": service, "method": method,
+                                 "args": plain(args), "post": post}
+        if own:
+            entry["own"] = True
         with self._lock:
-            entry["index"] = self._count
+            entry["index"] = index = self._count
             self._count += 1
+            self._running[index] = time.monotonic()
             if len(self._entries) == self.limit:
                 self._dropped += 1
             text = json.dumps(entry, separators=(",", ":"))
             self._entries.append(zlib.compress(text.encode("utf-8"), 1))
-            if self._file is not None:
-                self._file.write(text + "\n")
-                self._file.flush()
+            self._write(text)
+        return index
+
+    def end(self, index: int, result: Any = None, error: Optional[str] = None) -> None:
+        """Add the end of call ``index`` (its ``result``, or its ``error`` message) to its
+        entry, then tell the listeners about the whole entry."""
+        ended: Dict[str, Any] = {"index": index, "end": time.time()}
+        with self._lock:
+            begin = self._running.pop(index, None)
+            if begin is None:
+                raise ValueError("call %d of the record is not running" % index)
+            ended["duration"] = time.monotonic() - begin
+            if error is None:
+                ended["result"] = plain(result)
+            else:
+                ended["error"] = error
+            self._write(json.dumps(ended, separators=(",", ":")))
+            position = index - (self._count - len(self._entries))
+            if position < 0:  # let go meanwhile: only the file and the listeners see it
+                entry = {"index": index}
+            else:
+                entry = json.loads(zlib.decompress(self._entries[position]))
+            entry.update(ended)
+            if position >= 0:
+                text = json.dumps(entry, separators=(",", ":"))
+                self._entries[position] = zlib.compress(text.encode("utf-8"), 1)
             listeners = list(self._listeners)
         for listener in listeners:
             listener(entry)
-        return entry
+
+    def _write(self, line: str) -> None:
+        """Append ``line`` to the file, if any (lock held)."""
+        if self._file is not None:
+            self._file.write(line + "\n")
+            self._file.flush()
 
     def add_listener(self, listener: Callable[[Dict[str, Any]], None]) -> None:
-        """Call ``listener(entry)`` for each new entry, in the thread that adds it (it must
-        return quickly and not raise)."""
+        """Call ``listener(entry)`` with the whole entry of each call that ends, in the
+        thread that ends it (it must return quickly and not raise)."""
         with self._lock:
             self._listeners.append(listener)
 
@@ -96,8 +136,8 @@ class CallRecord:
                 self._listeners.remove(listener)
 
     def since(self, index: int = 0) -> List[Dict[str, Any]]:
-        """Entries kept in memory whose index is >= ``index`` (entries dropped by the
-        limit or by clear() are gone: see :meth:`dropped`)."""
+        """Entries kept in memory whose index is >= ``index``, running calls included
+        (entries dropped by the limit or by clear() are gone: see :meth:`dropped`)."""
         with self._lock:
             # kept entries have consecutive indexes, the newest is count - 1
             start = max(0, index - (self._count - len(self._entries)))
@@ -105,7 +145,8 @@ class CallRecord:
         return [json.loads(zlib.decompress(text)) for text in texts]
 
     def count(self) -> int:
-        """How many calls were recorded since the start (clear() does not reset it)."""
+        """How many calls started since the start of the record (clear() does not reset
+        it)."""
         with self._lock:
             return self._count
 
@@ -126,3 +167,21 @@ class CallRecord:
             if self._file is not None:
                 self._file.close()
                 self._file = None
+
+
+def read_calls(path: Path) -> List[Dict[str, Any]]:
+    """The entries a record wrote to the JSON Lines file ``path``, each call's start and end
+    lines put together, in the order calls started (a call still running has no ``end``;
+    a line being written is left out)."""
+    entries: Dict[int, Dict[str, Any]] = {}
+    with open(path, encoding="utf-8") as lines:
+        for line in lines:
+            try:
+                item = json.loads(line)
+            except ValueError:
+                continue  # the line being written
+            if "service" in item:
+                entries[item["index"]] = item
+            elif item.get("index") in entries:
+                entries[item["index"]].update(item)
+    return [entries[index] for index in sorted(entries)]

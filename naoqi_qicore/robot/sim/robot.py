@@ -5,7 +5,7 @@ Pepper.  It has files of its own (:mod:`naoqi_qicore.robot.robot_files`): NAOqi'
 under a root folder, by default a fresh private temporary folder removed when the robot
 stops.  Besides the NAOqi services it registers six services of its own (not recorded):
 
-* ``NaoqiSimRecorder``: ``calls(sinceIndex=0) -> [entry]``, ``count()``, ``clear()`` (the
+* ``NaoqiSimRecorder``: ``calls(sinceIndex=0) -> [entry]``, ``count()``, ``clear()``,
   ``dropped()`` (the call record, see :mod:`naoqi_qicore.robot.sim.recorder`);
 * ``NaoqiSimActivities``: activities ALAutonomousLife knows (see
   :mod:`naoqi_qicore.robot.sim.control`);
@@ -44,7 +44,8 @@ from naoqi_qicore.robot.sim.context import ROBOTS, SimContext
 from naoqi_qicore.robot.sim.control import (NaoqiSimActivities, NaoqiSimApps, NaoqiSimFiles,
                                             NaoqiSimRecorder, NaoqiSimScenario)
 from naoqi_qicore.robot.sim.facade import recording_facade
-from naoqi_qicore.robot.sim.listen import (ListenRefused, endpoints_problem, listen_url_problem,
+from naoqi_qicore.robot.sim.listen import (ListenRefused, endpoints_problem,
+                                          libqi_listen_url, listen_url_problem,
                                           loopback_problem)
 from naoqi_qicore.robot.sim.recorder import DEFAULT_LIMIT, CallRecord
 from naoqi_qicore.robot.sim.registry import OwnServices
@@ -81,7 +82,8 @@ def other_service_classes(robot: str) -> Dict[str, type]:
 class SimulatedRobot:
     """A simulated NAO or Pepper listening on ``listen`` (port 0: a free port).
 
-    ``record``: a JSON Lines file that receives every client call as it finishes;
+    ``record``: a JSON Lines file that receives every call as it starts and ends (see
+    :mod:`naoqi_qicore.robot.sim.recorder`);
     ``record_limit``: how many calls are kept in memory (:meth:`calls`).
     ``allow_remote``: listen beyond loopback (else :meth:`start` refuses a URL, or what
     libqi bound for it, that is not loopback: :class:`ListenRefused`);
@@ -130,6 +132,10 @@ class SimulatedRobot:
         problem = None if self.allow_remote else loopback_problem(self.listen)
         if problem is not None:
             raise ListenRefused(self.listen, problem, remote=True)
+        try:
+            listen = libqi_listen_url(self.listen)
+        except ValueError as error:
+            raise ListenRefused(self.listen, str(error)) from None
         with self._lock:
             if self._session is not None:
                 raise RuntimeError("the simulated robot is already started")
@@ -140,6 +146,7 @@ class SimulatedRobot:
             self._record = CallRecord(self.record_path, self.record_limit)
             self._context = SimContext(self.robot, classes, _LOG)
             self._context.allow_eval = self.allow_eval
+            self._context.record = self._record
             token = secrets.token_hex(16)
             try:
                 self._context.files = self._files(token)
@@ -148,7 +155,7 @@ class SimulatedRobot:
                 raise
             self._session = qi.Session()
             try:
-                self._serve(list(core), token)
+                self._serve(list(core), token, listen)
             except Exception:
                 self._close()
                 raise
@@ -161,7 +168,7 @@ class SimulatedRobot:
         if self.root is None:
             self._temporary_root = Path(tempfile.mkdtemp(prefix="naoqi_sim_root_"))
         files = RobotFiles(self.root if self.root is not None else self._temporary_root)
-        (files.root / SIM_TOKEN_FILE).write_text(token, encoding="utf-8")
+        files.tree.write_bytes(SIM_TOKEN_FILE, token.encode("utf-8"))
         return files
 
     @property
@@ -169,10 +176,11 @@ class SimulatedRobot:
         """The robot's files (see :mod:`naoqi_qicore.robot.robot_files`)."""
         return self._started().files
 
-    def _serve(self, first: List[str], token: str) -> None:
-        """Build every service (``first`` first), register them, then listen: a client
-        finds every service as soon as it can connect (the services register in a service
-        directory listening on a loopback port of its own until then)."""
+    def _serve(self, first: List[str], token: str, listen: str) -> None:
+        """Build every service (``first`` first), register them, then listen on ``listen``
+        (the canonical URL): a client finds every service as soon as it can connect (the
+        services register in a service directory listening on a loopback port of its own
+        until then)."""
         assert self._session is not None and self._context is not None
         assert self._record is not None
         self._session.listenStandalone(PRIVATE_URL)
@@ -180,19 +188,19 @@ class SimulatedRobot:
         self._context.remote = self._session.service
         served = {name: recording_facade(name, service, self._record)
                   for name, service in self._context.build_all(order=first).items()}
-        served[NaoqiSimRecorder.NAME] = NaoqiSimRecorder(self._context, self._record)
-        served[NaoqiSimActivities.NAME] = NaoqiSimActivities(self._context)
-        served[NaoqiSimScenario.NAME] = NaoqiSimScenario(self._context, lambda: self._scenario)
         self._perception = NaoqiSimPerception(self._context)
-        served[NaoqiSimPerception.NAME] = self._perception
-        served[NaoqiSimFiles.NAME] = NaoqiSimFiles(self._context, token)
-        served[NaoqiSimApps.NAME] = NaoqiSimApps(self._context)
+        for control in (NaoqiSimRecorder(self._context, self._record),
+                        NaoqiSimActivities(self._context),
+                        NaoqiSimScenario(self._context, lambda: self._scenario),
+                        self._perception, NaoqiSimFiles(self._context, token),
+                        NaoqiSimApps(self._context)):
+            served[control.NAME] = recording_facade(control.NAME, control)  # not recorded
         self._services = OwnServices(self._session, _LOG)
         for name, served_object in served.items():
             self._services.register(name, served_object)
             self._registered.append(weakref.ref(served_object))
         self._services.watch()
-        self._session.listen(self.listen)
+        self._session.listen(listen)
         endpoints = list(self._session.endpoints())
         problem = None if self.allow_remote else endpoints_problem(endpoints)
         if problem is not None:  # checked on what libqi bound, before anything else
@@ -201,11 +209,12 @@ class SimulatedRobot:
                 or "nothing", problem), remote=True)
         self._context.endpoints = endpoints  # ALPythonBridge evaluates only on loopback
         self._url = self._listening_url(
-            [endpoint for endpoint in endpoints if endpoint not in private])
+            [endpoint for endpoint in endpoints if endpoint not in private], listen)
 
-    def _listening_url(self, endpoints: List[str]) -> str:
-        """The endpoint matching the requested URL's scheme and host (real port)."""
-        wanted = urlsplit(self.listen)
+    @staticmethod
+    def _listening_url(endpoints: List[str], listen: str) -> str:
+        """The endpoint matching the scheme and host of ``listen`` (real port)."""
+        wanted = urlsplit(listen)
         for endpoint in endpoints:
             parts = urlsplit(endpoint)
             if parts.scheme == wanted.scheme and parts.hostname == wanted.hostname:
@@ -280,7 +289,8 @@ class SimulatedRobot:
         return self._started().names()
 
     def calls(self, since_index: int = 0) -> List[Dict[str, Any]]:
-        """The recorded client calls kept in memory, the last ``record_limit`` (entries as in
+        """The recorded calls kept in memory, the last ``record_limit``: the clients' and the
+        robot's own, running ones included (entries as in
         :mod:`naoqi_qicore.robot.sim.recorder`); :meth:`dropped_calls` says how many older
         ones were let go."""
         self._started()

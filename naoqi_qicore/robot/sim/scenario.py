@@ -38,7 +38,8 @@ running the behavior tells about them):
 ``on_event: KEY`` or ``on_event: {key: KEY, value: VALUE}``
     an ALMemory key raised or written (by anyone), with that value if given;
 ``on_call: SERVICE.METHOD``
-    a client call ended (``*`` wildcards allowed: ``ALTabletService.show*``);
+    a call ended, a client's or one the robot made of its own accord (``*`` wildcards
+    allowed: ``ALTabletService.show*``);
 ``expect: {say|box|state|joint|tablet|ends: ..., within: SECONDS}``
     an expectation: a trigger that must be met within its time, else the scenario fails
     there (see :mod:`naoqi_qicore.robot.sim.expectations`; the program running the
@@ -84,7 +85,8 @@ for: ``yes`` to a yes/no question when the robot accepts it, else one of
 ALSpeechRecognition's words or an input matching one of ALDialog's rules (the sub-rules it
 expects first: the first alternative of each ``[...]``), the least said first, at random
 among equals with a seeded generator (the same behavior gets the same answers); when nothing
-listens for words but something waits for a head touch, it touches the head now and then.
+listens for words but something waits for a head touch, it touches the head now and then as
+a person does: one sensor, among those something waits for, the least touched first.
 It acts at most once per turn or per few seconds, looking at the robot 5 times a second.
 """
 from __future__ import annotations
@@ -101,14 +103,16 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable, Deque, Dict, List, Optional, Tuple, Union
 
-from naoqi_qicore.robot.sim.expectations import (ENDS, JOINT, JOINT_POLL_S, SHOWN_INSTEAD,
-                                                 Expectation, JointApproach, Verdict,
-                                                 parse_expectation, robot_problem,
-                                                 sentence_matches, sentence_pattern)
+from naoqi_qicore.robot.sim.expectations import (ENDS, JOINT, JOINT_POLL_S, MAX_NUMBER,
+                                                 SHOWN_INSTEAD, Expectation, JointApproach,
+                                                 Verdict, number_text, parse_expectation,
+                                                 robot_problem, sentence_matches,
+                                                 sentence_pattern)
 from naoqi_qicore.robot.sim.observations import (BEHAVIOR_KINDS, BOX, CALL, ENDED, EVENT, SAID,
                                                  SAYING, STARTED, STATE, TABLET, Observation,
                                                  RobotWatch)
-from naoqi_qicore.robot.sim.senses import DEFAULT_CONFIDENCE, LISTEN_POLL_S, TOUCH_PARTS
+from naoqi_qicore.robot.sim.senses import (DEFAULT_CONFIDENCE, LISTEN_POLL_S, MAX_PEOPLE,
+                                           TOUCH_PARTS)
 
 GENERIC = "generic"
 TRIGGERS = ("at", "after_say", "on_event", "on_call", "expect")
@@ -118,6 +122,8 @@ ACTIONS = ("hear", "touch", "face", "people", "tablet_touch", "tablet_event", "s
 MAX_SCENARIO_BYTES = 1_000_000
 #: the deepest nesting of lists and mappings in a scenario (a step's values are 3 deep)
 MAX_SCENARIO_DEPTH = 20
+#: the largest NAO mark id (libqi's 32-bit integers)
+MAX_MARK_ID = 2 ** 31 - 1
 #: how long ``hear`` waits for something to listen, by default (s)
 HEAR_WAIT_S = 10.0
 SONAR_RANGE = (0.2, 5.0)
@@ -261,22 +267,14 @@ class _Located(dict):
     key_lines: Dict[str, int] = {}
 
 
-def _plain(value: Any) -> Any:
-    """``value`` with plain dicts for the :class:`_Located` ones (values sent to the robot)."""
-    if isinstance(value, dict):
-        return {key: _plain(item) for key, item in value.items()}
-    if isinstance(value, list):
-        return [_plain(item) for item in value]
-    return value
-
-
 def _yaml_loader() -> Any:
     """PyYAML's safe loader, except that only true/false are booleans (YAML 1.2): ``hear:
     yes`` and ``hear: no`` are words; a key twice in a mapping is an error (YAML would
     keep the last one: a step's second ``touch`` would replace its first); mappings say
     where they are (:class:`_Located`); anchors and aliases are refused (a few hundred
     bytes of aliases expand to gigabytes) and so is nesting deeper than
-    :data:`MAX_SCENARIO_DEPTH`."""
+    :data:`MAX_SCENARIO_DEPTH`; a value its tag cannot be made from (``!!int abc``, a
+    number of more than 4300 digits) is an error at its line."""
     import yaml
 
     class Loader(yaml.SafeLoader):
@@ -304,7 +302,18 @@ def _yaml_loader() -> Any:
             finally:
                 self.depth -= 1
 
+        def construct_object(self, node: Any, deep: bool = False) -> Any:
+            try:
+                return super().construct_object(node, deep)
+            except (ValueError, TypeError, KeyError, AttributeError, OverflowError):
+                raise yaml.MarkedYAMLError(
+                    problem="%r cannot be read as %s" % (
+                        str(getattr(node, "value", ""))[:40], node.tag.rsplit(":", 1)[-1]),
+                    problem_mark=node.start_mark) from None
+
         def construct_mapping(self, node: Any, deep: bool = False) -> Any:
+            if not isinstance(node, yaml.MappingNode):  # (!!set [1]) YAML's own error
+                return super().construct_mapping(node, deep)
             seen = set()
             for key_node, _ in node.value:
                 key = self.construct_object(key_node, deep=deep)
@@ -344,6 +353,9 @@ def parse_scenario(text: str, origin: str = "<scenario>") -> Scenario:
                             "list of steps)" % (origin, MAX_SCENARIO_BYTES // 1000))
     try:
         data = yaml.load(text, Loader=_yaml_loader())  # noqa: S506 (a safe loader)
+    except (ValueError, TypeError, KeyError, AttributeError, OverflowError) as error:
+        # a value a constructor of PyYAML's fails on after its node (those of !!set, !!omap)
+        raise ScenarioError("%s: not valid YAML: %s" % (origin, error)) from None
     except yaml.YAMLError as error:
         mark = getattr(error, "problem_mark", None)
         problem = getattr(error, "problem", None) or str(error)
@@ -362,7 +374,8 @@ def parse_scenario(text: str, origin: str = "<scenario>") -> Scenario:
         scenario.name = str(data.get("name") or "")
         seed = data.get("seed", 0)
         if not isinstance(seed, int) or isinstance(seed, bool):
-            raise ScenarioError("%s: seed must be an integer, got %r" % (origin, seed))
+            raise ScenarioError("%s: seed must be an integer, got %s"
+                                % (origin, number_text(seed)))
         generic = data.get("generic", False)
         if not isinstance(generic, bool):
             raise ScenarioError("%s: generic must be true or false, got %r" % (origin, generic))
@@ -441,12 +454,26 @@ def _listed_actions(where: str, value: Any) -> List[Tuple[str, Any]]:
 
 
 def _number(where: str, key: str, value: Any, low: float = 0.0,
-            high: float = math.inf) -> float:
+            high: float = MAX_NUMBER) -> float:
     if isinstance(value, bool) or not isinstance(value, (int, float)) or \
-            not low <= value <= high or math.isnan(value):
-        bounds = ">= %g" % low if high == math.inf else "in [%g, %g]" % (low, high)
-        raise ScenarioError("%s: %s must be a number %s, got %r" % (where, key, bounds, value))
+            not low <= value <= high or value != value:  # (NaN is not itself)
+        bounds = ">= %g" % low if high == MAX_NUMBER else "in [%g, %g]" % (low, high)
+        raise ScenarioError("%s: %s must be a number %s, got %s"
+                            % (where, key, bounds, number_text(value)))
     return float(value)
+
+
+def _robot_value(where: str, key: str, value: Any) -> Any:
+    """``value`` (read from YAML) as a value sent to the robot: plain dicts for the
+    :class:`_Located` ones, and integers that fit in the 64 bits of libqi's."""
+    if isinstance(value, dict):
+        return {name: _robot_value(where, key, item) for name, item in value.items()}
+    if isinstance(value, list):
+        return [_robot_value(where, key, item) for item in value]
+    if isinstance(value, int) and not -2 ** 63 <= value < 2 ** 63:
+        raise ScenarioError("%s: %s: %s does not fit in the 64 bits of the robot's numbers"
+                            % (where, key, number_text(value)))
+    return value
 
 
 def _text(where: str, key: str, value: Any) -> str:
@@ -477,7 +504,8 @@ def _check(where: str, key: str, value: Any) -> Any:
     if key == "on_event":
         if isinstance(value, dict):
             _fields(where, key, value, ("key", "value"), ("key",))
-            return _text(where, key + " key", value["key"]), _plain(value.get("value", _ANY))
+            return _text(where, key + " key", value["key"]), _robot_value(
+                where, key, value.get("value", _ANY))
         return _text(where, key, value), _ANY
     if key == "expect":
         try:
@@ -529,8 +557,9 @@ def _check(where: str, key: str, value: Any) -> Any:
         raise ScenarioError("%s: face must be a name, true (a stranger), false (no face) or "
                             "{name, alpha, beta}, got %r" % (where, value))
     if key == "people":
-        if isinstance(value, bool) or not isinstance(value, int) or value < 0:
-            raise ScenarioError("%s: people must be a count >= 0, got %r" % (where, value))
+        if isinstance(value, bool) or not isinstance(value, int) or not 0 <= value <= MAX_PEOPLE:
+            raise ScenarioError("%s: people must be a count in [0, %d], got %s"
+                                % (where, MAX_PEOPLE, number_text(value)))
         return value
     if key == "tablet_touch":
         if not isinstance(value, list) or len(value) != 2:
@@ -542,7 +571,7 @@ def _check(where: str, key: str, value: Any) -> Any:
         if not isinstance(value, dict) or not value:
             raise ScenarioError("%s: tablet_event must be a mapping {event: value, ...}, "
                                 "got %r" % (where, value))
-        return {_text(where, "tablet_event key", name): _plain(item)
+        return {_text(where, "tablet_event key", name): _robot_value(where, key, item)
                 for name, item in value.items()}
     if key == "sonar":
         if not isinstance(value, dict) or not value:
@@ -554,10 +583,10 @@ def _check(where: str, key: str, value: Any) -> Any:
         if value is False or value is None:
             return []
         marks = value if isinstance(value, list) else [value]
-        if not marks or not all(isinstance(m, int) and not isinstance(m, bool) and m >= 0
-                                for m in marks):
-            raise ScenarioError("%s: landmark must be a mark id, a list of mark ids or false, "
-                                "got %r" % (where, value))
+        if not marks or not all(isinstance(m, int) and not isinstance(m, bool)
+                                and 0 <= m <= MAX_MARK_ID for m in marks):
+            raise ScenarioError("%s: landmark must be a mark id (0 to %d), a list of mark ids "
+                                "or false, got %s" % (where, MAX_MARK_ID, number_text(value)))
         return marks
     if key == "sound":
         if isinstance(value, dict):
@@ -586,7 +615,7 @@ def _check(where: str, key: str, value: Any) -> Any:
             raise ScenarioError("%s: raise must be {key: KEY, value: VALUE}, got %r"
                                 % (where, value))
         _fields(where, key, value, ("key", "value"), ("key", "value"))
-        return _text(where, "raise key", value["key"]), _plain(value["value"])
+        return _text(where, "raise key", value["key"]), _robot_value(where, key, value["value"])
     raise AssertionError(key)
 
 
@@ -1032,9 +1061,12 @@ class ScenarioRunner:
                         self._report("generic: hear %r -> %s" % (text, senses.hear(text)))
                         last_answer = self._clock()
                 elif not listeners and quiet >= TOUCH_AFTER_S and \
-                        now - last_touch >= TOUCH_EVERY_S and senses._touch_listened():
-                    last_touch = now
-                    self._report("generic: touch head -> %s" % senses.touch("head"))
+                        now - last_touch >= TOUCH_EVERY_S:
+                    parts = senses._head_touches_listened()
+                    if parts:  # as a person: one sensor, one of those waited for
+                        last_touch = now
+                        part = self._pick(parts, [])
+                        self._report("generic: touch %s -> %s" % (part, senses.touch(part)))
             except RuntimeError as error:  # a service going away while the robot stops
                 self._report("generic: %s" % error)
 

@@ -80,6 +80,8 @@ DEFAULT_CONFIDENCE = 0.75
 TOUCH_HOLD_S = 0.2
 #: how often a face or people in view are reported again while their extractor runs (s)
 PRESENCE_PERIOD_S = 0.5
+#: the most people around the robot at once
+MAX_PEOPLE = 100
 #: distance (m) of the people ``people(count)`` brings
 PERSON_DISTANCE_M = 1.0
 #: how often ``hear`` looks for a listener while it waits for one (s)
@@ -96,9 +98,11 @@ TOUCH_PARTS: Dict[str, Dict[str, List[str]]] = {
     "pepper": dict(_COMMON_PARTS, left_bumper=["Bumper/FrontLeft"],
                    right_bumper=["Bumper/FrontRight"], back_bumper=["Bumper/Back"]),
 }
-#: ALMemory keys a behavior waiting for a head touch listens to
-HEAD_TOUCH_KEYS = ("FrontTactilTouched", "MiddleTactilTouched", "RearTactilTouched",
-                   "TouchChanged")
+#: ALMemory key a behavior waiting for a head touch listens to -> the touch parts (one
+#: sensor each) that raise it
+HEAD_TOUCH_KEYS: Dict[str, List[str]] = {
+    "FrontTactilTouched": ["head_front"], "MiddleTactilTouched": ["head_middle"],
+    "RearTactilTouched": ["head_rear"], "TouchChanged": ["head_front", "head_middle", "head_rear"]}
 
 _PATTERN_TOKEN = re.compile(r'"[^"]*"|[\[\]{}]|[^\s\[\]{}"]+')
 _MAX_CONCEPT_DEPTH = 5
@@ -259,10 +263,12 @@ class NaoqiSimPerception(SimModule):
     def _dialog_understands(self, text: str) -> bool:
         return self._service("ALDialog")._match(text) is not None
 
-    def _touch_listened(self) -> bool:
-        """True when something waits for a head touch (an ALMemory subscription)."""
+    def _head_touches_listened(self) -> List[str]:
+        """The head's touch parts (one sensor each) whose touch something waits for (an
+        ALMemory subscription), in the order of :data:`HEAD_TOUCH_KEYS`."""
         memory = self._memory()
-        return any(memory._listened(key) for key in HEAD_TOUCH_KEYS)
+        return list(dict.fromkeys(part for key, parts in HEAD_TOUCH_KEYS.items()
+                                  if memory._listened(key) for part in parts))
 
     def _sensors(self, part: str) -> List[str]:
         parts = TOUCH_PARTS[self._sim.robot]
@@ -409,8 +415,8 @@ class NaoqiSimPerception(SimModule):
 
     def people(self, count: int) -> str:
         """``count`` people around (see the module)."""
-        if count < 0:
-            raise self._error("people", "count must be >= 0, got %d" % count)
+        if not 0 <= count <= MAX_PEOPLE:
+            raise self._error("people", "count must be in [0, %d], got %d" % (MAX_PEOPLE, count))
         perception = self._service("ALPeoplePerception")
         arrived, left = [], []
         with self._cond:

@@ -79,7 +79,8 @@ function showState(state) {
   element("labels").textContent = (state.labels || []).join(", ") || "–";
   element("active").textContent = (state.active_boxes || []).join(", ") || "–";
   showFocus(state.focus || {});
-  showErrors(state.errors || [], state.error_count || 0);
+  showProblems("errors", state.errors || [], state.error_count || 0);
+  showProblems("warnings", state.warnings || [], state.warning_count || 0);
   const key = (state.behavior || "") + "#" + (state.diagram || 0);
   if (state.diagram && key !== diagram.key) {
     diagram.state = state;
@@ -123,16 +124,18 @@ function showFocus(focus) {
   element("focus-detail").textContent = details.length ? "(" + details.join("; ") + ")" : "";
 }
 
-function showErrors(errors, count) {
-  element("errors-section").hidden = count === 0;
-  element("error-count").textContent = String(count);
-  element("errors").replaceChildren(...errors.map((error) => {
+// the run's errors, or its warnings ("errors"/"warnings": the ids of their section, count
+// and list)
+function showProblems(name, problems, count) {
+  element(name + "-section").hidden = count === 0;
+  element(name.slice(0, -1) + "-count").textContent = String(count);
+  element(name).replaceChildren(...problems.map((problem) => {
     const item = document.createElement("li");
     const where = document.createElement("strong");
-    where.textContent = error.box_path + " (" + error.where + ")";
+    where.textContent = problem.box_path + " (" + problem.where + ")";
     item.appendChild(where);
-    const kind = error.exception_type ? error.exception_type + ": " : "";
-    item.appendChild(document.createTextNode(" " + kind + error.message));
+    const kind = problem.exception_type ? problem.exception_type + ": " : "";
+    item.appendChild(document.createTextNode(" " + kind + problem.message));
     return item;
   }));
 }

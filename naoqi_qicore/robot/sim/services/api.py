@@ -19,8 +19,12 @@ itself, a method built from its line:
   ``getParameter(name)``);
 * a method ending with ``= value`` answers that value: what the simulated robot is (its
   system version...), or a request it takes with nothing to act on;
+* any other method that returns nothing (``-> none``) returns, as the robot does, without
+  its effect: the call is in the robot's call record like any other, and the robot logs
+  once per method that ``ALTabletService.cleanWebview``'s effect is not simulated (a box
+  calling it carries on, as on the robot);
 * any other raises ``RuntimeError("ALMotion.getCOM is part of NAOqi's API but is not
-  simulated")``.
+  simulated")``: no answer is made up for a box to act on.
 
 Arguments are checked like those of the hand-written methods (count and types, with libqi's
 numeric conversions): a call that would fail on a robot fails here.  A class defining a
@@ -39,6 +43,8 @@ from typing import Any, Callable, Dict, List, Tuple
 TYPES: Dict[str, Any] = {"int": int, "float": float, "str": str, "bool": bool, "list": list,
                          "dict": dict, "any": Any, "none": None}
 NOT_SIMULATED = "%s.%s is part of NAOqi's API but is not simulated"
+#: what the robot logs, once per method, when a method returning nothing is not simulated
+EFFECT_NOT_SIMULATED = "%s.%s returned as on the robot, but its effect is not simulated"
 _NO_DEFAULT = object()
 _SIGNATURE = re.compile(r"^(\w+)\((.*)\)\s*->\s*(\w+)(?:\s*=\s*(.+))?$")
 _SETTER = re.compile(r"^(set|enable)([A-Z]\w*)$")
@@ -200,6 +206,19 @@ def _answer(method: Method) -> Callable[..., Any]:
     return answer
 
 
+def _without_effect(method: Method) -> Callable[..., Any]:
+    """A method returning nothing that the simulated robot does not emulate: it returns,
+    and the robot says so once per service object (one per robot) and method."""
+    def answer(self: Any, *args: Any) -> None:
+        with self._lock:
+            told = self.__dict__.setdefault("_told_not_simulated", set())
+            first = method.name not in told
+            told.add(method.name)
+        if first:
+            self._sim.log.warning(EFFECT_NOT_SIMULATED, type(self).NAME, method.name)
+    return answer
+
+
 def _not_simulated(method: Method) -> Callable[..., Any]:
     def refuse(self: Any, *args: Any) -> Any:
         raise RuntimeError(NOT_SIMULATED % (type(self).NAME, method.name))
@@ -219,6 +238,8 @@ def build_method(service_name: str, method: Method, methods: Dict[str, Method],
         body = _getter(method)
     elif method.answers:
         body = _answer(method)
+    elif method.returns == "none":
+        body = _without_effect(method)
     else:
         body = _not_simulated(method)
     signature = _signature(method)
@@ -233,6 +254,7 @@ def build_method(service_name: str, method: Method, methods: Dict[str, Method],
     documented.__annotations__["return"] = signature.return_annotation
     documented.__doc__ = "NAOqi's %s.%s%s" % (service_name, method.name, "" if (
         method.name in pairs or method.name in getters or method.answers)
+        else " (its effect is not simulated)" if method.returns == "none"
         else " (not simulated)")
     documented.__documented__ = method  # type: ignore[attr-defined]
     return documented

@@ -7,7 +7,6 @@ and recordings written to the robot's files (``/home/nao/...``; relative paths f
 """
 import itertools
 import math
-import os
 from dataclasses import dataclass
 from typing import Any, Dict, List, Optional
 
@@ -45,10 +44,14 @@ class ALAudioPlayer(SimModule):
     # -- internals --------------------------------------------------------------------------
     def _load(self, method: str, path: str, length: Optional[float] = None) -> int:
         if length is None:
-            local = self._file(method, path)
-            if not os.path.isfile(local):
+            place = self._file(method, path)
+            if not place.is_file():
                 raise self._error(method, "file '%s' does not exist" % path)
-            length = sound_length(local)
+            try:
+                with place.open_read() as stream:
+                    length = sound_length(stream)
+            except OSError as error:
+                raise self._file_failed(method, "read", path, error) from None
         with self._lock:
             file_id = next(self._ids)
             self._files[file_id] = Playback(path, length)
@@ -239,12 +242,12 @@ class _Recorder(SimModule):
 
     def _start_recording(self, path: str, rate: int, channels: List[int]) -> None:
         method = "startMicrophonesRecording"
-        local = self._file(method, path)
+        place = self._file(method, path)
         with self._lock:
             if self._recording is not None:
                 raise self._error(method, "already recording to '%s'" % self._recording_path)
             try:
-                self._recording = MicrophoneRecording(local, self._sim.clock, rate, channels)
+                self._recording = MicrophoneRecording(place, self._sim.clock, rate, channels)
             except OSError as error:
                 raise self._error(method, "cannot record to '%s': %s" % (path, describe(error)))
             self._recording_path = path

@@ -17,8 +17,6 @@ Every behavior can be stopped; ``behaviorStarted``/``behaviorStopped`` and the
 """
 import functools
 import math
-import os
-import shutil
 import threading
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -26,7 +24,9 @@ from typing import Any, Dict, List, Optional
 
 import qi
 
-from naoqi_qicore.robot.sim.services.module import Activity, SimModule, running_as
+from naoqi_qicore.robot.robot_files import APPS
+from naoqi_qicore.robot.sim.services.module import (Activity, SimModule, current_activity,
+                                                    running_as)
 
 
 @dataclass
@@ -180,16 +180,16 @@ class ALBehaviorManager(SimModule):
     def installBehavior(self, absolutePath: str, localPath: str, overwrite: bool) -> bool:
         """Install the .xar of the robot's files (or the folder holding its behavior.xar)
         under the name ``localPath``."""
-        local = self._file("installBehavior", absolutePath)
-        xar = os.path.join(local, "behavior.xar") if os.path.isdir(local) else local
-        if not os.path.isfile(xar):
+        place = self._file("installBehavior", absolutePath)
+        xar = place / "behavior.xar" if place.is_dir() else place
+        if not xar.is_file():
             raise self._error("installBehavior", "no behavior at '%s'" % absolutePath)
         installed = self._installed()
         if localPath in installed and not overwrite:
             return False
         with self._lock:
             self._added[localPath] = InstalledBehavior(
-                localPath, xar=self._sim.files.robot_path_of(xar))
+                localPath, xar=xar.shown)
         self._raise_event("ALBehaviorManager/Behavior%s" % (
             "Updated" if localPath in installed else "Added"), localPath)
         return True
@@ -207,12 +207,12 @@ class ALBehaviorManager(SimModule):
             self._added.pop(behavior, None)
             if behavior in self._loaded:
                 self._loaded.remove(behavior)
-        if installed.folder is not None:
-            app = self._sim.files.apps / behavior.split("/", 1)[0]
-            if app.is_symlink():
-                app.unlink()
-            else:
-                shutil.rmtree(app, ignore_errors=True)
+        if installed.folder is not None:  # a link there is removed, never followed
+            app = self._sim.files.local(APPS) / behavior.split("/", 1)[0]
+            try:
+                app.remove()
+            except OSError as error:
+                raise self._file_failed("removeBehavior", "remove", app.shown, error) from None
         self._raise_event("ALBehaviorManager/BehaviorRemoved", behavior)
         return True
 
@@ -295,8 +295,19 @@ class ALBehaviorManager(SimModule):
             return sorted(set(self._loaded) | set(self._running))
 
     def runBehavior(self, behavior: str) -> None:
-        """Run a behavior and return when it ends."""
-        self._run(self._claim("runBehavior", behavior))
+        """Run a behavior and return when it ends (or when the call running it is stopped:
+        a posted runBehavior, an animation of an animated speech)."""
+        installed = self._claim("runBehavior", behavior)
+        caller = current_activity()
+        with self._lock:
+            stop = self._running[installed.name].interrupt
+        if caller is not None:
+            caller.when_interrupted(stop)
+        try:
+            self._run(installed)
+        finally:
+            if caller is not None:
+                caller.forget(stop)
 
     def startBehavior(self, behavior: str) -> None:
         """Start a behavior and return once it has started."""

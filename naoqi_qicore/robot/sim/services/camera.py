@@ -5,7 +5,6 @@ the requested folder of the robot's files (``/home/nao/recordings/cameras``...; 
 missing); answers name them by the robot's paths.
 """
 import math
-import os
 import posixpath
 from typing import Any, Dict, List
 
@@ -178,14 +177,18 @@ class ALPhotoCapture(SimModule):
 
         width, height = RESOLUTIONS[self._resolution]
         stem = name if index < 0 else "%s_%d" % (name, index)
-        target = self._file("takePicture", posixpath.join(folder or ".", "%s.%s"
-                                                          % (stem, self._format)))
-        robot = self._sim.files.robot_path_of(target)
-        if os.path.exists(target) and not overwrite:
+        place = self._file("takePicture", posixpath.join(folder or ".", "%s.%s"
+                                                         % (stem, self._format)))
+        robot = place.shown  # the robot's path
+        if place.exists() and not overwrite:
             raise self._error("takePicture", "'%s' exists (overwrite is off)" % robot)
-        os.makedirs(os.path.dirname(target), exist_ok=True)
         pixels = synthetic_image(width, height, 3, self._sim.clock() + index)
-        matplotlib_image.imsave(target, pixels, format=PICTURE_FORMATS[self._format])
+        try:
+            place.parent.make_dirs()
+            with place.replace() as stream:
+                matplotlib_image.imsave(stream, pixels, format=PICTURE_FORMATS[self._format])
+        except OSError as error:
+            raise self._file_failed("takePicture", "write", robot, error) from None
         return robot
 
     def takePicture(self, folderPath: str, fileName: str, overwrite: bool = True) -> List[str]:

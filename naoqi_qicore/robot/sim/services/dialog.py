@@ -11,20 +11,24 @@ import ast
 import posixpath
 import random
 import re
-from pathlib import Path
 from typing import Any, Callable, Dict, List, Optional, Sequence, Set, Tuple
 
+from naoqi_qicore.converter.pyport import port_script
 from naoqi_qicore.core.dialog_box import QICHAT_LANGUAGES
+from naoqi_qicore.file_root import RootedPath
 from naoqi_qicore.robot.robot_files import HOME, RobotPathError
+from naoqi_qicore.robot.sim.own_calls import OwnService, call_own
 from naoqi_qicore.robot.sim.services.extractor import Extractor
-from naoqi_qicore.robot.sim.services.module import check_range
-from naoqi_qicore.robot.sim.services.qichat import (IncludeReader, Output, Rule, Topic,
+from naoqi_qicore.robot.sim.services.module import Activity, check_range, current_activity
+from naoqi_qicore.robot.sim.services.qichat import (IncludeReader, Output, Rule, Step, Topic,
                                                     TopicError, Undefined, answer_for, candidates,
                                                     match_event, match_input, matches,
                                                     parse_topic, render_output,
                                                     split_arguments, topic_concept)
 from naoqi_qicore.robot.sim.services.qichat_lexicon import builtin_lexicon
-from naoqi_qicore.robot.sim.services.speech import INSTALLED_LANGUAGES
+from naoqi_qicore.robot.sim.services.speech import (INSTALLED_LANGUAGES, INSTRUCTIONS,
+                                                    SOUND_INSTRUCTIONS, WAITING_INSTRUCTIONS,
+                                                    AnnotatedSpeech)
 
 #: the name NAOqi gives the private topic loader of the Choice box
 PRIVATE_LOAD = "_addDialogFromTopicBox"
@@ -173,19 +177,27 @@ class ALDialog(Extractor):
     The engine (see :mod:`~naoqi_qicore.robot.sim.services.qichat`): an input is matched
     against the sub-rules the last answer opened, then against the rules of the activated
     topics of the dialog language (the focused topic first; ``^private`` rules only there).
-    An answer sets its variables (ALMemory keys), says its text, then does its rule functions:
-    ``^goto``/``^gotoReactivate``/``^gotoRandom``/``^nextProposal``/``^sameProposal``/
-    ``^previousProposal``/``^topicTag`` say a proposal (each proposal once, unless
-    reactivated), ``^clear`` removes a variable, ``^activate``/``^deactivate`` a tag's
-    proposals, ``^call`` calls a service and answers its result with the rule's ``c1:``
-    rules, ``^pCall`` calls one in the background, ``^addToConcept(~name, words)`` and
-    ``^removeFromConcept(~name, words)`` change a dynamic concept.  Animation functions (``^start``,
-    ``^wait``...) are left out of the text said.  Rules with events in their input
+    An answer's parts are done where they stand in it, as the robot's speech reaches them
+    (:class:`~naoqi_qicore.robot.sim.services.speech.AnnotatedSpeech`): its text is said, its
+    variables set (ALMemory keys), ALAnimatedSpeech's instructions done (``^start``,
+    ``^run``, ``^wait``, ``^stop``, ``^stopAndPlay`` of an animation...), and its rule
+    functions: ``^goto``/``^gotoReactivate``/``^gotoRandom``/``^nextProposal``/
+    ``^sameProposal``/``^previousProposal``/``^topicTag`` say a proposal (each proposal
+    once, unless reactivated), ``^clear`` removes a variable, ``^activate``/``^deactivate`` a
+    tag's proposals, ``^call`` calls a service and answers its result with the rule's
+    ``c1:`` rules, ``^pCall`` calls one in the background, ``^addToConcept(~name, words)``
+    and ``^removeFromConcept(~name, words)`` change a dynamic concept; a ``%script`` block
+    runs its Python 2 code (ported) in ALPythonBridge's interpreter, the robot's services
+    reachable by their names, and what it prints is said (only when evaluating Python code
+    is allowed, as for ALPythonBridge: else a warning says so and the answer goes on).
+    What waits (``^run``, ``^wait``, ``^call``, a jump, a ``%script``) is done between
+    sentences; what stands after an answer's last words, once they are said.  The
+    sentences, variables, animations and calls of an answer are recorded as the robot's
+    own (:mod:`~naoqi_qicore.robot.sim.own_calls`).  Rules with events in their input
     (``u:(e:Key)``, ``u1:([~yes e:Key])``) answer ``Key``'s ALMemory events while the
     dialog runs; ``e:onStart`` rules answer when the dialog starts or their topic is
     activated while it runs.  Assignments in an input (``u:(_[tea coffee] $drink=$1)``)
-    are made when it matches, before the answer is said.  ``%script`` blocks are kept
-    with their rule, not run (a warning says so when the rule answers).
+    are made when it matches, before the answer is said.
     """
 
     NAME = "ALDialog"
@@ -256,14 +268,21 @@ class ALDialog(Extractor):
         return topic.name
 
     @staticmethod
-    def _topic_text(local: Path, robot: str, limit: int) -> Optional[str]:
+    def _topic_text(local: RootedPath, robot: str, limit: int) -> Optional[str]:
         """The text of the topic file ``local`` (``robot``: its robot path, for errors);
         None when it is not a topic (larger than ``limit``, or not starting with
-        ``topic:``), so that nothing of it is quoted.  TopicError when not UTF-8."""
-        if local.stat().st_size > limit:
+        ``topic:``), so that nothing of it is quoted.  TopicError when not UTF-8, or when it
+        cannot be read (a hard link, a link leading out of the robot's files)."""
+        try:
+            with local.open_read() as stream:
+                data = stream.read(limit + 1)
+        except OSError as error:
+            raise TopicError("cannot be read: %s" % (error.strerror or type(error).__name__),
+                             None, robot) from None
+        if len(data) > limit:
             return None
         try:
-            text = local.read_text(encoding="utf-8")
+            text = data.decode("utf-8")
         except UnicodeDecodeError as error:
             raise TopicError("not UTF-8 text (%s)" % error.reason, None, robot) from None
         return text if _TOPIC_START.match(text) else None
@@ -271,7 +290,7 @@ class ALDialog(Extractor):
     def _load_topic_file(self, method: str, path: str, base: str = HOME) -> str:
         """Load the topic file ``path`` of the robot's files (relative: from ``base``).
         Errors name the file but quote nothing of a file that is not a topic."""
-        local = Path(self._file(method, path, base))
+        local = self._file(method, path, base)
         if not local.is_file():
             raise self._error(method, "file '%s' does not exist" % path)
         robot = self._sim.files.robot_path(path, base)
@@ -412,9 +431,6 @@ class ALDialog(Extractor):
         """Confidence below which inputs are ignored."""
         return self._threshold
 
-    def _say(self, text: str) -> None:
-        self._sim.service("ALTextToSpeech").say(text).result()
-
     # -- matching ---------------------------------------------------------------------------
     def _listening_to(self) -> Tuple[List[Topic], List[Tuple[Topic, Rule]]]:
         """(activated topics of the current language, focused one first; the sub-rules
@@ -480,7 +496,7 @@ class ALDialog(Extractor):
         try:
             return render_output(rule.output, topic, stored,
                                  topic_concept(topics, self._dynamic_concept, topic),
-                                 variable, rule.scripts, self._rng)
+                                 variable, self._rng)
         except Undefined as missing:
             self._sim.log.info("ALDialog: %s line %d cannot answer: %s undefined",
                                topic.name, rule.line, missing)
@@ -488,7 +504,7 @@ class ALDialog(Extractor):
 
     def _answer(self, topic: Topic, rule: Rule, answer: Output, stored: List[str],
                 assignments: Sequence[Tuple[str, str]] = (), jumps: int = 0) -> None:
-        """Say a rule's rendered output and do what it asks."""
+        """Say a rule's rendered output and do its parts where they stand (see the class)."""
         with self._lock:
             self._focus = topic.name
             if rule.subrules or "stayInScope" not in [a for a, _ in answer.actions]:
@@ -496,20 +512,48 @@ class ALDialog(Extractor):
             if rule.kind == "proposal":
                 self._used.setdefault(topic.name, set()).add(id(rule))
                 self._last_proposal[topic.name] = rule
-        memory = self._memory()  # an output's variables are set where they stand in it
-        for name, value in list(assignments) + answer.assignments[:answer.leading]:
-            memory.insertData(name, value)
-        if answer.scripts:
-            self._sim.log.warning("ALDialog: %s line %d: %d %%script block(s) not run (the "
-                                  "simulated robot does not run QiChat's Python)",
-                                  topic.name, rule.line, len(answer.scripts))
+        for name, value in assignments:  # the input's, made when it matched
+            self._set(name, value)
         self._raise_event("Dialog/Answered", answer.text)
-        if answer.text:
-            self._say(answer.text)
-        for name, value in answer.assignments[answer.leading:]:
-            memory.insertData(name, value)
-        for name, args in answer.actions:
-            self._act(topic, rule, name, args, jumps)
+        speech = AnnotatedSpeech(self._sim, current_activity() or Activity(), own=True)
+        try:
+            speech.perform(answer.steps, _waits,
+                           lambda step: self._step(speech, topic, rule, step, jumps))
+        finally:
+            speech.finish()
+
+    def _step(self, speech: AnnotatedSpeech, topic: Topic, rule: Rule, step: Step,
+              jumps: int) -> Optional[str]:
+        """Do a step of an answer other than its text; what a ``%script`` printed."""
+        if step[0] == "set":
+            self._set(step[1], step[2])
+        elif step[0] == "script":
+            return self._script(topic, rule, step[1])
+        elif step[1] in INSTRUCTIONS or step[1] in SOUND_INSTRUCTIONS:
+            speech.instruct(step[1], step[2])
+        else:
+            self._act(topic, rule, step[1], step[2], jumps)
+        return None
+
+    def _set(self, name: str, value: str) -> None:
+        """Set the QiChat variable ``name``, as the robot's own."""
+        call_own(self._sim, "ALMemory", "insertData", name, value)
+
+    def _script(self, topic: Topic, rule: Rule, code: str) -> str:
+        """Run a ``%script`` block (its Python 2 ported); what it printed ("" when it could
+        not run: a warning says why)."""
+        ported = port_script(code)
+        where = "ALDialog: %s line %d: %%script" % (topic.name, rule.line)
+        if ported.error is not None:
+            self._sim.log.warning("%s cannot run: %s", where, ported.error)
+            return ""
+        names = {name: OwnService(self._sim, name) for name in self._sim.names()}
+        try:
+            printed = self._sim.service("ALPythonBridge")._run_script(ported.code, names)
+        except RuntimeError as error:
+            self._sim.log.warning("%s not run: %s", where, str(error).split(": ", 1)[-1])
+            return ""
+        return " ".join(printed.split())
 
     def _propose(self, topic: Topic, proposal: Rule, jumps: int) -> None:
         """Say a proposal (its sub-rules are expected next)."""
@@ -571,7 +615,7 @@ class ALDialog(Extractor):
         elif name == "clear":
             for variable in split_arguments(args):
                 try:
-                    self._memory().removeData(variable.lstrip("$"))
+                    call_own(self._sim, "ALMemory", "removeData", variable.lstrip("$"))
                 except RuntimeError:
                     pass  # already unset
         elif name in ("activate", "deactivate"):
@@ -604,7 +648,7 @@ class ALDialog(Extractor):
             return _FAILED
         values = [_argument(text) for text in split_arguments(found.group(3))]
         try:
-            return getattr(self._sim.service(found.group(1)), found.group(2))(*values)
+            return call_own(self._sim, found.group(1), found.group(2), *values)
         except Exception as error:  # the called service's failure, as NAOqi logs it
             self._sim.log.warning("ALDialog: %s line %d: %s.%s failed: %s", topic.name,
                                   rule.line, found.group(1), found.group(2), error)
@@ -707,6 +751,13 @@ LOCAL_EVENTS = ("onStart",)
 JUMPS = ("goto", "gotoReactivate", "gotoRandom", "enableThenGoto", "nextProposal",
          "sameProposal", "previousProposal", "topicTag")
 _FAILED = object()
+
+
+def _waits(step: Step) -> bool:
+    """Whether an answer's step waits (done between its sentences, not as they are said):
+    a ``%script``, ``^call``, a jump, ``^run`` or ``^wait``."""
+    return step[0] == "script" or step[0] == "do" and (
+        step[1] in WAITING_INSTRUCTIONS or step[1] in JUMPS or step[1] == "call")
 
 
 def _variable_text(value: Any) -> Optional[str]:

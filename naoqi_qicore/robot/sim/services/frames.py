@@ -6,10 +6,9 @@ folder and its timeline: playing advances the frame with the clock at the timeli
 labels come from the behavior keyframes, and a behavior finishes at its last frame.
 """
 import itertools
-import os
 import posixpath
 from dataclasses import dataclass, field
-from typing import Any, Dict, Optional, Union
+from typing import Any, BinaryIO, Dict, Optional, Union
 
 from lxml import etree
 
@@ -44,9 +43,10 @@ def _local(element: Any) -> str:
     return etree.QName(element).localname if isinstance(element.tag, str) else ""
 
 
-def read_timeline(xar_path: str, box_path: str) -> TimelineState:
-    """Timeline facts of the box at ``box_path`` ("" = root, names joined by "/") of a .xar."""
-    tree = etree.parse(xar_path, etree.XMLParser(huge_tree=True, resolve_entities=False,
+def read_timeline(source: BinaryIO, box_path: str, folder: str) -> TimelineState:
+    """Timeline facts of the box at ``box_path`` ("" = root, names joined by "/") of the .xar
+    read from ``source``, whose behavior's folder is ``folder``."""
+    tree = etree.parse(source, etree.XMLParser(huge_tree=True, resolve_entities=False,
                                                  no_network=True, load_dtd=False))
     box = next((e for e in tree.getroot().iter() if _local(e) == "Box"), None)
     if box is None:
@@ -56,7 +56,7 @@ def read_timeline(xar_path: str, box_path: str) -> TimelineState:
         if box is None:
             raise ValueError("no box named '%s'" % name)
     timeline = next((e for e in box if _local(e) == "Timeline"), None)
-    state = TimelineState(path=os.path.dirname(os.path.abspath(xar_path)))
+    state = TimelineState(path=folder)
     if timeline is None:
         return state
     state.fps = int(float(timeline.get("fps") or DEFAULT_FPS)) or DEFAULT_FPS
@@ -131,17 +131,19 @@ class ALFrameManager(_BoxReports):
     def newBehaviorFromFile(self, xmlFilePath: str, behName: str) -> str:
         """Load the box ``behName`` ("" = root) of a .xar file of the robot's files;
         returns its id."""
-        local = self._file("newBehaviorFromFile", xmlFilePath)
-        if not os.path.isfile(local):
+        place = self._file("newBehaviorFromFile", xmlFilePath)
+        if not place.is_file():
             raise self._error("newBehaviorFromFile", "file '%s' does not exist" % xmlFilePath)
         try:
-            state = read_timeline(local, behName)
+            with place.open_read() as stream:
+                state = read_timeline(stream, behName, posixpath.dirname(place.shown))
+        except OSError as error:
+            raise self._file_failed("newBehaviorFromFile", "read", xmlFilePath, error) from None
         except etree.XMLSyntaxError as error:
             raise self._error("newBehaviorFromFile", "%s: not a behavior file (%s)"
                               % (xmlFilePath, error.msg))
         except ValueError as error:
             raise self._error("newBehaviorFromFile", "%s: %s" % (xmlFilePath, error))
-        state.path = posixpath.dirname(self._sim.files.robot_path(xmlFilePath))
         return self._add(state)
 
     def getBehaviorPath(self, behaviorId: str) -> str:

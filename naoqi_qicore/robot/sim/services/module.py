@@ -12,7 +12,8 @@
   sentence spoken by the one speech thread); clients get a qi future (see ``facade``),
   and ``pCall`` of such a method holds no thread while the work waits its turn.
 * Files: a path a client gives names a file of the robot's own files
-  (:meth:`SimModule._file`, see :mod:`naoqi_qicore.robot.robot_files`), never another one.
+  (:meth:`SimModule._file`, see :mod:`naoqi_qicore.robot.robot_files`), never another one:
+  services get a place below the root's handle, not a path.
 """
 import inspect
 import math
@@ -22,6 +23,7 @@ from concurrent.futures import Future, InvalidStateError
 from contextlib import contextmanager
 from typing import Any, Callable, Dict, Iterator, List, Optional, Set, Tuple
 
+from naoqi_qicore.file_root import RootedPath
 from naoqi_qicore.robot.robot_files import HOME, RobotPathError
 from naoqi_qicore.robot.sim.services.api import missing_methods
 
@@ -222,13 +224,21 @@ class SimModule:
         """A NAOqi-style error for ``method``."""
         return RuntimeError("%s::%s: %s" % (self.NAME, method, message))
 
-    def _file(self, method: str, path: str, base: str = HOME) -> str:
-        """The file of this machine that the robot's ``path`` (relative: from ``base``)
-        names; a NAOqi-style error naming ``path`` when it is outside the robot's files."""
+    def _file(self, method: str, path: str, base: str = HOME) -> RootedPath:
+        """The place of the robot's files (reached from their root's handle) that the
+        robot's ``path`` (relative: from ``base``) names; a NAOqi-style error naming
+        ``path`` when it is outside the robot's files."""
         try:
-            return str(self._sim.files.local(path, base))
+            return self._sim.files.local(path, base)
         except RobotPathError as error:
             raise self._error(method, str(error)) from None
+
+    def _file_failed(self, method: str, doing: str, path: str, error: OSError) -> RuntimeError:
+        """A NAOqi-style error: the file the robot's ``path`` names could not be ``doing``
+        (``read``, ``written``) because of ``error`` (its reason, never a path of this
+        machine)."""
+        return self._error(method, "cannot %s '%s': %s" % (doing, path, error.strerror
+                                                           or type(error).__name__))
 
     def _memory(self) -> Any:
         return self._sim.service("ALMemory")

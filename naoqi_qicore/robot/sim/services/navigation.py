@@ -5,7 +5,6 @@ reports the odometry pose (ALMotion.getRobotPosition) relative to where the map 
 """
 import json
 import math
-import os
 from typing import Any, List, Optional, Tuple
 
 from naoqi_qicore.robot.robot_files import HOME
@@ -103,18 +102,20 @@ class ALNavigation(SimModule):
         """Write the map to a file of the robot's files; returns its robot path."""
         if self._map is None:
             raise self._error("saveExploration", "nothing explored")
-        folder = self._file("saveExploration", EXPLORATIONS)
-        os.makedirs(folder, exist_ok=True)
-        name = "exploration_%d.explo" % len(os.listdir(folder))
-        with open(os.path.join(folder, name), "w", encoding="utf-8") as out:
-            json.dump(self._map, out)
+        place = self._file("saveExploration", EXPLORATIONS)
+        try:
+            with place.folder(create=True) as folder:
+                name = "exploration_%d.explo" % len(folder.names())
+                folder.write_bytes(name, json.dumps(self._map).encode("utf-8"))
+        except OSError as error:
+            raise self._file_failed("saveExploration", "write", EXPLORATIONS, error) from None
         return EXPLORATIONS + "/" + name
 
     def loadExploration(self, path: str) -> bool:
         """Load a map written by saveExploration (a file of the robot's files)."""
-        local = self._file("loadExploration", path)
+        place = self._file("loadExploration", path)
         try:
-            with open(local, encoding="utf-8") as source:
+            with place.open_read() as source:
                 loaded = json.load(source)
         except (OSError, ValueError):
             return False

@@ -15,7 +15,8 @@ when whoever started the robot allowed it (``allow_eval``: ``naoqi_sim --allow-e
 ``main.py --allow-eval``, ``run_behavior --allow-eval``, behavior_runner's ``allow_eval``
 parameter), and only while every address the robot listens on is loopback.  ``print`` is
 what the evaluated code prints with (writes to ``sys.stdout`` itself go to the robot
-process's output).
+process's output).  ALDialog runs the ``%script`` blocks of QiChat topics in the same
+interpreter, under the same permission, the robot's services defined by their names.
 """
 import builtins
 import threading
@@ -119,6 +120,19 @@ class ALPythonBridge(SimModule):
                 return None, error, output
             finally:
                 self._output = None
+
+    def _run_script(self, code: str, names: Dict[str, Any]) -> str:
+        """Run the statements of a QiChat ``%script`` block in the interpreter, ``names``
+        defined there unless they are already (the robot's services, by name); what they
+        printed.  A NAOqi-style error when evaluating is off or the code fails (its
+        traceback)."""
+        self._check_allowed("%script")
+        for name, value in names.items():
+            self._namespace.setdefault(name, value)
+        _, error, output = self._run("%script", code, "exec")
+        if error is not None:
+            raise self._error("%script", _traceback(error).strip())
+        return "".join(output.stdout)
 
     def eval(self, stringToEvaluate: str) -> str:
         """Run Python statements; "" when they ran, else the error."""

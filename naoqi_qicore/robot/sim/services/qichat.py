@@ -13,8 +13,8 @@ Reading (:func:`parse_topic`) follows NAOqi's QiChat syntax:
   read at level N-1, even when a proposal came in between), callback sub-rules ``c1:`` ...
   of a ``^call``, rule functions before the input (``u:^private(...)``);
 * a line that starts with none of these keywords continues the statement above it;
-* ``#`` starts a comment; ``%script`` ... ``%script`` encloses Python code, kept with its rule
-  and not run (its text is reported by :func:`render_output`);
+* ``#`` starts a comment; ``%script`` ... ``%script`` encloses Python code, a step of the
+  output where it stands;
 * in inputs: words, ``"phrases"`` (quotes nest: ``"what ["did you say" said]"``), choices
   ``[a b]``, optional parts ``{a b}``, the wildcard ``*``, input storing ``_``, concepts
   ``~name``, variables ``$name`` and conditions ``$name==value`` (also ``!= <> > < >= <=``),
@@ -33,16 +33,28 @@ left open at the end of its line ends there when the concept cannot be read othe
 topic's ``warnings`` say where).
 
 Matching compiles a rule's input into a regular expression over the normalised input (words in
-lower case, punctuation dropped); rendering evaluates an output against the captured words,
-variables and concepts.  Both are used by :mod:`naoqi_qicore.robot.sim.services.dialog`.
+lower case, punctuation dropped), matched with the ``regex`` package within
+:data:`MATCH_TIMEOUT_S`: an input whose wildcards backtrack without end on a long sentence
+(``u:(* * * * * * * * x)``, written by any client loading a topic) is taken as not matching
+it, with a warning in the robot's log, instead of holding the robot; rendering evaluates an output against the captured words,
+variables and concepts into its steps in the order they stand (text to say, assignments, rule
+functions, ``%script`` blocks: :class:`Output`).  Both are used by
+:mod:`naoqi_qicore.robot.sim.services.dialog`, which does the steps in that order.
 """
+import logging
 import os
 import random
 import re
 from dataclasses import dataclass, field
 from typing import Any, Callable, Dict, Iterator, List, Optional, Sequence, Tuple, Union
 
+import regex
+
 from naoqi_qicore.robot.sim.services.qichat_lexicon import builtin_lexicon
+
+_LOG = logging.getLogger("naoqi_sim.qichat")
+#: longest a rule's input may take to match one input (s)
+MATCH_TIMEOUT_S = 0.1
 
 
 class TopicError(ValueError):
@@ -226,6 +238,16 @@ class Event(Node):
         super().__init__()
         self.name = name
         self.kind = kind
+
+
+class Script(Node):
+    """A ``%script`` block of an output: Python code run where it stands."""
+
+    __slots__ = ("code",)
+
+    def __init__(self, code: str) -> None:
+        super().__init__()
+        self.code = code
 
 
 def event_key(event: Event) -> str:
@@ -608,6 +630,7 @@ def _statements(text: str) -> List[_Statement]:
             if not statements or statements[-1].keyword not in ("u", "proposal") and \
                     not re.fullmatch(r"[uc]\d", statements[-1].keyword):
                 raise TopicError("%script outside a rule's output", number)
+            statements[-1].text += " %s " % _SCRIPT  # where it stands: see _with_scripts
             script, script_line = [], number
             line = line[start + len(_SCRIPT):]
     if script is not None:
@@ -802,10 +825,32 @@ def _include(topic: Topic, path: str, number: int, include: Optional[IncludeRead
     topic.warnings.extend(included.warnings)
 
 
+def _with_scripts(nodes: List[Node], scripts: List[str]) -> List[Node]:
+    """``nodes`` of an output with the ``%script`` marks :func:`_statements` left where its
+    blocks stood (read as the tag ``%script``) replaced by the blocks, in order."""
+    remaining = list(scripts)
+
+    def replaced(items: List[Node]) -> List[Node]:
+        result: List[Node] = []
+        for node in items:
+            if isinstance(node, Tag) and "%" + node.name == _SCRIPT and remaining:
+                script = Script(remaining.pop(0))
+                script.sp = node.sp
+                node = script
+            elif isinstance(node, (Phrase, Choice)):
+                node.items = replaced(node.items)
+            elif isinstance(node, Func) and node.choice is not None:
+                node.choice.items = replaced(node.choice.items)
+            result.append(node)
+        return result
+    return replaced(nodes)
+
+
 def _rule(topic: Topic, statement: _Statement, parents: Dict[int, Rule]) -> None:
     keyword, number = statement.keyword, statement.line
     if keyword == "proposal":
-        output = _Reader(statement.text, "output", statement.lines).read()
+        output = _with_scripts(_Reader(statement.text, "output", statement.lines).read(),
+                               statement.scripts)
         tags = []
         while output and isinstance(output[0], Tag):
             tags.append(output.pop(0).name)  # type: ignore[attr-defined]
@@ -817,7 +862,8 @@ def _rule(topic: Topic, statement: _Statement, parents: Dict[int, Rule]) -> None
     functions, start, pattern, answer = _rule_parts(statement)
     input_nodes = _Reader(pattern, "input", _shift(statement.lines, start)).read()
     output_start = start + len(pattern) + 1
-    output = _Reader(answer, "output", _shift(statement.lines, output_start)).read()
+    output = _with_scripts(_Reader(answer, "output", _shift(statement.lines, output_start)
+                                   ).read(), statement.scripts)
     kind, level = keyword[0], int(keyword[1:] or 0)
     read = Rule(pattern, answer.strip(), kind=kind, level=level, line=number,
                 functions=functions, scripts=statement.scripts, input=input_nodes,
@@ -964,7 +1010,13 @@ def _match(rule: Rule, normalised: str, said: List[str], concept: ConceptLookup,
     """How ``normalised`` (``"word word "``, ``said``: the words as said) matches the
     rule's input, else None."""
     compiler = _Compiler(concept, variable)
-    found = re.fullmatch(compiler.seq(rule.input), normalised)
+    try:
+        found = regex.fullmatch(compiler.seq(rule.input), normalised, timeout=MATCH_TIMEOUT_S)
+    except TimeoutError:
+        _LOG.warning("the rule at line %s took more than %g s to match %r: taken as not "
+                     "matching it (its wildcards backtrack too much)", rule.line,
+                     MATCH_TIMEOUT_S, normalised[:200])
+        return None
     if found is None:
         return None
     stored = []
@@ -1013,28 +1065,47 @@ class Undefined(Exception):
     """An output needs a variable, a stored input or a concept that has no value."""
 
 
+#: what an output does, in order: ("say", text), ("set", variable, value),
+#: ("do", function, arguments) for a rule function (``("start", "animations/...")``,
+#: ``("goto", "tag")``...) and ("script", Python code) for a ``%script`` block
+Step = Tuple[str, ...]
+#: marks the place of a step in the text being rendered (no text holds it)
+_STEP = "\x00"
+
+
 @dataclass
 class Output:
-    """A rendered output: what to say and what to do."""
+    """A rendered output: its steps (:data:`Step`) in the order they stand in it."""
 
-    text: str = ""
-    assignments: List[Tuple[str, str]] = field(default_factory=list)
-    #: how many of ``assignments`` stand before the first word said: those are made when
-    #: the answer starts, the others once its words are said
-    leading: int = 0
-    #: rule functions in order, e.g. ("goto", "tag"), ("start", "animations/..."), ("clear", "x")
-    actions: List[Tuple[str, str]] = field(default_factory=list)
+    steps: List[Step] = field(default_factory=list)
     bookmarks: List[str] = field(default_factory=list)
-    scripts: List[str] = field(default_factory=list)
 
+    @property
+    def text(self) -> str:
+        """What it says (the ``%script`` blocks' printing aside)."""
+        return " ".join(step[1] for step in self.steps if step[0] == "say")
 
-#: functions whose arguments the speech engine reads (kept in the annotated text)
-SPEECH_FUNCTIONS = frozenset({
-    "start", "stop", "wait", "run", "startTag", "stopTag", "waitTag", "runTag", "mode",
-    "startSound", "stopSound", "waitSound", "runSound", "pCall", "call"})
+    @property
+    def assignments(self) -> List[Tuple[str, str]]:
+        """Its variable assignments, in order."""
+        return [(step[1], step[2]) for step in self.steps if step[0] == "set"]
+
+    @property
+    def actions(self) -> List[Tuple[str, str]]:
+        """Its rule functions, in order, e.g. ("goto", "tag"), ("clear", "x")."""
+        return [(step[1], step[2]) for step in self.steps if step[0] == "do"]
+
+    @property
+    def scripts(self) -> List[str]:
+        """Its ``%script`` blocks, in order."""
+        return [step[1] for step in self.steps if step[0] == "script"]
 
 
 class _Renderer:
+    """Renders an output into text, a step's place in it marked by :data:`_STEP` around
+    its index in ``steps`` (steps of an alternative that could not be said are dropped with
+    its text)."""
+
     def __init__(self, topic: Optional[Topic], captures: Sequence[str],
                  concept: ConceptLookup, variable: VariableLookup,
                  rng: Optional[random.Random]) -> None:
@@ -1043,8 +1114,8 @@ class _Renderer:
         self.concept = concept
         self.variable = variable
         self.rng = rng or random.Random()
-        self.out = Output()
-        self._words = 0  # words rendered so far
+        self.steps: List[Step] = []
+        self.bookmarks: List[str] = []
         self._expanding: List[str] = []
         self._locals: List[Dict[str, str]] = []
 
@@ -1062,24 +1133,34 @@ class _Renderer:
             joined += (" " if spaced and joined else "") + piece
         return joined
 
+    def step(self, *step: str) -> str:
+        """Add a step; the mark of its place in the text."""
+        self.steps.append(step)
+        return "%s%d%s" % (_STEP, len(self.steps) - 1, _STEP)
+
+    def output(self, nodes: Sequence[Node]) -> Output:
+        """The output of ``nodes``: its text split into "say" steps around the others."""
+        parts = self.text(nodes).split(_STEP)
+        steps: List[Step] = []
+        for index, part in enumerate(parts):
+            if index % 2:
+                steps.append(self.steps[int(part)])
+            elif part.split():
+                steps.append(("say", " ".join(part.split())))
+        return Output(steps, self.bookmarks)
+
     def lookup(self, name: str) -> Optional[str]:
         """A variable's value: a ``def:`` parameter, else what the output assigned it so
         far, else the dialog's."""
         for scope in reversed(self._locals):
             if name in scope:
                 return scope[name]
-        for assigned, value in reversed(self.out.assignments):
-            if assigned == name:
-                return value
+        for step in reversed(self.steps):
+            if step[0] == "set" and step[1] == name:
+                return step[2]
         return self.variable(name)
 
     def node(self, node: Node) -> str:
-        text = self._node(node)
-        if text and isinstance(node, (Word, VarRef, CaptureRef)):
-            self._words += 1
-        return text
-
-    def _node(self, node: Node) -> str:
         if isinstance(node, Word):
             return node.text
         if isinstance(node, Phrase):
@@ -1092,11 +1173,11 @@ class _Renderer:
             value = self.lookup(node.name)
             if value is None:
                 raise Undefined("$%s" % node.name)
-            return value
+            return value.replace(_STEP, "")
         if isinstance(node, CaptureRef):
             if not 1 <= node.index <= len(self.captures):
                 raise Undefined("$%d" % node.index)
-            return self.captures[node.index - 1]
+            return self.captures[node.index - 1].replace(_STEP, "")
         if isinstance(node, Condition):
             right = self.node(node.value) if not isinstance(node.value, Word) \
                 else node.value.text
@@ -1104,15 +1185,12 @@ class _Renderer:
                 raise Undefined("$%s%s%s" % (node.name, node.op, right))
             return ""
         if isinstance(node, Assign):
-            words = self._words  # the value is not said
-            self.out.assignments.append((node.name, self.node(node.value)))
-            self._words = words
-            if not words:
-                self.out.leading += 1
-            return ""
+            return self.step("set", node.name, self.node(node.value).replace(_STEP, ""))
         if isinstance(node, Tag):
-            self.out.bookmarks.append(node.name)
+            self.bookmarks.append(node.name)
             return ""
+        if isinstance(node, Script):
+            return self.step("script", node.code)
         if isinstance(node, Func):
             return self.function(node)
         return ""
@@ -1130,15 +1208,12 @@ class _Renderer:
         start = 0 if node.mode == "first" else turns.get(id(node), 0) % count
         for step in range(count):
             index = (start + step) % count
-            saved = (len(self.out.assignments), len(self.out.actions), len(self.out.bookmarks),
-                     self.out.leading, self._words)
+            saved = (len(self.steps), len(self.bookmarks))
             try:
                 said = self.node(node.items[index])
             except Undefined:
-                del self.out.assignments[saved[0]:]
-                del self.out.actions[saved[1]:]
-                del self.out.bookmarks[saved[2]:]
-                self.out.leading, self._words = saved[3], saved[4]
+                del self.steps[saved[0]:]
+                del self.bookmarks[saved[1]:]
                 continue
             if node.mode != "first":
                 turns[id(node)] = (index + 1) % count
@@ -1155,7 +1230,6 @@ class _Renderer:
             key = hash(("dynamic", name))
             index = turns.get(key, 0) % len(values)
             turns[key] = index + 1
-            self._words += 1
             return str(values[index])
         self._expanding.append(name)
         try:
@@ -1186,8 +1260,7 @@ class _Renderer:
                      (values if all(isinstance(v, str) for v in values) else
                       _flatten_choice([v for v in values if isinstance(v, Node)]))]
             return ", ".join(names)
-        self.out.actions.append((node.name, self.expand(args)))
-        return ""
+        return self.step("do", node.name, self.expand(args))
 
     def expand(self, args: str) -> str:
         """Arguments with their ``$variables`` and ``$1`` replaced."""
@@ -1244,15 +1317,12 @@ def split_arguments(args: str) -> List[str]:
 
 def render_output(nodes: Sequence[Node], topic: Optional[Topic] = None,
                   captures: Sequence[str] = (), concept: Optional[ConceptLookup] = None,
-                  variable: Optional[VariableLookup] = None, scripts: Sequence[str] = (),
+                  variable: Optional[VariableLookup] = None,
                   rng: Optional[random.Random] = None) -> Output:
-    """Evaluate an output; :class:`Undefined` when it needs a value nobody set."""
-    renderer = _Renderer(topic, captures, concept or (lambda name: None),
-                         variable or (lambda name: None), rng)
-    text = renderer.text(nodes)
-    renderer.out.text = " ".join(text.split())
-    renderer.out.scripts = list(scripts)
-    return renderer.out
+    """Evaluate an output into its steps; :class:`Undefined` when it needs a value nobody
+    set."""
+    return _Renderer(topic, captures, concept or (lambda name: None),
+                     variable or (lambda name: None), rng).output(nodes)
 
 
 def topic_concept(topics: Sequence[Topic], dynamic: Callable[[str], List[str]],

@@ -236,22 +236,29 @@ class ALServiceManager(SimModule):
         return (loopback or endpoints)[0]
 
     def _spawn(self, method: str, service: AppService, autorun: bool) -> bool:
-        """Start ``service``'s process; False (and a failure) when it cannot start."""
+        """Start ``service``'s process; False (and a failure) when it cannot start.  The
+        process starts in the application's folder as opened from the robot files' handle
+        (a link leading out of them is refused), and finds it from there, not by a path
+        looked up again."""
         app_folder = self._sim.files.apps / service.package_id
         try:
             script, arguments = python_command(service, app_folder)
-        except ServiceStartError as error:
+            with self._sim.files.apps_folder() as apps:
+                app = apps.folder(service.package_id)
+        except (ServiceStartError, OSError) as error:
             self._fail(service, str(error))
             return False
         command = [sys.executable, "-I", "-B", "-u", "-m", HOST_MODULE,
-                   "--app", str(app_folder.resolve()), "--root", str(self._sim.files.root),
-                   "--qi-url", self._robot_url(), str(script)] + arguments
-        with self._lock:
+                   "--app", ".", "--root", str(self._sim.files.root),
+                   "--qi-url", self._robot_url(),
+                   str(script.relative_to(app_folder.resolve()))] + arguments
+        with app, self._lock:
             if self._closed:
                 raise self._error(method, "the robot is shutting down")
             if service.full_name in self._running:
                 return False
-            process = subprocess.Popen(command, cwd=str(app_folder), stdin=subprocess.DEVNULL,
+            process = subprocess.Popen(command, cwd="/proc/self/fd/%d" % app.fileno(),
+                                       pass_fds=(app.fileno(),), stdin=subprocess.DEVNULL,
                                        stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                                        start_new_session=True)
             running = _Running(service, process, autorun)

@@ -2,13 +2,24 @@
 
 Speaking takes time proportional to the text (``SECONDS_PER_CHARACTER`` at speed 100, plus
 ``\\pau=ms\\`` pauses), one sentence at a time in call order, and raises the ALMemory events
-of the real engine (TextStarted, CurrentSentence, CurrentWord, Status, TextDone).
+of the real engine (TextStarted, CurrentSentence, CurrentWord, CurrentBookMark for a
+``\\mrk=N\\`` bookmark reached, Status, TextDone).
 
 Sentences wait in a queue that one thread speaks: ``say`` returns a future completed once
 its sentence is spoken, stopped or thrown (:func:`~.module.deferred`), so that sentences
 waiting their turn hold no thread of the robot.  ``stopAll`` stops the sentence being
 spoken and throws the queued ones; ``stop(id)`` of a posted ``say`` and the cancellation
 of a client's call end their own sentence.
+
+ALAnimatedSpeech does the instructions of an annotated text where they stand (``^start``,
+``^run``, ``^wait``, ``^stop``, ``^stopAndPlay`` of an animation, the same by tag,
+``^mode``): :class:`AnnotatedSpeech` says the text between them as sentences of
+ALTextToSpeech, an instruction that does not wait done when the speech reaches it (a
+bookmark), one that waits (``^run``, ``^wait``) between sentences; the animations it
+started and did not wait for stop when its text is said, before its ``say`` ends.
+ALDialog says its answers the same way (their variables, rule functions and ``%script``
+blocks are steps too).  The animations are recorded as the robot's own calls of
+ALAnimationPlayer (``run``, ``runTag``).
 """
 import itertools
 import re
@@ -16,12 +27,14 @@ import threading
 from collections import deque
 from concurrent.futures import Future
 from dataclasses import dataclass, field
-from typing import Any, Deque, Dict, List, Optional, Tuple
+from typing import Any, Callable, Deque, Dict, List, Optional, Sequence, Tuple, Union
 
+from naoqi_qicore.robot.sim.own_calls import OwnCall, call_own
 from naoqi_qicore.robot.sim.services.module import (Activity, SimModule, check_range,
                                                     current_activity, deferred, running_as,
                                                     settle)
-from naoqi_qicore.robot.sim.services.sound import describe, write_silence
+from naoqi_qicore.robot.sim.services.qichat import Step
+from naoqi_qicore.robot.sim.services.sound import write_silence
 
 SECONDS_PER_CHARACTER = 0.06
 
@@ -50,12 +63,20 @@ TTS_PARAMETERS: Dict[str, Tuple[float, float, float]] = {
 }
 
 _TAG = re.compile(r"\\(\w+)(?:=([^\\]*))?\\")
-_ANIMATION_TAG = re.compile(r"\^\w+\([^)]*\)|\^\w+")
+_INSTRUCTION = re.compile(r"\^(\w+)(?:\(([^)]*)\))?")
+#: ALAnimatedSpeech's instructions that wait (the speech stops meanwhile)
+WAITING_INSTRUCTIONS = frozenset({"run", "runTag", "wait", "waitTag"})
+#: ... and the others: done when the speech reaches them
+INSTRUCTIONS = WAITING_INSTRUCTIONS | {"start", "startTag", "stop", "stopTag", "stopAndPlay",
+                                       "mode"}
+#: ALAnimatedSpeech's sound instructions, which the simulated robot does not play
+SOUND_INSTRUCTIONS = frozenset({"startSound", "runSound", "waitSound", "stopSound"})
 
 
-def speech_plan(text: str, speed: float) -> List[Tuple[str, float]]:
-    """[(word or "", seconds)] for ``text``; "" entries are pauses from ``\\pau=ms\\`` tags."""
-    plan: List[Tuple[str, float]] = []
+def speech_plan(text: str, speed: float) -> List[Tuple[Union[str, int], float]]:
+    """[(word or "", seconds)] for ``text``; "" entries are pauses from ``\\pau=ms\\`` tags,
+    ``(N, 0.0)`` the bookmark ``\\mrk=N\\``."""
+    plan: List[Tuple[Union[str, int], float]] = []
     position = 0
     for match in itertools.chain(_TAG.finditer(text), [None]):
         chunk = text[position:match.start() if match else len(text)]
@@ -67,25 +88,40 @@ def speech_plan(text: str, speed: float) -> List[Tuple[str, float]]:
         tag, value = match.group(1).lower(), match.group(2)
         if tag == "pau" and value and value.strip().isdigit():
             plan.append(("", int(value) / 1000.0))
+        elif tag == "mrk" and value and value.strip().isdigit():
+            plan.append((int(value), 0.0))
         elif tag == "rspd" and value and value.strip().isdigit():
             speed = min(400.0, max(50.0, float(value)))
     return plan
 
 
-def strip_animation_tags(text: str) -> str:
-    """``text`` without the ^start(...)/^run(...)/^mode(...) annotations of animated speech."""
-    return " ".join(_ANIMATION_TAG.sub(" ", text).split())
+def annotated_steps(text: str) -> List[Step]:
+    """The steps of an annotated text, in order: ("say", text) and (instruction, argument)
+    (``^start(animations/Stand/Gestures/Hey_1)`` is ("start", "animations/...")); ALDialog's
+    answers have steps of their own (:data:`~naoqi_qicore.robot.sim.services.qichat.Step`)."""
+    steps: List[Step] = []
+    position = 0
+    for match in itertools.chain(_INSTRUCTION.finditer(text), [None]):
+        words = " ".join(text[position:match.start() if match else len(text)].split())
+        if words:
+            steps.append(("say", words))
+        if match is None:
+            return steps
+        steps.append((match.group(1), (match.group(2) or "").strip()))
+        position = match.end()
+    return steps
 
 
 @dataclass(eq=False)
 class Sentence:
-    """A sentence to say: its task id, its text, the activity that may interrupt it, and
-    the future its ``say`` returned."""
+    """A sentence to say: its task id, its text, the activity that may interrupt it, the
+    future its ``say`` returned, and what to call with N when a ``\\mrk=N\\`` is reached."""
 
     task: int
     text: str
     activity: Activity
     done: "Future[None]" = field(default_factory=Future)
+    bookmark: Optional[Callable[[int], None]] = None
 
 
 class ALTextToSpeech(SimModule):
@@ -127,10 +163,16 @@ class ALTextToSpeech(SimModule):
         """Say ``stringToSay`` (in ``language`` for this sentence only); done when spoken."""
         if language is not None:
             self._check_language("say", language)
-        text = stringToSay
+        return self._say(stringToSay, language)
+
+    def _say(self, text: str, language: Optional[str] = None,
+             bookmark: Optional[Callable[[int], None]] = None) -> "Future[None]":
+        """Queue ``text``; ``bookmark(N)`` is called (in the speech's thread) when the speech
+        reaches ``\\mrk=N\\``.  The future is done when it is spoken, stopped or thrown."""
         for word, replacement in self._dictionary.get(language or self._language, {}).items():
             text = text.replace(word, replacement)
-        sentence = Sentence(next(self._ids), text, current_activity() or Activity())
+        sentence = Sentence(next(self._ids), text, current_activity() or Activity(),
+                            bookmark=bookmark)
         self._notify("Status", [sentence.task, "enqueued"])
         with self._turn:
             if self._closed:
@@ -173,7 +215,7 @@ class ALTextToSpeech(SimModule):
                 sentence = self._speaking = self._queue.popleft()
             try:
                 if not sentence.activity.interrupted:
-                    self._speak(sentence.task, sentence.text, sentence.activity)
+                    self._speak(sentence)
                 else:
                     self._notify("Status", [sentence.task, "thrown"])
             except Exception as error:  # a notification failed: the sentence ends anyway
@@ -183,7 +225,8 @@ class ALTextToSpeech(SimModule):
                     self._speaking = None
                 settle(sentence.done)
 
-    def _speak(self, task: int, text: str, activity: Activity) -> None:
+    def _speak(self, sentence: Sentence) -> None:
+        task, text, activity = sentence.task, sentence.text, sentence.activity
         self._notify("TextDone", 0)
         self._notify("TextStarted", 1)
         self._notify("CurrentSentence", text)
@@ -191,7 +234,11 @@ class ALTextToSpeech(SimModule):
         completed = True
         position = 0
         for word, seconds in speech_plan(text, self._parameters["speed"]):
-            if word:
+            if isinstance(word, int):
+                self._notify("CurrentBookMark", word)
+                if sentence.bookmark is not None:
+                    sentence.bookmark(word)
+            elif word:
                 position = text.find(word, position)
                 self._notify("PositionOfCurrentWord", position)
                 self._notify("CurrentWord", word)
@@ -205,12 +252,13 @@ class ALTextToSpeech(SimModule):
     def sayToFile(self, stringToSay: str, fileName: str) -> None:
         """Write a silent WAV file as long as saying ``stringToSay`` would take, in the
         robot's files."""
-        local = self._file("sayToFile", fileName)
+        place = self._file("sayToFile", fileName)
         seconds = sum(s for _, s in speech_plan(stringToSay, self._parameters["speed"]))
         try:
-            write_silence(local, seconds)
+            with place.replace() as stream:
+                write_silence(stream, seconds)
         except OSError as error:
-            raise self._error("sayToFile", "cannot write '%s': %s" % (fileName, describe(error)))
+            raise self._file_failed("sayToFile", "write", fileName, error) from None
 
     @deferred
     def sayToFileAndPlay(self, stringToSay: str) -> "Future[None]":
@@ -325,10 +373,164 @@ class ALTextToSpeech(SimModule):
 
 
 BODY_LANGUAGE_MODES = ["disabled", "random", "contextual"]
+#: says a step of an annotated speech, or does it (what it returns is then said: a sentence)
+StepDoer = Callable[[Step], Optional[str]]
+
+
+class AnnotatedSpeech:
+    """One annotated speech being said (an ALAnimatedSpeech.say, an ALDialog answer) in
+    ``activity``: interrupting it stops the speech, the steps left and its animations.
+    ``own``: its sentences are the robot's own (an answer of its dialog), recorded as such.
+
+    :meth:`perform` says "say" steps that follow one another as one sentence of
+    ALTextToSpeech; a step standing between the words of a sentence is done when the speech
+    reaches it (a ``\\mrk=N\\`` bookmark: in the speech's thread), unless it waits: a step
+    that waits (``waits(step)``) is done between sentences, and a step after the last words
+    of a sentence once they are said.  :meth:`instruct` does one of ALAnimatedSpeech's
+    instructions, :meth:`finish` stops the animations started and not waited for."""
+
+    def __init__(self, sim: Any, activity: Activity, own: bool = False) -> None:
+        self._sim = sim
+        self._activity = activity
+        self._own = own
+        self._lock = threading.Lock()
+        #: the animations started (^start...): ("animation" or "tag", name), their activity,
+        #: done when they end
+        self._animations: List[Tuple[Tuple[str, str], Activity, "Future[None]"]] = []
+
+    @property
+    def stopped(self) -> bool:
+        """Whether the speech was interrupted."""
+        return self._activity.interrupted
+
+    def perform(self, steps: Sequence[Step], waits: Callable[[Step], bool],
+                do: StepDoer) -> None:
+        """Say and do ``steps`` in order (see the class), until the speech is interrupted."""
+        sentence: List[Union[str, int]] = []  # its words, and bookmarks: indexes in marks
+        marks: List[Step] = []
+        after: List[Step] = []  # steps after the last words of the sentence so far
+
+        def say_sentence() -> None:
+            nonlocal sentence, marks, after
+            if sentence:
+                self._say(sentence, marks, do)
+            for step in after:
+                if self.stopped:
+                    break
+                do(step)
+            sentence, marks, after = [], [], []
+
+        for step in steps:
+            if self.stopped:
+                return
+            if step[0] == "say":
+                for held in after:
+                    sentence.append(len(marks))
+                    marks.append(held)
+                after = []
+                sentence.append(step[1])
+            elif sentence and not waits(step):
+                after.append(step)
+            else:
+                say_sentence()
+                said = None if self.stopped else do(step)
+                if said:
+                    sentence.append(said)
+        say_sentence()
+
+    def _say(self, sentence: List[Union[str, int]], marks: List[Step], do: StepDoer) -> None:
+        """Say ``sentence``, doing ``marks[N]`` when the speech reaches bookmark N."""
+        text = " ".join(part if isinstance(part, str) else "\\mrk=%d\\" % part
+                        for part in sentence)
+
+        def reached(number: int) -> None:
+            try:
+                do(marks[number])
+            except Exception as error:  # a step's failure does not end the sentence
+                self._sim.log.warning("ALAnimatedSpeech: %s", error)
+        said = " ".join(part for part in sentence if isinstance(part, str))
+        own = OwnCall(self._sim, "ALTextToSpeech", "say", [said]) if self._own else None
+        with running_as(self._activity):
+            spoken = self._sim.service("ALTextToSpeech")._say(text, bookmark=reached)
+        try:
+            spoken.result()
+        finally:
+            if own is not None:
+                own.done()
+
+    def instruct(self, name: str, argument: str) -> None:
+        """Do ALAnimatedSpeech's instruction ``^name(argument)`` (see the module)."""
+        key = ("tag" if name.endswith("Tag") else "animation", argument)
+        if name in ("run", "runTag"):
+            with running_as(self._activity):
+                self._animate(name, argument)
+        elif name in ("start", "startTag"):
+            self._start(name, argument, key)
+        elif name == "stopAndPlay":
+            self._stop()
+            self._start(name, argument, key)
+        elif name in ("wait", "waitTag"):
+            started = self._started(key)
+            if not started:
+                self._sim.log.warning("ALAnimatedSpeech: ^%s(%s): not started", name, argument)
+            for _, _, done in started:
+                done.result()  # ends early when the speech is interrupted
+        elif name in ("stop", "stopTag"):
+            self._stop(key)
+        elif name in SOUND_INSTRUCTIONS:
+            self._sim.log.warning("ALAnimatedSpeech: ^%s(%s): the simulated robot plays no "
+                                  "sound of an animated speech", name, argument)
+        elif name != "mode":  # ^mode: the simulated robot makes no gestures of its own
+            self._sim.log.warning("ALAnimatedSpeech: unknown instruction ^%s", name)
+
+    def _animate(self, name: str, argument: str) -> None:
+        """Play the animation (or one tagged) ``argument`` to its end, as the robot's own."""
+        method = "runTag" if name.endswith("Tag") else "run"
+        try:
+            call_own(self._sim, "ALAnimationPlayer", method, argument)
+        except (RuntimeError, TypeError) as error:
+            self._sim.log.warning("ALAnimatedSpeech: ^%s(%s): %s", name, argument, error)
+
+    def _start(self, name: str, argument: str, key: Tuple[str, str]) -> None:
+        """Start the animation ``argument`` in the background."""
+        activity = Activity()
+        done: "Future[None]" = Future()
+        self._activity.when_interrupted(activity.interrupt)
+
+        def play() -> None:
+            try:
+                with running_as(activity):
+                    self._animate(name, argument)
+            finally:
+                self._activity.forget(activity.interrupt)
+                settle(done)
+        with self._lock:
+            self._animations.append((key, activity, done))
+        self._sim.tasks.start(play)
+
+    def _started(self, key: Optional[Tuple[str, str]] = None
+                 ) -> List[Tuple[Tuple[str, str], Activity, "Future[None]"]]:
+        """The animations started as ``key`` (None: all of them)."""
+        with self._lock:
+            return [started for started in self._animations
+                    if key is None or started[0] == key]
+
+    def _stop(self, key: Optional[Tuple[str, str]] = None) -> None:
+        """Stop the animations started as ``key`` (None: every one)."""
+        for _, activity, _ in self._started(key):
+            activity.interrupt()
+
+    def finish(self) -> None:
+        """The text is said: the animations started and not waited for stop (returns once
+        they have)."""
+        self._stop()
+        for _, _, done in self._started():
+            done.result()
 
 
 class ALAnimatedSpeech(SimModule):
-    """Speech with gestures: strips the animation annotations and speaks through ALTextToSpeech."""
+    """Speech with gestures: says an annotated text, doing its instructions where they
+    stand (see the module)."""
 
     NAME = "ALAnimatedSpeech"
 
@@ -344,14 +546,28 @@ class ALAnimatedSpeech(SimModule):
         if mode not in BODY_LANGUAGE_MODES:
             raise self._error("say", "unknown bodyLanguageMode '%s'" % mode)
         activity = current_activity() or Activity()
-        with running_as(activity):  # stopping a posted call stops its sentence
-            spoken = self._sim.service("ALTextToSpeech").say(strip_animation_tags(text))
+        steps = annotated_steps(text)
         done: "Future[None]" = Future()
 
-        def end(_: "Future[None]") -> None:
+        def end(_: Any = None) -> None:
             self._raise_event("ALAnimatedSpeech/EndOfAnimatedSpeech", text)
             settle(done)
-        spoken.add_done_callback(end)
+        if all(step[0] == "say" for step in steps):  # no instruction: no thread needed
+            with running_as(activity):  # stopping a posted call stops its sentence
+                spoken = self._sim.service("ALTextToSpeech")._say(
+                    " ".join(step[1] for step in steps))
+            spoken.add_done_callback(end)
+        else:
+            speech = AnnotatedSpeech(self._sim, activity)
+
+            def perform() -> None:
+                try:
+                    speech.perform(steps, lambda step: step[0] in WAITING_INSTRUCTIONS,
+                                   lambda step: speech.instruct(*step))
+                finally:
+                    speech.finish()
+                    end()
+            self._sim.tasks.start(perform)
         done.add_done_callback(lambda _: activity.interrupt() if done.cancelled() else None)
         return done
 

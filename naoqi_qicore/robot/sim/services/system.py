@@ -3,7 +3,6 @@ ALNotificationManager (ALServiceManager: :mod:`~naoqi_qicore.robot.sim.services.
 
 Shutdown and reboot are recorded (``ALSystem.requests`` and an ALMemory event), never run.
 """
-import os
 from typing import Any, Dict, List
 
 from lxml import etree
@@ -132,11 +131,14 @@ class ALPreferenceManager(SimModule):
     def importPrefFile(self, path: str, override: bool) -> None:
         """Import ``<ModulePreference name=domain><Preference name=.. value=..>`` files of
         the robot's files (no entity is expanded)."""
-        local = self._file("importPrefFile", path)
-        if not os.path.isfile(local):
+        place = self._file("importPrefFile", path)
+        if not place.is_file():
             raise self._error("importPrefFile", "file '%s' does not exist" % path)
         try:
-            root = etree.parse(local, safe_xml_parser()).getroot()
+            with place.open_read() as stream:
+                root = etree.parse(stream, safe_xml_parser()).getroot()
+        except OSError as error:
+            raise self._file_failed("importPrefFile", "read", path, error) from None
         except etree.XMLSyntaxError as error:
             raise self._error("importPrefFile", "%s: not a preference file (%s)"
                               % (path, error.msg))

@@ -10,7 +10,6 @@ refused.  ``loadApplication(package id)`` shows an installed application's page 
 with or without a trailing slash, as the standard "Show App" box gives it).
 """
 import itertools
-import os
 import posixpath
 from typing import Any, List, Optional
 from urllib.parse import unquote, urlsplit
@@ -81,7 +80,7 @@ class ALTabletService(SimModule):
         robot_path = posixpath.normpath(posixpath.join(html, rest))
         local = self._file(method, robot_path)
         if app not in ("", ".", "..") and robot_path.startswith(html + "/") \
-                and os.path.exists(local):
+                and local.exists():
             return True
         self._sim.log.warning("ALTabletService.%s: %s is no file of the application's html "
                              "folder in the robot's files", method, url)

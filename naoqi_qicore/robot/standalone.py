@@ -13,7 +13,14 @@ standard output says how it ended:
 
     wave_hello: FINISHED in 4.2 s, no errors
     wave_hello: FINISHED in 4.2 s with 2 errors (last: root/Say: onStart: RuntimeError: ...)
+    wave_hello: FINISHED in 4.2 s, no errors, 1 warning (last: root/Dance: motion: the robot
+    has no joint LAnklePitch: the keys of it in this timeline are left out)
     wave_hello: STOPPED by SIGINT in 1.3 s, no errors
+
+A warning is what the user must know that did not make the run fail (keys of joints the
+robot lacks left out, a box that ended because its resources stayed busy, a box's own
+warning line): each is also printed on standard error when it happens (as ``warning: ...``,
+box code's own lines as logged), and it does not change the exit status.
 
 Exit status, as the ``behavior/run`` action's: 0 only for a run that FINISHED with no
 error; 1 for one that finished with errors or failed (ERROR); 128 + the signal's number
@@ -34,8 +41,8 @@ and the exit status is 4 when one failed, else 0 when the run ended as the scena
 expected (FINISHED, or stopped at the scenario's end, with no error; or the status its
 ``ends`` expectation names), else 1.
 
-This module is the composition root of a converted folder: it is the only one of the
-engine that brings in libqi and the robot layer, and only when :func:`main` runs.
+This module is the composition root of a converted folder: it brings the engine, libqi
+and the robot (simulated or not) together, and only when :func:`main` runs.
 """
 from __future__ import annotations
 
@@ -47,6 +54,8 @@ import sys
 import time
 from pathlib import Path
 from typing import Any, List, Optional, Tuple
+
+from naoqi_qicore.core.events import WHERE_LOG
 
 EXIT_FINISHED = 0
 EXIT_FAILED = 1
@@ -228,6 +237,8 @@ def _reporter(verbose: bool, feed: Optional[_ScenarioFeed] = None) -> Any:
             feed.event(event)
         if event.kind == "error":
             print("box error: %s" % event.detail, file=sys.stderr)
+        elif event.kind == "warning" and event.data["warning"].where != WHERE_LOG:
+            print("warning: %s" % event.detail, file=sys.stderr)  # box code's lines: logged
         elif verbose and event.kind != "frame":
             print("%s %s %s" % (event.kind, event.box_path, event.detail), file=sys.stderr)
     return report
@@ -273,8 +284,10 @@ def _play(player: Any, name: str, feed: Optional[_ScenarioFeed] = None) -> Tuple
             signal.signal(number, handler)
     errors = player.error_count  # the unload's too (the root's onUnload)
     lines = verdict.lines() if verdict is not None else []
+    warnings = player.warnings
     ending = "\n".join(lines + [_end_line(name, status, by, ended - started, errors,
-                                          player.last_error)])
+                                          player.last_error, player.warning_count,
+                                          warnings[-1].text() if warnings else "")])
     if signals:
         return EXIT_SIGNAL_BASE + signals[0], ending
     if verdict is not None:
@@ -286,11 +299,16 @@ def _play(player: Any, name: str, feed: Optional[_ScenarioFeed] = None) -> Tuple
 
 
 def _end_line(name: str, status: str, by: str, seconds: float, errors: int,
-              last_error: str) -> str:
+              last_error: str, warnings: int, last_warning: str) -> str:
     """``wave_hello: FINISHED in 4.2 s, no errors`` (see the module doc); ``by``: what
     stopped it (a signal's name, "the scenario"), if anything."""
     how = "%s by %s" % (status, by) if by else status
     if not errors:
-        return "%s: %s in %.1f s, no errors" % (name, how, seconds)
-    return "%s: %s in %.1f s with %d error%s (last: %s)" % (
-        name, how, seconds, errors, "" if errors == 1 else "s", last_error)
+        line = "%s: %s in %.1f s, no errors" % (name, how, seconds)
+    else:
+        line = "%s: %s in %.1f s with %d error%s (last: %s)" % (
+            name, how, seconds, errors, "" if errors == 1 else "s", last_error)
+    if warnings:
+        line += ", %d warning%s (last: %s)" % (warnings, "" if warnings == 1 else "s",
+                                               last_warning)
+    return line

@@ -1,0 +1,27 @@
+# ROS 2 binary wheels export include directories of the machine that built them.  Replace
+# the ones that do not exist here by this interpreter's Python and NumPy headers
+# (NAOQI_QICORE_PYTHON_INCLUDE_DIRS, given by setup.py).  Included after the interfaces
+# are declared, by each interface project setup.py builds.
+if(DEFINED NAOQI_QICORE_PYTHON_INCLUDE_DIRS)
+  get_property(_imported DIRECTORY PROPERTY IMPORTED_TARGETS)
+  foreach(_target IN LISTS _imported)
+    get_target_property(_dirs ${_target} INTERFACE_INCLUDE_DIRECTORIES)
+    if(NOT _dirs)
+      continue()
+    endif()
+    set(_kept "")
+    set(_changed FALSE)
+    foreach(_dir IN LISTS _dirs)
+      if(_dir MATCHES "^/" AND NOT EXISTS "${_dir}")
+        set(_changed TRUE)
+      else()
+        list(APPEND _kept "${_dir}")
+      endif()
+    endforeach()
+    if(_changed)
+      list(APPEND _kept ${NAOQI_QICORE_PYTHON_INCLUDE_DIRS})
+      list(REMOVE_DUPLICATES _kept)
+      set_target_properties(${_target} PROPERTIES INTERFACE_INCLUDE_DIRECTORIES "${_kept}")
+    endif()
+  endforeach()
+endif()
