@@ -23,16 +23,16 @@ layers, each one catching what the previous one lets through:
    down and closed when the guard closes, so that a thread blocked in their ``accept``,
    ``recv`` or ``connect`` gets an error and meets ``BehaviorStopped`` at its next line;
    its locks, conditions, events and joins (``box_stdlib``) wait in slices of
-   :data:`POLL_SECONDS` through :meth:`BoxCodeGuard.blocking`;
+   :data:`WAIT_SLICE_SECONDS` through :meth:`BoxCodeGuard.blocking`;
 5. a thread still in box code at the deadline is blocked in other C code (a foreign
    future, a C extension) or loops in a library's code: it is returned as a
    :class:`Straggler` with the line of box code it is at (the trace function keeps it),
    for the engine to report as an error of the run, and its robot calls stay refused.
 
-The stop's own box code (the onStop inputs' methods and onUnload, started with
+The stop's own box code (the onUnload methods of the boxes it unloads, started with
 :meth:`BoxCodeGuard.start_stop_code`) outlives the grace the rest of box code gets: a
-:meth:`BoxCodeGuard.shut` that keeps it leaves it running with its robot calls allowed; the
-final shut (:meth:`BoxCodeGuard.close`) ends it like any box code.
+:meth:`BoxCodeGuard.shut` that keeps it leaves it running with its robot calls allowed and
+its sockets open; the final shut (:meth:`BoxCodeGuard.close`) ends it like any box code.
 
 Threads are known to run box code by the guard's own record of :meth:`BoxCodeGuard.run`,
 never by looking at other threads' stacks: ``sys._current_frames()`` and
@@ -54,11 +54,13 @@ from dataclasses import dataclass
 from types import FrameType
 from typing import Any, Callable, Dict, List, Optional, Set, Tuple
 
-#: how often the threads still running box code are looked for while the guard closes, and
-#: how long box code's waits in C last between two looks at the guard (s)
+#: how often the threads still running box code are looked for while the guard closes (s)
 POLL_SECONDS = 0.01
+#: how long box code's waits on its locks, events... last between two looks at the guard (s)
+WAIT_SLICE_SECONDS = 0.05
 #: how long box code gets to end once the guard has closed: its next line, a wait of it
-#: waking up (s); the stop's own box code runs until that long before the stop's deadline
+#: waking up: a few :data:`WAIT_SLICE_SECONDS` (s); the stop's own box code runs until
+#: that long before the stop's deadline
 ENDING_SECONDS = 0.15
 
 
@@ -143,11 +145,12 @@ class BoxCodeGuard:
         self._final = threading.Event()
         #: threads running the stop's own box code (:meth:`start_stop_code`)
         self._stop_threads: Set[int] = set()
-        self._stop_code: List["StopCode"] = []
+        self._stop_code: Set["StopCode"] = set()
         #: events box code waits on -> whether the waiting thread runs the stop's own code
         self._waiters: Dict[threading.Event, bool] = {}
-        #: sockets box code opened since the guard last opened
-        self._sockets: "weakref.WeakSet[socket.socket]" = weakref.WeakSet()
+        #: sockets box code opened and did not close -> whether the stop's own code did
+        self._sockets: "weakref.WeakKeyDictionary[socket.socket, bool]" = \
+            weakref.WeakKeyDictionary()
         #: file name of a box script's code -> the box
         self._files: Dict[str, str] = {}
         #: thread id -> the boxes whose code it runs, outermost first
@@ -250,6 +253,10 @@ class BoxCodeGuard:
                 return self.run(box, function, *args, **kwargs)
             except BehaviorStopped:
                 return None
+            except Exception:
+                if self.closed:  # what the stop did to it: a socket closed under it...
+                    return None
+                raise
         run.__name__ = getattr(function, "__name__", "box_callback")
         run.__doc__ = getattr(function, "__doc__", None)
         return run
@@ -265,18 +272,18 @@ class BoxCodeGuard:
         return self._final.is_set() or threading.get_ident() not in self._stop_threads
 
     def open(self) -> None:
-        """Box code may run (a run starts, or the behavior loads or unloads); the sockets
-        it opens from now on are closed when the guard closes."""
+        """Box code may run (a run starts, or the behavior loads or unloads)."""
         with self._lock:
             self._refused.clear()
-            self._sockets = weakref.WeakSet()
         self._final.clear()
         self._closed.clear()
 
     def opened(self, connection: socket.socket) -> None:
-        """Box code opened ``connection`` (closed when the guard closes)."""
+        """Box code of the calling thread opened ``connection``: the guard closing shuts it
+        down and closes it (the stop's own code's at the final shut only)."""
+        of_stop = threading.get_ident() in self._stop_threads
         with self._lock:
-            self._sockets.add(connection)
+            self._sockets[connection] = of_stop
 
     def first_refusal(self, box_path: str) -> bool:
         """True the first time ``box_path`` is refused something since the guard closed."""
@@ -317,13 +324,14 @@ class BoxCodeGuard:
 
     def blocking(self, attempt: Callable[[float], bool], timeout: Optional[float]) -> bool:
         """A wait of box code in C made interruptible: ``attempt(seconds)`` (waits at most
-        that long; True when what it waits for came) again and again, :data:`POLL_SECONDS`
-        at a time, until it succeeds (True), ``timeout`` passes (False; None or a negative
+        that long; True when what it waits for came) again and again,
+        :data:`WAIT_SLICE_SECONDS` at a time, until it succeeds (True), ``timeout`` passes (False; None or a negative
         one: no limit) or the guard closes (:class:`BehaviorStopped`)."""
         self.check()
         end = None if timeout is None or timeout < 0 else time.monotonic() + timeout
         while True:
-            left = POLL_SECONDS if end is None else min(POLL_SECONDS, end - time.monotonic())
+            left = (WAIT_SLICE_SECONDS if end is None
+                    else min(WAIT_SLICE_SECONDS, end - time.monotonic()))
             if attempt(max(0.0, left)):
                 return True
             self.check()
@@ -332,28 +340,30 @@ class BoxCodeGuard:
 
     # -- ending box code --------------------------------------------------------------------
     def start_stop_code(self, function: Callable[[], Any], name: str) -> "StopCode":
-        """Run ``function`` (it calls the stop's own box methods: onStop inputs, onUnload)
-        in a thread of its own whose box code a :meth:`shut` keeping it leaves running, its
-        robot calls allowed, until the final shut."""
-        started = StopCode(self, function, name)
-        with self._lock:
-            self._stop_code = [code for code in self._stop_code if code.running] + [started]
-        return started
+        """Run ``function`` (it calls the stop's own box methods: onUnload) in a thread of
+        its own whose box code a :meth:`shut` keeping it leaves running, its robot calls
+        allowed, until the final shut."""
+        return StopCode(self, function, name)
 
     def wait_stop_code(self, deadline: float) -> None:
         """Wait until the stop's own box code has returned, until the monotonic time
-        ``deadline`` at the latest."""
-        with self._lock:
-            running = list(self._stop_code)
-        for code in running:
-            code.wait(deadline)
+        ``deadline`` at the latest (what it starts meanwhile included)."""
+        while time.monotonic() < deadline:
+            with self._lock:
+                running = list(self._stop_code)
+            if not running:
+                return
+            for code in running:
+                code.wait(deadline)
 
-    def _stop_code_runs(self, running: bool) -> None:
-        """The calling thread starts (``running``) or ends running the stop's own code."""
+    def _stop_code_runs(self, code: "StopCode", running: bool) -> None:
+        """``code`` (the calling thread's) starts (``running``) or has ended."""
         with self._lock:
             if running:
+                self._stop_code.add(code)
                 self._stop_threads.add(threading.get_ident())
             else:
+                self._stop_code.discard(code)
                 self._stop_threads.discard(threading.get_ident())
 
     def shut(self, keep_stop_code: bool = False) -> None:
@@ -366,8 +376,10 @@ class BoxCodeGuard:
         with self._lock:
             waiters = [event for event, of_stop in self._waiters.items()
                        if not keep_stop_code or not of_stop]
-            sockets = list(self._sockets) if not keep_stop_code else []
-            self._sockets = weakref.WeakSet() if not keep_stop_code else self._sockets
+            sockets = [connection for connection, of_stop in list(self._sockets.items())
+                       if not keep_stop_code or not of_stop]
+            for connection in sockets:
+                del self._sockets[connection]
         for waiter in waiters:
             waiter.set()
         for connection in sockets:
@@ -426,21 +438,20 @@ class StopCode:
         self._guard = guard
         self._function = function
         self._error: Optional[BaseException] = None
+        self._started = threading.Event()
         self._thread = threading.Thread(target=self._run, daemon=True, name=name)
         self._thread.start()
+        self._started.wait()  # counted as the stop's own code before anyone waits for it
 
     def _run(self) -> None:
-        self._guard._stop_code_runs(True)
+        self._guard._stop_code_runs(self, True)
+        self._started.set()
         try:
             self._function()
         except BaseException as error:  # given to the thread that joins it
             self._error = error
         finally:
-            self._guard._stop_code_runs(False)
-
-    @property
-    def running(self) -> bool:
-        return self._thread.is_alive()
+            self._guard._stop_code_runs(self, False)
 
     def wait(self, deadline: float) -> None:
         """Wait for it to return, until the monotonic time ``deadline`` at the latest."""

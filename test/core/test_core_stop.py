@@ -403,7 +403,7 @@ def onInput_onStart(self):
     started(harness)
     [port] = [entry[2] for entry in harness.log if entry[1] == "running"]
     assert stop_in_thread(harness) < STOP_DEADLINE + SLACK
-    assert stop_errors(harness) == []
+    assert harness.player.errors == []  # its accept() failing is the stop's doing
     box_threads_end(harness)
     assert ("l1_Looping", "accepted") not in harness.log
     again = socket.socket()
@@ -437,12 +437,53 @@ def onInput_onStart(self):
         peer, _ = server.accept()
         peer.settimeout(5)
         assert stop_in_thread(harness) < STOP_DEADLINE + SLACK
-        assert stop_errors(harness) == []
+        assert harness.player.errors == []
         box_threads_end(harness)
         assert peer.recv(16) == b""  # the box's end of the connection is closed
         peer.close()
     finally:
         server.close()
+
+
+def unanswering_address():
+    """A listening socket whose backlog is full, the connections filling it and its
+    address: a connect() to it waits (its SYN is dropped) as to a host that never answers."""
+    import select
+    import socket
+    server = socket.socket()
+    server.bind(("127.0.0.1", 0))
+    server.listen(0)
+    fillers = []
+    for _ in range(16):
+        filler = socket.socket()
+        filler.setblocking(False)
+        fillers.append(filler)
+        filler.connect_ex(server.getsockname())
+        if not select.select([], [filler], [], 0.3)[1]:
+            return server, fillers
+    raise AssertionError("connections to a full backlog were all answered")
+
+
+def test_the_stop_ends_a_box_waiting_in_connect(make_harness):
+    server, fillers = unanswering_address()
+    try:
+        harness = make_harness(one_box("""
+def onInput_onStart(self):
+    import socket
+    client = socket.socket()
+    record(self.getName(), "running")
+    client.connect(("127.0.0.1", %d))
+    record(self.getName(), "connected")
+""" % server.getsockname()[1]))
+        started(harness)
+        time.sleep(0.1)  # in connect()
+        assert stop_in_thread(harness) < STOP_DEADLINE + SLACK
+        assert harness.player.errors == []
+        box_threads_end(harness)
+        assert ("l1_Looping", "connected") not in harness.log
+    finally:
+        for connection in fillers + [server]:
+            connection.close()
 
 
 @pytest.mark.parametrize("request_code", [
@@ -464,7 +505,7 @@ def onInput_onStart(self):
         peer.settimeout(5)
         assert b"/status" in peer.recv(4096)  # the request was sent: it waits for the answer
         assert stop_in_thread(harness) < STOP_DEADLINE + SLACK
-        assert stop_errors(harness) == []
+        assert harness.player.errors == []
         box_threads_end(harness)
         assert ("l1_Looping", "answered") not in harness.log
         assert peer.recv(16) == b""
@@ -474,61 +515,78 @@ def onInput_onStart(self):
 
 
 class SlowDialog:
-    """ALDialog of a loaded robot: ``deactivateTopic`` answers after ``SLOW`` s."""
+    """ALDialog of a loaded robot: ``deactivateTopic`` answers once ``ended()`` is true
+    (the stop's grace is over)."""
 
-    SLOW = 0.6
-
-    def __init__(self, calls) -> None:
+    def __init__(self, calls, ended) -> None:
         self._calls = calls
+        self._ended = ended
 
     def deactivateTopic(self, name):  # noqa: N802 (NAOqi name)
-        time.sleep(self.SLOW)
+        deadline = time.monotonic() + 5
+        while not self._ended() and time.monotonic() < deadline:
+            time.sleep(0.005)
         self._calls.append(("ALDialog", "deactivateTopic", (name,)))
 
     def unsubscribe(self, name):
         self._calls.append(("ALDialog", "unsubscribe", (name,)))
 
 
-@pytest.mark.parametrize("method", ["onInput_onStop", "onUnload"])
-def test_the_stops_own_box_methods_call_a_slow_robot_until_the_deadline(make_harness, method):
-    """A Dialog box's onStop or onUnload on a loaded robot: its later calls come after the
-    other box code's grace, and are still made."""
+def test_an_onunload_calls_a_slow_robot_until_the_stops_deadline(make_harness):
+    """A Dialog box's onUnload on a loaded robot: its call answers once the guard has ended
+    the other box code (Busy's loop), after the stop's grace; its next call is still
+    made."""
     from core_builders import FakeSession
+    harness = None
 
     class SlowRobot(FakeSession):
         def service(self, name):
-            return SlowDialog(self.calls) if name == "ALDialog" else super().service(name)
+            if name != "ALDialog":
+                return super().service(name)
+            return SlowDialog(self.calls,
+                              lambda: "root/Busy" not in harness.player.guard.box_threads())
 
-    harness = make_harness(one_box("""
+    dialog = script_box("Dialog", 1, """
 def onInput_onStart(self):
     self.dialog = ALProxy("ALDialog")
-    record(self.getName(), "running")
-def %s(self):
+def onUnload(self):
     self.dialog.deactivateTopic("topic")
-    self.dialog.unsubscribe("root/Looping")
-""" % method), session=SlowRobot(), naoqi=True)
-    started(harness)
+    self.dialog.unsubscribe("root/Dialog")
+""")
+    busy = script_box("Busy", 2, BUSY)
+    harness = make_harness(flow_box("root", -1, [dialog, busy],
+                                    [link(0, 2, 1, 2), link(0, 2, 2, 2)]),
+                           session=SlowRobot(), naoqi=True)
+    started(harness, "l1_Busy")
     assert stop_in_thread(harness) < STOP_DEADLINE + SLACK
-    assert stop_errors(harness) == []
-    assert ("ALDialog", "unsubscribe", ("root/Looping",)) in harness.session.calls
+    assert harness.player.errors == []
+    assert harness.session.calls[-2:] == [("ALDialog", "deactivateTopic", ("topic",)),
+                                          ("ALDialog", "unsubscribe", ("root/Dialog",))]
 
 
-@pytest.mark.parametrize("method", ["onInput_onStop", "onUnload"])
-def test_a_stop_method_waiting_on_a_lock_forever_does_not_hold_the_stop(make_harness, method):
+def test_an_onunload_waiting_on_a_lock_forever_holds_neither_the_stop_nor_the_others(
+        make_harness):
     """Choregraphe's boxes take their mutex in onUnload; a box ended while it held it
-    leaves it taken."""
-    harness = make_harness(one_box("""
+    leaves it taken.  The other boxes' onUnload methods run all the same."""
+    waiting = script_box("Waiting", 1, """
 def onInput_onStart(self):
     from threading import Lock
     self.mutex = Lock()
     self.mutex.acquire()
     record(self.getName(), "running")
-def %s(self):
+def onUnload(self):
     self.mutex.acquire()
     record(self.getName(), "took the mutex")
-""" % method))
-    started(harness)
+""")
+    other = script_box("Other", 2, """
+def onUnload(self):
+    record(self.getName(), "unloaded")
+""")
+    harness = make_harness(flow_box("root", -1, [waiting, other],
+                                    [link(0, 2, 1, 2), link(1, 4, 0, 4)]))
+    started(harness, "l1_Waiting")
     assert stop_in_thread(harness) < STOP_DEADLINE + SLACK
-    assert stop_errors(harness) == []
+    assert harness.player.errors == []
     box_threads_end(harness)
-    assert ("l1_Looping", "took the mutex") not in harness.log
+    assert ("l1_Waiting", "took the mutex") not in harness.log
+    assert ("l1_Other", "unloaded") in harness.log
