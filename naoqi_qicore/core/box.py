@@ -20,13 +20,18 @@ Stopped outputs firing; a box declaring robot resources takes them when it start
 (:mod:`~naoqi_qicore.core.resources`), and when they stay busy it does not run: its
 ``onResourceError`` runs, else its ``onStopped`` output fires, and the run gets a warning.
 Once the behavior's guard is closed, no user method is called and nothing box code emits
-goes anywhere.
+goes anywhere.  A box being unloaded while the behavior stops runs its ``onUnload`` in a
+thread of its own, the stop's own box code (its robot calls allowed until the stop's
+deadline), and the unloading goes on to the next box once it returned or after
+:data:`UNLOAD_TURN_SECONDS`; a box's ``onInput_onStop`` runs only when its onStop input
+is stimulated.
 """
 from __future__ import annotations
 
 import functools
 import logging
 import sys
+import time
 import traceback
 from typing import Any, Dict, List, Optional, Set, Tuple, Union
 
@@ -45,6 +50,9 @@ from naoqi_qicore.xar.model import Box, Diagram, InputNature, OutputNature, Port
 
 Route = Tuple[int, int]  # (owner box id, port id); owner 0 = the diagram's owner
 _NO_PAYLOAD = object()
+#: how long the unloading of a stopping behavior waits for one box's ``onUnload`` before
+#: unloading the next box (that ``onUnload`` goes on in its thread) (s)
+UNLOAD_TURN_SECONDS = 0.05
 
 
 class DiagramNode:
@@ -409,6 +417,8 @@ class BoxNode:
         except BehaviorStopped:
             return False
         except (Exception, SystemExit):
+            if guard.closed:  # what the stop did to it: a socket closed under it...
+                return False
             self.fail(method_name, sys.exc_info())
             return False
         return True
@@ -466,11 +476,23 @@ class BoxNode:
         self.load_count -= 1
         if self.load_count:
             return
-        self.call_user("onUnload")
+        self._call_on_unload()
         self.halt()
         if self.content is None:
             self.unsubscribe_memory()
         self.player.emit("box_unloaded", self.path)
+
+    def _call_on_unload(self) -> None:
+        """The script's ``onUnload``: in the calling thread, or, while the behavior stops, in
+        a thread of the stop's own box code waited for :data:`UNLOAD_TURN_SECONDS` at most
+        (one that waits on a mutex or on a slow robot does not keep the others' from
+        running)."""
+        if not self.player.stopping or getattr(self.instance, "onUnload", None) is None:
+            self.call_user("onUnload")
+            return
+        unloading = self.player.guard.start_stop_code(lambda: self.call_user("onUnload"),
+                                                      "onUnload " + self.path)
+        unloading.wait(time.monotonic() + UNLOAD_TURN_SECONDS)
 
     def halt(self) -> None:
         """End the box: it is no longer started, its content and resources are released."""
@@ -519,15 +541,6 @@ class BoxNode:
         if self.content is not None and self.content.loaded:
             self.content.forward(port.id, payload, wait=True)
         self.halt()
-
-    def stop_for_shutdown(self) -> None:
-        """Run the user methods of the box's onStop inputs (outputs go nowhere any more)."""
-        try:
-            for port in self.model.inputs:
-                if port.nature == InputNature.ON_STOP:
-                    self.call_user("onInput_" + port.name, None)
-        except BehaviorStopped:
-            pass  # ended by the guard between two calls
 
     # -- outputs ---------------------------------------------------------------------------
     def fire_output(self, port: Port, payload: Any = None) -> None:

@@ -2,9 +2,11 @@
 
 Box code imports ``time``, ``threading`` and ``thread`` (``_thread``) from here (they
 are the behavior's :class:`~naoqi_qicore.core.guard.BoxCodeGuard`'s versions of the real
-ones): ``time.sleep`` ends when the behavior stops, and threads started by box code run
-as code of the box that started them, so that stopping the behavior ends them too.
-Everything else is the real module's.
+ones): ``time.sleep`` ends when the behavior stops, threads started by box code run
+as code of the box that started them, so that stopping the behavior ends them too, and
+box code's waits on its locks, conditions, events, semaphores and threads end when the
+behavior stops (:meth:`BoxCodeGuard.blocking`; a lock box code waits for forever in its
+onUnload no longer holds the stop).  Everything else is the real module's.
 """
 from __future__ import annotations
 
@@ -32,10 +34,39 @@ def box_time_module(guard: BoxCodeGuard) -> types.ModuleType:
     return module
 
 
+class GuardedLock:
+    """A ``Lock`` or ``RLock`` of box code: waiting for it ends when the behavior stops."""
+
+    def __init__(self, guard: BoxCodeGuard, lock: Any) -> None:
+        self._guard = guard
+        self._lock = lock
+
+    def acquire(self, blocking: bool = True, timeout: float = -1) -> bool:
+        if not blocking:
+            return self._lock.acquire(False)
+        return self._guard.blocking(lambda seconds: self._lock.acquire(True, seconds),
+                                    timeout)
+
+    __enter__ = acquire
+
+    def release(self) -> None:
+        self._lock.release()
+
+    def __exit__(self, *exc_info: Any) -> None:
+        self._lock.release()
+
+    def __getattr__(self, name: str) -> Any:  # locked(), an RLock's _is_owned()...
+        return getattr(self._lock, name)
+
+    def __repr__(self) -> str:
+        return repr(self._lock)
+
+
 def box_threading_module(guard: BoxCodeGuard) -> types.ModuleType:
-    """``threading`` whose ``Thread`` runs as code of the box starting it, and whose
-    ``Timer`` calls its function as such (never once the behavior is stopped); both have
-    Python 2's ``isAlive``."""
+    """``threading`` whose ``Thread`` runs as code of the box starting it, whose ``Timer``
+    calls its function as such (never once the behavior is stopped), both with Python 2's
+    ``isAlive``, and whose waits (locks, conditions, events, semaphores, joins) end when it
+    stops."""
 
     class Thread(threading.Thread):
         __module__ = "threading"
@@ -46,6 +77,47 @@ def box_threading_module(guard: BoxCodeGuard) -> types.ModuleType:
             self.run = guard.bind(self.run)  # type: ignore[method-assign]
             super().start()
 
+        def join(self, timeout: Optional[float] = None) -> None:
+            guard.blocking(lambda seconds: not (super(Thread, self).join(seconds)
+                                                or self.is_alive()), timeout)
+
+    class Condition(threading.Condition):
+        __module__ = "threading"
+
+        def __init__(self, lock: Any = None) -> None:
+            super().__init__(lock if lock is not None else RLock())
+
+        def wait(self, timeout: Optional[float] = None) -> bool:
+            # a notify cannot come between two slices: the notifier holds the lock
+            return guard.blocking(lambda seconds: super(Condition, self).wait(seconds),
+                                  timeout)
+
+    class Event(threading.Event):
+        __module__ = "threading"
+
+        def wait(self, timeout: Optional[float] = None) -> bool:
+            return guard.blocking(lambda seconds: super(Event, self).wait(seconds), timeout)
+
+    class Semaphore(threading.Semaphore):
+        __module__ = "threading"
+
+        def acquire(self, blocking: bool = True, timeout: Optional[float] = None) -> bool:
+            if not blocking:
+                return super().acquire(False)
+            return guard.blocking(
+                lambda seconds: super(Semaphore, self).acquire(True, seconds), timeout)
+
+        __enter__ = acquire
+
+    class BoundedSemaphore(threading.BoundedSemaphore, Semaphore):
+        __module__ = "threading"
+
+    def Lock() -> GuardedLock:  # noqa: N802 (threading's name)
+        return GuardedLock(guard, threading.Lock())
+
+    def RLock() -> GuardedLock:  # noqa: N802 (threading's name)
+        return GuardedLock(guard, threading.RLock())
+
     class Timer(threading.Timer):
         __module__ = "threading"
         isAlive = threading.Thread.is_alive
@@ -55,8 +127,11 @@ def box_threading_module(guard: BoxCodeGuard) -> types.ModuleType:
             super().start()
 
     module = module_copy(threading)
-    module.Thread = Thread  # type: ignore[attr-defined]
-    module.Timer = Timer  # type: ignore[attr-defined]
+    for name, value in (("Thread", Thread), ("Timer", Timer), ("Condition", Condition),
+                        ("Event", Event), ("Semaphore", Semaphore),
+                        ("BoundedSemaphore", BoundedSemaphore), ("Lock", Lock),
+                        ("RLock", RLock)):
+        setattr(module, name, value)
     return module
 
 
@@ -65,11 +140,16 @@ def box_thread_module(guard: BoxCodeGuard) -> types.ModuleType:
     code of the box calling it."""
     module = module_copy(_thread)
 
+    def allocate_lock() -> GuardedLock:
+        return GuardedLock(guard, _thread.allocate_lock())
+
     def start_new_thread(function: Callable[..., Any], args: tuple,
                          kwargs: Optional[Dict[str, Any]] = None) -> int:
         return _thread.start_new_thread(guard.bind(function), args, kwargs or {})
     module.start_new_thread = start_new_thread  # type: ignore[attr-defined]
     module.start_new = start_new_thread  # type: ignore[attr-defined]
+    module.allocate_lock = allocate_lock  # type: ignore[attr-defined]
+    module.allocate = allocate_lock  # type: ignore[attr-defined]
     return module
 
 

@@ -18,10 +18,21 @@ layers, each one catching what the previous one lets through:
    code it executes: a busy loop ends within one iteration, and always at a line of box
    code, never inside the engine or a library holding a lock.  Handlers that catch
    everything in box scripts let it through (``script.let_stop_through``);
-4. a thread still in box code at the deadline is blocked in C code (a socket read, a
-   lock, a foreign future) or loops in a library's code: it is returned as a
+4. what box code waits on in C ends too: the sockets it opened during the run (itself or
+   through a library it called: ``urllib``, ``http.client``, ``requests``...) are shut
+   down and closed when the guard closes, so that a thread blocked in their ``accept``,
+   ``recv`` or ``connect`` gets an error and meets ``BehaviorStopped`` at its next line;
+   its locks, conditions, events and joins (``box_stdlib``) wait in slices of
+   :data:`WAIT_SLICE_SECONDS` through :meth:`BoxCodeGuard.blocking`;
+5. a thread still in box code at the deadline is blocked in other C code (a foreign
+   future, a C extension) or loops in a library's code: it is returned as a
    :class:`Straggler` with the line of box code it is at (the trace function keeps it),
    for the engine to report as an error of the run, and its robot calls stay refused.
+
+The stop's own box code (the onUnload methods of the boxes it unloads, started with
+:meth:`BoxCodeGuard.start_stop_code`) outlives the grace the rest of box code gets: a
+:meth:`BoxCodeGuard.shut` that keeps it leaves it running with its robot calls allowed and
+its sockets open; the final shut (:meth:`BoxCodeGuard.close`) ends it like any box code.
 
 Threads are known to run box code by the guard's own record of :meth:`BoxCodeGuard.run`,
 never by looking at other threads' stacks: ``sys._current_frames()`` and
@@ -34,15 +45,23 @@ does not swallow it.
 from __future__ import annotations
 
 import linecache
+import socket
 import sys
 import threading
 import time
+import weakref
 from dataclasses import dataclass
 from types import FrameType
 from typing import Any, Callable, Dict, List, Optional, Set, Tuple
 
 #: how often the threads still running box code are looked for while the guard closes (s)
 POLL_SECONDS = 0.01
+#: how long box code's waits on its locks, events... last between two looks at the guard (s)
+WAIT_SLICE_SECONDS = 0.05
+#: how long box code gets to end once the guard has closed: its next line, a wait of it
+#: waking up: a few :data:`WAIT_SLICE_SECONDS` (s); the stop's own box code runs until
+#: that long before the stop's deadline
+ENDING_SECONDS = 0.15
 
 
 class BehaviorStopped(BaseException):
@@ -64,6 +83,42 @@ def _describe(filename: str, number: int) -> str:
     return "%s:%d: %s" % (filename, number, linecache.getline(filename, number).strip())
 
 
+#: thread id -> the guard whose box code it runs (where the sockets it opens belong)
+_box_threads: Dict[int, "BoxCodeGuard"] = {}
+_audit_installed = False
+_audit_lock = threading.Lock()
+
+
+def _audit(event: str, args: Tuple[Any, ...]) -> None:
+    """Audit hook of the process: a socket made while a thread runs box code (by the box
+    code or a library it called) belongs to that code's behavior."""
+    if event == "socket.__new__":
+        guard = _box_threads.get(threading.get_ident())
+        if guard is not None:
+            guard.opened(args[0])
+
+
+def _install_audit() -> None:
+    global _audit_installed
+    with _audit_lock:
+        if not _audit_installed:
+            sys.addaudithook(_audit)  # cannot be removed: installed once per process
+            _audit_installed = True
+
+
+def _end_socket(connection: socket.socket) -> None:
+    """Shut ``connection`` down (waking up a thread blocked in its accept, recv or
+    connect) and close its descriptor, even while ``makefile`` objects still hold it."""
+    try:
+        connection.shutdown(socket.SHUT_RDWR)
+    except OSError:  # not connected, or closed already
+        pass
+    try:
+        super(socket.socket, connection).close()
+    except OSError:
+        pass
+
+
 def _ascii(text: str) -> str:
     if text.isascii() and "\n" not in text:  # box paths mostly are
         return text
@@ -81,10 +136,21 @@ class BoxCodeGuard:
     """
 
     def __init__(self, name: str = "behavior") -> None:
+        _install_audit()
         self._name = _ascii(name)
         self._lock = threading.Lock()
+        #: set when box code must end (the stop's own box code excepted, see :attr:`_final`)
         self._closed = threading.Event()
-        self._waiters: Set[threading.Event] = set()
+        #: set when every box code must end, the stop's own included
+        self._final = threading.Event()
+        #: threads running the stop's own box code (:meth:`start_stop_code`)
+        self._stop_threads: Set[int] = set()
+        self._stop_code: Set["StopCode"] = set()
+        #: events box code waits on -> whether the waiting thread runs the stop's own code
+        self._waiters: Dict[threading.Event, bool] = {}
+        #: sockets box code opened and did not close -> whether the stop's own code did
+        self._sockets: "weakref.WeakKeyDictionary[socket.socket, bool]" = \
+            weakref.WeakKeyDictionary()
         #: file name of a box script's code -> the box
         self._files: Dict[str, str] = {}
         #: thread id -> the boxes whose code it runs, outermost first
@@ -137,12 +203,18 @@ class BoxCodeGuard:
             boxes = self._running.setdefault(ident, [])
             boxes.append(box_path)
             depth = len(boxes) - 1
+        owner = _box_threads.get(ident)
+        _box_threads[ident] = self
         previous = sys.gettrace()
         sys.settrace(self._trace_calls)
         try:
             return function(*args, **kwargs)
         finally:
             sys.settrace(previous)
+            if owner is None:
+                _box_threads.pop(ident, None)
+            else:
+                _box_threads[ident] = owner
             with self._lock:
                 del boxes[depth:]
                 if not boxes and self._running.get(ident) is boxes:
@@ -154,7 +226,7 @@ class BoxCodeGuard:
         :meth:`_trace_lines` (other code runs untraced)."""
         if frame.f_code.co_filename not in self._files:
             return None
-        if self._closed.is_set():
+        if self._closed.is_set() and self._ends_caller():
             raise BehaviorStopped("the behavior is stopped")
         return self._trace_lines
 
@@ -163,7 +235,7 @@ class BoxCodeGuard:
         closed guard ends them here."""
         if event == "line":
             self._lines[threading.get_ident()] = (frame.f_code.co_filename, frame.f_lineno)
-            if self._closed.is_set():
+            if self._closed.is_set() and self._ends_caller():
                 raise BehaviorStopped("the behavior is stopped")
         return self._trace_lines
 
@@ -181,6 +253,10 @@ class BoxCodeGuard:
                 return self.run(box, function, *args, **kwargs)
             except BehaviorStopped:
                 return None
+            except Exception:
+                if self.closed:  # what the stop did to it: a socket closed under it...
+                    return None
+                raise
         run.__name__ = getattr(function, "__name__", "box_callback")
         run.__doc__ = getattr(function, "__doc__", None)
         return run
@@ -188,13 +264,26 @@ class BoxCodeGuard:
     # -- the gate ---------------------------------------------------------------------------
     @property
     def closed(self) -> bool:
-        return self._closed.is_set()
+        """Whether the calling thread's box code must end (the stop's own box code is ended
+        only by the final shut)."""
+        return self._closed.is_set() and self._ends_caller()
+
+    def _ends_caller(self) -> bool:
+        return self._final.is_set() or threading.get_ident() not in self._stop_threads
 
     def open(self) -> None:
         """Box code may run (a run starts, or the behavior loads or unloads)."""
         with self._lock:
             self._refused.clear()
+        self._final.clear()
         self._closed.clear()
+
+    def opened(self, connection: socket.socket) -> None:
+        """Box code of the calling thread opened ``connection``: the guard closing shuts it
+        down and closes it (the stop's own code's at the final shut only)."""
+        of_stop = threading.get_ident() in self._stop_threads
+        with self._lock:
+            self._sockets[connection] = of_stop
 
     def first_refusal(self, box_path: str) -> bool:
         """True the first time ``box_path`` is refused something since the guard closed."""
@@ -205,8 +294,8 @@ class BoxCodeGuard:
             return True
 
     def check(self) -> None:
-        """Raise :class:`BehaviorStopped` when the guard is closed."""
-        if self._closed.is_set():
+        """Raise :class:`BehaviorStopped` when the guard is closed (for the caller)."""
+        if self.closed:
             raise BehaviorStopped("the behavior is stopped")
 
     def sleep(self, seconds: float) -> None:
@@ -215,7 +304,8 @@ class BoxCodeGuard:
         self.check()
         if seconds < 0:
             raise ValueError("sleep length must be non-negative")
-        if self._closed.wait(seconds):
+        ending = self._final if threading.get_ident() in self._stop_threads else self._closed
+        if ending.wait(seconds):
             raise BehaviorStopped("the behavior is stopped")
 
     def wait(self, done: threading.Event, timeout: Optional[float] = None) -> bool:
@@ -223,28 +313,82 @@ class BoxCodeGuard:
         the guard closes first.  False on timeout."""
         self.check()
         with self._lock:
-            self._waiters.add(done)
+            self._waiters[done] = threading.get_ident() in self._stop_threads
         try:
             finished = done.wait(timeout)
         finally:
             with self._lock:
-                self._waiters.discard(done)
-        if self._closed.is_set():
-            raise BehaviorStopped("the behavior is stopped")
+                self._waiters.pop(done, None)
+        self.check()
         return finished
 
+    def blocking(self, attempt: Callable[[float], bool], timeout: Optional[float]) -> bool:
+        """A wait of box code in C made interruptible: ``attempt(seconds)`` (waits at most
+        that long; True when what it waits for came) again and again,
+        :data:`WAIT_SLICE_SECONDS` at a time, until it succeeds (True), ``timeout`` passes (False; None or a negative
+        one: no limit) or the guard closes (:class:`BehaviorStopped`)."""
+        self.check()
+        end = None if timeout is None or timeout < 0 else time.monotonic() + timeout
+        while True:
+            left = (WAIT_SLICE_SECONDS if end is None
+                    else min(WAIT_SLICE_SECONDS, end - time.monotonic()))
+            if attempt(max(0.0, left)):
+                return True
+            self.check()
+            if end is not None and time.monotonic() >= end:
+                return False
+
     # -- ending box code --------------------------------------------------------------------
-    def shut(self) -> None:
-        """Close the gate: box code ends at its next line, its waits wake up."""
+    def start_stop_code(self, function: Callable[[], Any], name: str) -> "StopCode":
+        """Run ``function`` (it calls the stop's own box methods: onUnload) in a thread of
+        its own whose box code a :meth:`shut` keeping it leaves running, its robot calls
+        allowed, until the final shut."""
+        return StopCode(self, function, name)
+
+    def wait_stop_code(self, deadline: float) -> None:
+        """Wait until the stop's own box code has returned, until the monotonic time
+        ``deadline`` at the latest (what it starts meanwhile included)."""
+        while time.monotonic() < deadline:
+            with self._lock:
+                running = list(self._stop_code)
+            if not running:
+                return
+            for code in running:
+                code.wait(deadline)
+
+    def _stop_code_runs(self, code: "StopCode", running: bool) -> None:
+        """``code`` (the calling thread's) starts (``running``) or has ended."""
+        with self._lock:
+            if running:
+                self._stop_code.add(code)
+                self._stop_threads.add(threading.get_ident())
+            else:
+                self._stop_code.discard(code)
+                self._stop_threads.discard(threading.get_ident())
+
+    def shut(self, keep_stop_code: bool = False) -> None:
+        """Close the gate: box code ends at its next line, its waits wake up; the sockets it
+        opened are shut down and closed.  ``keep_stop_code``: the stop's own box code
+        (:meth:`start_stop_code`) and its sockets go on."""
+        if not keep_stop_code:
+            self._final.set()
         self._closed.set()
         with self._lock:
-            waiters = list(self._waiters)
+            waiters = [event for event, of_stop in self._waiters.items()
+                       if not keep_stop_code or not of_stop]
+            sockets = [connection for connection, of_stop in list(self._sockets.items())
+                       if not keep_stop_code or not of_stop]
+            for connection in sockets:
+                del self._sockets[connection]
         for waiter in waiters:
             waiter.set()
+        for connection in sockets:
+            _end_socket(connection)
 
     def close(self, deadline: float) -> List[Straggler]:
-        """:meth:`shut`, then wait until no thread runs the behavior's box code, until the
-        monotonic time ``deadline`` at the latest; returns those still running then."""
+        """:meth:`shut` (all of box code), then wait until no thread runs the behavior's box
+        code, until the monotonic time ``deadline`` at the latest; returns those still
+        running then."""
         self.shut()
         return self.wait_box_threads(deadline)
 
@@ -284,3 +428,41 @@ class BoxCodeGuard:
                                         thread_name=names.get(thread_id, hex(thread_id)),
                                         location=location))
         return stragglers
+
+
+class StopCode:
+    """The stop's own box code running in a thread of its own (see
+    :meth:`BoxCodeGuard.start_stop_code`)."""
+
+    def __init__(self, guard: BoxCodeGuard, function: Callable[[], Any], name: str) -> None:
+        self._guard = guard
+        self._function = function
+        self._error: Optional[BaseException] = None
+        self._started = threading.Event()
+        self._thread = threading.Thread(target=self._run, daemon=True, name=name)
+        self._thread.start()
+        self._started.wait()  # counted as the stop's own code before anyone waits for it
+
+    def _run(self) -> None:
+        self._guard._stop_code_runs(self, True)
+        self._started.set()
+        try:
+            self._function()
+        except BaseException as error:  # given to the thread that joins it
+            self._error = error
+        finally:
+            self._guard._stop_code_runs(self, False)
+
+    def wait(self, deadline: float) -> None:
+        """Wait for it to return, until the monotonic time ``deadline`` at the latest."""
+        self._thread.join(max(0.0, deadline - time.monotonic()))
+
+    def join(self, deadline: float) -> bool:
+        """:meth:`wait`; True when it returned (its exception, if any, is raised here)."""
+        self.wait(deadline)
+        if self._thread.is_alive():
+            return False
+        if self._error is not None:
+            error, self._error = self._error, None
+            raise error
+        return True

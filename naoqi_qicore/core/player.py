@@ -4,7 +4,7 @@ Loading builds every box (NAOqi: all boxes are constructed when a behavior loads
 calls the root's ``onLoad``; playing stimulates the root's onStart in a thread of its own;
 the behavior FINISHES when a Stopped output of the root fires (or the root's timeline
 ends), fails (ERROR) when a method of the root fails, and :meth:`~BehaviorPlayer.stop`
-runs the onStop methods of every loaded box, then unloads the root's content.
+unloads the root's content (the onUnload method of every loaded box runs, no onStop).
 Status changes and what happens inside go to the listener as :class:`EngineEvent`.
 
 A run lasts from :meth:`~BehaviorPlayer.play` to STOPPED, FINISHED or ERROR.  Its failures
@@ -49,7 +49,7 @@ from naoqi_qicore.core.events import (WHERE_ROBOT_SERVICE, WHERE_SCRIPT, WHERE_S
                                       BehaviorLoadError, BoxError, EngineEvent, GotoError,
                                       Listener, RunWarning)
 from naoqi_qicore.core.generated import FrameManager, GeneratedClass, box_class, package_info
-from naoqi_qicore.core.guard import BehaviorStopped, BoxCodeGuard, Straggler
+from naoqi_qicore.core.guard import ENDING_SECONDS, BehaviorStopped, BoxCodeGuard, Straggler
 from naoqi_qicore.core.motion import ALMotionSink, MotionSink, RobotJointFilter
 from naoqi_qicore.core.project_modules import (ProjectModules, install_project_modules,
                                                package_folder)
@@ -63,8 +63,8 @@ from naoqi_qicore.xar.elements import collector_paused
 from naoqi_qicore.xar.model import Box, InputNature
 
 _LOG = logging.getLogger(__name__)
-#: seconds box code gets to return by itself when a run ends (onStop and onUnload
-#: methods included); then the guard ends it
+#: seconds box code gets to return by itself when a run ends; then the guard ends it (the
+#: onUnload methods of a stop excepted: they run until shortly before :data:`STOP_DEADLINE`)
 STOP_GRACE = 0.5
 #: seconds after the end of a run from which no box code runs (what does is an error)
 STOP_DEADLINE = 0.9
@@ -338,10 +338,13 @@ class BehaviorPlayer:
             self._start_root()
 
     def stop(self) -> None:
-        """Stop the run: the onStop methods of every loaded box run (in parallel), then the
-        root's content is unloaded, then no code of the behavior runs any more (box code
-        gets :data:`STOP_GRACE` s to return by itself; what still runs after
-        :data:`STOP_DEADLINE` s is an error of the run).  Returns within about
+        """Stop the run as NAOqi stops a behavior: the root's content is unloaded (the
+        ``onUnload`` method of every loaded box runs; no box's ``onInput_onStop`` does, no
+        input or output goes anywhere any more), then no code of the behavior runs any
+        more.  Box code gets :data:`STOP_GRACE` s to return by itself, then the guard ends
+        it and closes the sockets it opened; the ``onUnload`` methods run, their robot
+        calls allowed, until shortly before :data:`STOP_DEADLINE` s; what still runs after
+        :data:`STOP_DEADLINE` s is an error of the run.  Returns within about
         :data:`STOP_DEADLINE` s."""
         started = time.monotonic()
         grace, deadline = started + STOP_GRACE, started + STOP_DEADLINE
@@ -358,34 +361,32 @@ class BehaviorPlayer:
         finally:
             self.lock.release()
         try:
-            self._stop_loaded_boxes(grace)
-            # onUnload methods run in this thread: past the grace, the guard ends them
-            watchdog = threading.Timer(max(0.0, grace - time.monotonic()), self.guard.shut)
-            watchdog.daemon = True
-            watchdog.start()
-            try:
-                if self.root is not None:
-                    self.root.halt()
-            finally:
-                watchdog.cancel()
+            if self.root is not None:
+                self._unload_boxes(self.root.halt, grace, deadline)
+            else:
+                self._end_box_code(deadline)
         finally:
             self.stopping = False
         self._paused = []
-        self._end_box_code(deadline)
         self._set_status("STOPPED")
 
-    def _stop_loaded_boxes(self, grace: float) -> None:
-        """Run the onStop methods of the loaded boxes (started or not), each in its own
-        thread, waiting for them until the monotonic time ``grace``."""
-        threads = []
-        for box in reversed(list(self.boxes())):
-            if box.loaded:
-                thread = threading.Thread(target=box.stop_for_shutdown, daemon=True,
-                                          name="stop " + box.path)
-                thread.start()
-                threads.append(thread)
-        for thread in threads:
-            thread.join(max(0.0, grace - time.monotonic()))
+    def _unload_boxes(self, unload: Callable[[], None], grace: float, deadline: float) -> None:
+        """Run ``unload`` (it unloads boxes: their ``onUnload`` methods run in threads of
+        their own, see ``BoxNode.unload``) in a thread of its own, and end the behavior's
+        box code: the rest of it at the monotonic time ``grace``, the ``onUnload`` methods
+        :data:`ENDING_SECONDS` before ``deadline``; what still runs at ``deadline`` is an
+        error of the run."""
+        watchdog = threading.Timer(max(0.0, grace - time.monotonic()), self.guard.shut,
+                                   kwargs={"keep_stop_code": True})
+        watchdog.daemon = True
+        watchdog.start()
+        try:
+            unloading = self.guard.start_stop_code(unload, "unload " + self.behavior_id)
+            self.guard.wait_stop_code(deadline - ENDING_SECONDS)
+        finally:
+            watchdog.cancel()
+        self._end_box_code(deadline)
+        unloading.join(deadline)  # raises what the engine's unloading raised
 
     def _end_box_code(self, deadline: float) -> None:
         """Close the guard: end every thread running the behavior's box code and the work
@@ -477,8 +478,9 @@ class BehaviorPlayer:
             content.timeline.goto(content.timeline.start_frame)
 
     def unload(self) -> None:
-        """Stop, unload the root (box code gets :data:`STOP_GRACE` s for its onUnload
-        methods), end the engine's threads and the box code still running; status IDLE."""
+        """Stop, unload the root (its ``onUnload`` and those of the boxes still loaded run
+        as at a stop), end the engine's threads and the box code still running; status
+        IDLE."""
         self.stop()
         self.wait_run_closed()
         started = time.monotonic()
@@ -486,18 +488,17 @@ class BehaviorPlayer:
             self.stopping = True
         try:
             if self.root is not None:
-                self.guard.open()  # the root's onUnload may still run
-                watchdog = threading.Timer(STOP_GRACE, self.guard.shut)
-                watchdog.daemon = True
-                watchdog.start()
-                try:
+                self.guard.open()  # the onUnload methods may still run
+                root = self.root
+
+                def unload_root() -> None:
                     with self.lock:
-                        self.root.unload()
-                finally:
-                    watchdog.cancel()
+                        root.unload()
+                self._unload_boxes(unload_root, started + STOP_GRACE, started + STOP_DEADLINE)
+            else:
+                self._end_box_code(started + STOP_DEADLINE)
         finally:
             self.stopping = False
-        self._end_box_code(started + STOP_DEADLINE)
         forget_box_scripts(self.guard.script_filenames())
         self._close_project_modules()
         self.transitions.close()

@@ -90,7 +90,7 @@ def onEvent(self, key, value, message):
     if key == "WordRecognized":
         record(self.getName(), "word", str(value[0]))
         self.memory.unsubscribeToEvent("WordRecognized", self.getName())
-def onInput_onStop(self):
+def onUnload(self):
     self.memory.unsubscribeToEvent("SpeechDetected", self.getName())
 """), session=session, naoqi=True)
     asr, faces = session.service("ALSpeechRecognition"), session.service("ALFaceDetection")

@@ -4,8 +4,8 @@ import threading
 
 from naoqi_qicore.xar.model import BehaviorKeyframe, BehaviorLayer, Diagram, Parameter, Port, Resource
 
-from core_builders import (RECORD, curve, flow_box, link, script_box, stopped, string_parameter,
-                           timeline_box)
+from core_builders import (BANG, RECORD, curve, flow_box, link, script_box, stopped,
+                           string_parameter, timeline_box)
 
 
 def names(harness, what):
@@ -296,18 +296,24 @@ def onInput_onStart(self):
     assert harness.player.state_names == ["long", "late"]
 
 
-def test_stop_runs_on_stop_of_every_loaded_box_and_unloads(make_harness):
-    code = """
+#: a box whose onStop relies on what its onStart set (as many real boxes' do)
+ONSTOP_AFTER_ONSTART = """
 def onInput_onStart(self):
+    self.started = True
     record(self.getName(), "onStart")
 def onInput_onStop(self):
-    record(self.getName(), "onStop")
-    self.onStopped()
+    if self.started:  # AttributeError when onStart never ran
+        record(self.getName(), "onStop")
 def onUnload(self):
     record(self.getName(), "onUnload")
 """
-    waiting = script_box("Waiting", 1, code)
-    idle = script_box("Idle", 2, code)  # loaded with the diagram, never started
+
+
+def test_stop_unloads_every_loaded_box_and_calls_no_onstop(make_harness):
+    """As NAOqi stops a behavior: the onUnload of every loaded box runs, started or not;
+    no onInput_onStop does (the never started box's would fail)."""
+    waiting = script_box("Waiting", 1, ONSTOP_AFTER_ONSTART)
+    idle = script_box("Idle", 2, ONSTOP_AFTER_ONSTART)  # loaded with the diagram, not started
     root = flow_box("root", -1, [waiting, idle], [link(0, 2, 1, 2), link(1, 4, 0, 4)])
     harness = make_harness(root)
     play(harness)
@@ -315,10 +321,26 @@ def onUnload(self):
     harness.player.stop()
     harness.settle()
     assert harness.player.status == "STOPPED"
-    assert sorted(names(harness, "onStop")) == ["l1_Idle", "l1_Waiting"]
+    assert harness.player.errors == []
+    assert names(harness, "onStop") == []
     assert sorted(names(harness, "onUnload")) == ["l1_Idle", "l1_Waiting"]
     assert harness.player.active_boxes == []
     assert not [e for e in harness.kinds("output_fired") if e.box_path == "root"]
+
+
+def test_an_onstop_input_a_link_stimulates_runs_its_method(make_harness):
+    """Waiting started, then Stopper's onStopped reaches Waiting's onStop input."""
+    waiting = script_box("Waiting", 1, ONSTOP_AFTER_ONSTART.replace(
+        '"onStart")', '"onStart")\n    self.ready()'),
+        outputs=[stopped(), Port("ready", BANG, 1, 2, 5)])
+    stopper = script_box("Stopper", 2, RECORD)
+    root = flow_box("root", -1, [waiting, stopper],
+                    [link(0, 2, 1, 2), link(1, 5, 2, 2), link(2, 4, 1, 3)])
+    harness = make_harness(root)
+    play(harness)
+    assert names(harness, "onStop") == ["l1_Waiting"]
+    assert harness.player.active_boxes == ["root"]
+    assert harness.player.errors == []
 
 
 def test_script_api_and_python2_names(make_harness):

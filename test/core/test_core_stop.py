@@ -1,5 +1,6 @@
 """A stop that stops: after stop (or unload), no code of the behavior runs and none of it
 calls the robot, whatever the box code does (core.guard, core.box_stdlib, box_calls)."""
+import os
 import time
 
 import pytest
@@ -190,10 +191,10 @@ def onLoad(self):
 def test_box_code_that_cannot_be_stopped_is_an_error_of_the_run(make_harness):
     harness = make_harness(one_box("""
 def onInput_onStart(self):
-    import threading
-    self.gate = threading.Event()
+    import os
+    self.gate = os.pipe()
     record(self.getName(), "running")
-    self.gate.wait()
+    os.read(self.gate[0], 1)
 """))
     started(harness)
     box = harness.player.box_named("l1_Looping").instance
@@ -203,10 +204,12 @@ def onInput_onStart(self):
         assert len(errors) == 1
         assert errors[0].box_path == "root/Looping"
         assert "still runs" in errors[0].message and "refused" in errors[0].message
-        assert "self.gate.wait()" in errors[0].message  # the line where it is blocked
+        assert "os.read(self.gate[0], 1)" in errors[0].message  # where it is blocked
         assert harness.player.last_error == errors[0].text()
     finally:
-        box.gate.set()  # let the thread go
+        os.write(box.gate[1], b"x")  # let the thread go
+        for end in box.gate:
+            os.close(end)
     deadline = time.monotonic() + 5
     while harness.player.guard.box_threads():
         assert time.monotonic() < deadline
@@ -362,3 +365,228 @@ def onInput_onStart(self):
     assert motion.moveIsActive()
     assert timed_stop(harness) < STOP_DEADLINE + SLACK
     assert not motion.moveIsActive()
+
+
+# -- box code blocked in I/O it started, and the stop's own box code -----------------------
+
+def stop_in_thread(harness, timeout: float = 5.0) -> float:
+    """The time :meth:`stop` took, run in a thread of its own (a stop that hangs fails the
+    test instead of holding it)."""
+    import threading
+    took = []
+    stopper = threading.Thread(target=lambda: took.append(timed_stop(harness)), daemon=True)
+    stopper.start()
+    stopper.join(timeout)
+    assert took, "the stop did not return within %.0f s" % timeout
+    return took[0]
+
+
+def box_threads_end(harness, timeout: float = 2.0) -> None:
+    deadline = time.monotonic() + timeout
+    while harness.player.guard.box_threads():
+        assert time.monotonic() < deadline, harness.player.guard.box_threads()
+        time.sleep(0.01)
+
+
+def test_the_stop_ends_a_server_box_waiting_in_accept(make_harness):
+    import socket
+    harness = make_harness(one_box("""
+def onInput_onStart(self):
+    import socket
+    server = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+    server.bind(("127.0.0.1", 0))
+    server.listen(1)
+    record(self.getName(), "running", server.getsockname()[1])
+    connection, address = server.accept()
+    record(self.getName(), "accepted")
+"""))
+    started(harness)
+    [port] = [entry[2] for entry in harness.log if entry[1] == "running"]
+    assert stop_in_thread(harness) < STOP_DEADLINE + SLACK
+    assert harness.player.errors == []  # its accept() failing is the stop's doing
+    box_threads_end(harness)
+    assert ("l1_Looping", "accepted") not in harness.log
+    again = socket.socket()
+    try:
+        again.bind(("127.0.0.1", port))  # the box's server socket is closed
+    finally:
+        again.close()
+
+
+def listening_socket():
+    import socket
+    server = socket.socket()
+    server.bind(("127.0.0.1", 0))
+    server.listen(4)
+    return server
+
+
+def test_the_stop_ends_a_box_waiting_in_recv_and_closes_its_connection(make_harness):
+    server = listening_socket()
+    try:
+        harness = make_harness(one_box("""
+def onInput_onStart(self):
+    import socket
+    connection = socket.create_connection(("127.0.0.1", %d))
+    record(self.getName(), "running")
+    while True:
+        data = connection.recv(1024)
+        record(self.getName(), "received", data)
+""" % server.getsockname()[1]))
+        started(harness)
+        peer, _ = server.accept()
+        peer.settimeout(5)
+        assert stop_in_thread(harness) < STOP_DEADLINE + SLACK
+        assert harness.player.errors == []
+        box_threads_end(harness)
+        assert peer.recv(16) == b""  # the box's end of the connection is closed
+        peer.close()
+    finally:
+        server.close()
+
+
+def unanswering_address():
+    """A listening socket whose backlog is full, the connections filling it and its
+    address: a connect() to it waits (its SYN is dropped) as to a host that never answers."""
+    import select
+    import socket
+    server = socket.socket()
+    server.bind(("127.0.0.1", 0))
+    server.listen(0)
+    fillers = []
+    for _ in range(16):
+        filler = socket.socket()
+        filler.setblocking(False)
+        fillers.append(filler)
+        filler.connect_ex(server.getsockname())
+        if not select.select([], [filler], [], 0.3)[1]:
+            return server, fillers
+    raise AssertionError("connections to a full backlog were all answered")
+
+
+def test_the_stop_ends_a_box_waiting_in_connect(make_harness):
+    server, fillers = unanswering_address()
+    try:
+        harness = make_harness(one_box("""
+def onInput_onStart(self):
+    import socket
+    client = socket.socket()
+    record(self.getName(), "running")
+    client.connect(("127.0.0.1", %d))
+    record(self.getName(), "connected")
+""" % server.getsockname()[1]))
+        started(harness)
+        time.sleep(0.1)  # in connect()
+        assert stop_in_thread(harness) < STOP_DEADLINE + SLACK
+        assert harness.player.errors == []
+        box_threads_end(harness)
+        assert ("l1_Looping", "connected") not in harness.log
+    finally:
+        for connection in fillers + [server]:
+            connection.close()
+
+
+@pytest.mark.parametrize("request_code", [
+    'import urllib2\n    urllib2.urlopen("http://127.0.0.1:%d/status").read()',
+    'import httplib\n    connection = httplib.HTTPConnection("127.0.0.1", %d)\n'
+    '    connection.request("GET", "/status")\n    connection.getresponse().read()',
+], ids=["urllib2", "httplib"])
+def test_the_stop_ends_a_box_waiting_for_an_http_answer(make_harness, request_code):
+    server = listening_socket()  # connections are queued, never answered
+    try:
+        harness = make_harness(one_box("""
+def onInput_onStart(self):
+    record(self.getName(), "running")
+    %s
+    record(self.getName(), "answered")
+""" % (request_code % server.getsockname()[1])))
+        started(harness)
+        peer, _ = server.accept()
+        peer.settimeout(5)
+        assert b"/status" in peer.recv(4096)  # the request was sent: it waits for the answer
+        assert stop_in_thread(harness) < STOP_DEADLINE + SLACK
+        assert harness.player.errors == []
+        box_threads_end(harness)
+        assert ("l1_Looping", "answered") not in harness.log
+        assert peer.recv(16) == b""
+        peer.close()
+    finally:
+        server.close()
+
+
+class SlowDialog:
+    """ALDialog of a loaded robot: ``deactivateTopic`` answers once ``ended()`` is true
+    (the stop's grace is over)."""
+
+    def __init__(self, calls, ended) -> None:
+        self._calls = calls
+        self._ended = ended
+
+    def deactivateTopic(self, name):  # noqa: N802 (NAOqi name)
+        deadline = time.monotonic() + 5
+        while not self._ended() and time.monotonic() < deadline:
+            time.sleep(0.005)
+        self._calls.append(("ALDialog", "deactivateTopic", (name,)))
+
+    def unsubscribe(self, name):
+        self._calls.append(("ALDialog", "unsubscribe", (name,)))
+
+
+def test_an_onunload_calls_a_slow_robot_until_the_stops_deadline(make_harness):
+    """A Dialog box's onUnload on a loaded robot: its call answers once the guard has ended
+    the other box code (Busy's loop), after the stop's grace; its next call is still
+    made."""
+    from core_builders import FakeSession
+    harness = None
+
+    class SlowRobot(FakeSession):
+        def service(self, name):
+            if name != "ALDialog":
+                return super().service(name)
+            return SlowDialog(self.calls,
+                              lambda: "root/Busy" not in harness.player.guard.box_threads())
+
+    dialog = script_box("Dialog", 1, """
+def onInput_onStart(self):
+    self.dialog = ALProxy("ALDialog")
+def onUnload(self):
+    self.dialog.deactivateTopic("topic")
+    self.dialog.unsubscribe("root/Dialog")
+""")
+    busy = script_box("Busy", 2, BUSY)
+    harness = make_harness(flow_box("root", -1, [dialog, busy],
+                                    [link(0, 2, 1, 2), link(0, 2, 2, 2)]),
+                           session=SlowRobot(), naoqi=True)
+    started(harness, "l1_Busy")
+    assert stop_in_thread(harness) < STOP_DEADLINE + SLACK
+    assert harness.player.errors == []
+    assert harness.session.calls[-2:] == [("ALDialog", "deactivateTopic", ("topic",)),
+                                          ("ALDialog", "unsubscribe", ("root/Dialog",))]
+
+
+def test_an_onunload_waiting_on_a_lock_forever_holds_neither_the_stop_nor_the_others(
+        make_harness):
+    """Choregraphe's boxes take their mutex in onUnload; a box ended while it held it
+    leaves it taken.  The other boxes' onUnload methods run all the same."""
+    waiting = script_box("Waiting", 1, """
+def onInput_onStart(self):
+    from threading import Lock
+    self.mutex = Lock()
+    self.mutex.acquire()
+    record(self.getName(), "running")
+def onUnload(self):
+    self.mutex.acquire()
+    record(self.getName(), "took the mutex")
+""")
+    other = script_box("Other", 2, """
+def onUnload(self):
+    record(self.getName(), "unloaded")
+""")
+    harness = make_harness(flow_box("root", -1, [waiting, other],
+                                    [link(0, 2, 1, 2), link(1, 4, 0, 4)]))
+    started(harness, "l1_Waiting")
+    assert stop_in_thread(harness) < STOP_DEADLINE + SLACK
+    assert harness.player.errors == []
+    box_threads_end(harness)
+    assert ("l1_Waiting", "took the mutex") not in harness.log
+    assert ("l1_Other", "unloaded") in harness.log

@@ -477,7 +477,7 @@ def test_a_failed_goto_answers_the_current_frame(wave: Stack) -> None:
 
 
 #: a box subscribing to ALMemory events in onLoad and onStart, unsubscribing in onUnload,
-#: which its onStop calls too (as many library boxes do)
+#: which its onStop calls too (as many library boxes do; a stop runs only the onUnload)
 SUBSCRIBING = """
 def onLoad(self):
     self.memory = ALProxy("ALMemory")
@@ -496,7 +496,7 @@ def onInput_onStop(self):
 """
 
 
-def test_a_box_unsubscribing_in_onunload_after_its_onstop_did(stack_for, tmp_path) -> None:
+def test_a_box_unsubscribing_in_onunload_at_a_cancel(stack_for, tmp_path) -> None:
     behavior = script_behavior(tmp_path, "subscriber", SUBSCRIBING)
     stack = stack_for()
     goal = stack.run(behavior=str(behavior))

@@ -172,7 +172,7 @@ def test_stop_unloads_boxes_and_releases_focus(stack: Stack) -> None:
     assert answer.success, answer.message
     stopped = stack.wait_state(lambda s: s.status == BehaviorState.STOPPED, 5, "STOPPED")
     assert list(stopped.active_boxes) == []
-    # Say Hello's onStop/onUnload stopped its speech; the timeline's motion was stopped
+    # Say Hello's onUnload stopped its speech; the timeline's motion was stopped
     stack.wait_until(lambda: speech[0]["result"] in stack.stopped_tasks("ALTextToSpeech"), 5,
                      "speech stopped")
     stack.wait_motion_stopped(moving)
