@@ -265,12 +265,13 @@ LONG_SENTENCE = "This is a very long sentence that the robot will take many seco
 
 
 def ended_call(simulated, service: str, method: str, timeout: float = 1.5):
-    """The robot's record of ``service.method`` once the call has returned (calls are
-    recorded as they end), waiting ``timeout`` s at most; None if it still runs."""
+    """The robot's record of ``service.method`` once the call has returned (a call is
+    recorded as it starts, its end added when it returns), waiting ``timeout`` s at most;
+    None if it still runs."""
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
-        calls = [call for call in simulated.calls()
-                 if call["service"] == service and call["method"] == method]
+        calls = [call for call in simulated.calls() if call["service"] == service
+                 and call["method"] == method and "duration" in call]
         if calls:
             return calls[-1]
         time.sleep(0.02)
