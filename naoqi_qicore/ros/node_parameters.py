@@ -1,6 +1,7 @@
 """A node's parameters as data: declared on the node from here, and described by the
 program's ``--help`` without starting the node."""
 import json
+import re
 import textwrap
 from dataclasses import dataclass, field
 from typing import Any, Callable, Dict, List, Sequence
@@ -47,6 +48,19 @@ def declare_parameters(node: Node, parameters: Sequence[NodeParameter]) -> None:
         parameter.declare(node)
 
 
+#: reStructuredText a docstring uses: ``literal``, :role:`~module.Name` or :role:`text`
+_LITERAL = re.compile(r"``(.+?)``", re.S)
+_ROLE = re.compile(r":[a-z]+:`~?([^`]+?)`")
+
+
+def plain_text(rst: str) -> str:
+    """A docstring's reStructuredText as a terminal shows it: literals without their
+    backquotes, cross-references as the name they point to (its last part for ``~``)."""
+    text = _ROLE.sub(lambda m: m.group(1).rsplit(".", 1)[-1] if m.group(0).find("~") > 0
+                     else m.group(1), rst)
+    return _LITERAL.sub(r"\1", text)
+
+
 @dataclass(frozen=True)
 class NodeProgram:
     """What ``--help`` says about a node's program: its name, what it does (a module's
@@ -61,13 +75,13 @@ class NodeProgram:
         lines: List[str] = [
             "usage: %s [--help] [--ros-args [-r __ns:=/NAMESPACE] [-p NAME:=VALUE]... "
             "[--params-file FILE] [--log-level LEVEL]]" % self.program, "",
-            textwrap.dedent(self.description).strip(), ""]
+            plain_text(textwrap.dedent(self.description).strip()), ""]
         if self.parameters:
             lines.append("parameters of the node %s (-p NAME:=VALUE, or a --params-file):"
                          % self.node_name)
             for parameter in self.parameters:
                 lines.append("  %s (default %s)" % (parameter.name,
                                                     json.dumps(parameter.default)))
-                lines += textwrap.wrap(parameter.description, 88, initial_indent=" " * 6,
+                lines += textwrap.wrap(plain_text(parameter.description), 88, initial_indent=" " * 6,
                                        subsequent_indent=" " * 6)
         return "\n".join(lines)

@@ -82,6 +82,8 @@ def test_every_program_has_a_help_that_describes_it(venv: Path) -> None:
             assert mention in done.stdout, (name, mention)
         for noise in ("[I]", "[W]", "[INFO]", "simulated robot at"):
             assert noise not in done.stdout + done.stderr, (name, noise)
+        for markup in ("``", ":class:`", ":mod:`", ":func:`", ":meth:`"):  # docstrings' RST
+            assert markup not in done.stdout, (name, markup)
 
 
 def test_a_converted_behavior_has_a_help(tmp_path: Path) -> None:
