@@ -105,7 +105,7 @@ class _Part:
         #: whether it holds a timeline, whose diagrams name boxes: read for each box
         self.names_boxes = any(node.tag == "Timeline" for node in nodes)
         #: whether its diagrams name boxes, which only one box holds: it serves one box
-        self.one_box = any(node.find(".//Object") is not None for node in nodes
+        self.one_box = any(next(node.iter("Object"), None) is not None for node in nodes
                            if node.tag == "Timeline")
 
 
