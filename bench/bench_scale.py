@@ -14,9 +14,10 @@ process of its own (so that every peak RSS is that step's alone, measured with
 * conversion: ``python -m naoqi_qicore.converter.cli IN.xar OUT -q``, wall and CPU time
   (user + system, from ``wait4``) of the whole child process (interpreter start
   included) and its peak RSS;
-* engine load (``--runs`` times, the run of least CPU time kept): what the runner does
-  before play, timed inside the child once its modules are imported, in wall and CPU
-  time (``time.process_time``): ``load_converted(OUT)``, then
+* engine load (``--runs`` times, the run of least CPU time kept, the median CPU time of
+  all runs given with the target): what the runner does before play, timed inside the
+  child once its modules are imported, in wall and CPU time (``time.process_time``):
+  ``load_converted(OUT)``, then
   ``BehaviorPlayer(...).load()`` (every box built, every script run, the root loaded),
   then ``missing_dependencies()``; the child's peak RSS.
 
@@ -31,6 +32,7 @@ import json
 import math
 import os
 import shutil
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -366,13 +368,16 @@ def _measure_size(count: int, work: Path, runs: int) -> Dict[str, float]:
     convert_wall, convert_cpu, convert_rss, _ = _run_child(
         [sys.executable, "-m", "naoqi_qicore.converter.cli", str(xar), str(converted), "-q"])
     best: Dict[str, float] = {}
+    loads: List[float] = []
     for _ in range(runs):
         _, _, load_rss, output = _run_child([sys.executable, __file__, "--load", str(converted)])
         numbers = json.loads(output)
+        loads.append(numbers["load_cpu"])
         if not best or numbers["load_cpu"] < best["load_cpu"]:
             best = dict(numbers, rss=load_rss)
     return {"xar_mb": xar.stat().st_size / 1e6, "convert": convert_wall,
             "convert_cpu": convert_cpu, "convert_rss": convert_rss,
+            "load_cpu_median": statistics.median(loads),
             **{"load_" + key: value for key, value in best.items()}}
 
 
@@ -443,9 +448,11 @@ def main() -> int:
     if LOAD_TARGET_BOXES in rows:
         row = rows[LOAD_TARGET_BOXES]
         load = row["load_load_cpu"]
-        print("target load of %d boxes <= %.1f s of CPU: %.3f s CPU (%.3f s wall)  [%s]" % (
-            LOAD_TARGET_BOXES, LOAD_TARGET_S, load, row["load_load"],
-            "target met" if load <= LOAD_TARGET_S else "TARGET MISSED"))
+        print("target load of %d boxes <= %.1f s of CPU: %.3f s CPU (%.3f s wall; median of "
+              "the %d loads %.3f s CPU)  [%s]" % (
+                  LOAD_TARGET_BOXES, LOAD_TARGET_S, load, row["load_load"], options.runs,
+                  row["load_cpu_median"], "target met" if load <= LOAD_TARGET_S
+                  else "TARGET MISSED"))
     print("load average now %.2f %.2f %.2f" % os.getloadavg())
     return 0
 

@@ -95,7 +95,7 @@ def holds_content(script) -> bool:
 class _Part:
     """One part of the index: its text and its nodes, parsed once."""
 
-    __slots__ = ("number", "text", "nodes", "names_boxes")
+    __slots__ = ("number", "text", "nodes", "names_boxes", "one_box")
 
     def __init__(self, number: str, text: str, nodes: list) -> None:
         self.number = number
@@ -104,16 +104,19 @@ class _Part:
         self.nodes = nodes
         #: whether it holds a timeline, whose diagrams name boxes: read for each box
         self.names_boxes = any(node.tag == "Timeline" for node in nodes)
+        #: whether its diagrams name boxes, which only one box holds: it serves one box
+        self.one_box = any(next(node.iter("Object"), None) is not None for node in nodes
+                           if node.tag == "Timeline")
 
 
 class _Kind:
     """The boxes whose entries name the same parts: the end of their box files and how to
     make each one."""
 
-    __slots__ = ("tail", "make", "fill", "for_each_box", "has_content")
+    __slots__ = ("tail", "make", "fill", "for_each_box", "has_content", "one_box")
 
     def __init__(self, tail: bytes, make: Callable[[], Box], fill: Callable[[Box], None],
-                 for_each_box: list, has_content: bool) -> None:
+                 for_each_box: list, has_content: bool, one_box: bool) -> None:
         #: their box files after the object's own attributes (:func:`box_file_tail`)
         self.tail = tail
         #: makes such a box with its attributes, without children
@@ -124,6 +127,8 @@ class _Kind:
         self.for_each_box = for_each_box
         #: whether the script element holds its ``<content>`` (else the ``.py`` is its text)
         self.has_content = has_content
+        #: whether one box only is made so (its diagrams name boxes): not kept once used
+        self.one_box = one_box
 
 
 class BoxIndex:
@@ -179,7 +184,9 @@ class BoxIndex:
         key = get("root"), get("parts")
         kind = self._kinds.get(key, _UNKNOWN)
         if kind is _UNKNOWN:
-            kind = self._kinds[key] = self._kind(reader, *key)
+            kind = self._kind(reader, *key)
+            if kind is None or not kind.one_box:  # else its parsed parts are freed after use
+                self._kinds[key] = kind
         if kind is None:
             return None
         has_code = get("code") is not None
@@ -223,7 +230,9 @@ class BoxIndex:
             except etree.XMLSyntaxError as error:
                 raise XarError("part %s not well-formed: %s" % (number, error.msg),
                                self.path) from None
-            part = self._parts[number] = _Part(number, text, nodes)
+            part = _Part(number, text, nodes)
+            if not part.one_box:  # else parsed for its one box, and freed after
+                self._parts[number] = part
         return part
 
     def _kind(self, reader: ElementReader, root: Optional[str], numbers: Optional[str]
@@ -248,7 +257,7 @@ class BoxIndex:
             make = self._makers[root] = copier(reader.box(parts[0].nodes[0]))
         return _Kind(tail.encode("utf-8"), make, fill,
                      [node for part in children if part.names_boxes for node in part.nodes],
-                     has_content)
+                     has_content, any(part.one_box for part in children))
 
     def _filler(self, reader: ElementReader, numbers: Tuple[str, ...]
                 ) -> Tuple[Callable[[Box], None], bool]:

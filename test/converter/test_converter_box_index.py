@@ -69,6 +69,18 @@ def test_a_folder_as_written_is_read_through_its_index(converted, read_from_file
     assert first.script.content is second.script.content  # one string per distinct script
 
 
+def test_a_timeline_naming_boxes_is_not_kept_parsed_once_its_box_is_read(converted):
+    """A diagram names boxes only one box holds: its parsed part serves that box alone,
+    and keeping every one parsed held the largest behaviors' timelines twice in memory."""
+    folder, behavior = converted
+    index, _ = loader._box_index(folder)
+    assert loader._read_converted(folder, index).behavior == behavior
+    assert index._parts, "the parts serving several boxes are kept"
+    kept = [number for number, part in index._parts.items()
+            if any(True for node in part.nodes for _ in node.iter("Object"))]
+    assert kept == []
+
+
 def test_an_edited_box_file_is_read_from_the_file(converted, read_from_files):
     folder, _ = converted
     path = folder / "l1_Wait.xml"
