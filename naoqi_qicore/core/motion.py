@@ -30,7 +30,7 @@ import logging
 import threading
 import time
 from dataclasses import dataclass, field
-from typing import Any, Callable, Dict, List, Optional, Sequence, Set, Tuple
+from typing import Any, Callable, Collection, Dict, List, Optional, Sequence, Set, Tuple
 
 try:
     from typing import Protocol
@@ -78,7 +78,9 @@ class MotionSink(Protocol):
 
     def send(self, segment: MotionSegment) -> None: ...
 
-    def stop(self, segment_id: int) -> None: ...
+    def stop(self, segment_id: int, spare: Collection[str] = ()) -> None:
+        """Stop a segment sent; the joints in ``spare`` keep moving (a newer segment sent
+        elsewhere moves them)."""
 
     def wait_all_ended(self, timeout: float) -> bool:
         """Wait until every segment sent has ended on the robot (its call answered); False
@@ -288,8 +290,8 @@ class RobotJointFilter:
                     return
         self._sink.send(segment)
 
-    def stop(self, segment_id: int) -> None:
-        self._sink.stop(segment_id)
+    def stop(self, segment_id: int, spare: Collection[str] = ()) -> None:
+        self._sink.stop(segment_id, spare)
 
     def wait_all_ended(self, timeout: float) -> bool:
         return self._sink.wait_all_ended(timeout)
@@ -492,13 +494,14 @@ class ALMotionSink:
         if self._on_status is not None:
             self._on_status(segment_id, status, message)
 
-    def stop(self, segment_id: int) -> None:
+    def stop(self, segment_id: int, spare: Collection[str] = ()) -> None:
         """Stop a segment in flight (unknown or ended segments are ignored).
 
         ``ALMotion.killTasksUsingResources`` (not waited for) of its joints, except those
-        of segments sent after it and still in flight: a goto sends the new segment before
-        it stops the one it replaces, and the new one must keep moving (the robot ended
-        the replaced task when the new one started).
+        of segments sent after it and still in flight, and those in ``spare`` (moved by
+        a newer segment sent another way): a goto sends the new segment before it stops
+        the one it replaces, and the new one must keep moving (the robot ended the
+        replaced task when the new one started).
         """
         with self._lock:
             flights = list(self._flights.values())
@@ -506,7 +509,7 @@ class ALMotionSink:
             if flight is None:
                 return
             flight.stop_requested = True
-            newer = set().union(*(f.joints for f in flights[flights.index(flight) + 1:]))
+            newer = set(spare).union(*(f.joints for f in flights[flights.index(flight) + 1:]))
             unsent = self._drop_uncalled([flight])
         if unsent:
             self._end(flight, None)

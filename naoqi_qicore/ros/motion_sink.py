@@ -3,9 +3,9 @@
 A segment goes to the bridge (``motion/keyframes``) when a bridge is up (heard on
 ``robot/connection``, whose DDS liveliness it asserts), subscribes to that topic and
 reports its robot connected; otherwise (``motion_output`` auto) it is executed by the
-engine's own ALMotion sink on the runner's session, and also while that sink still moves
-segments sent before the bridge came up.  A stop goes where its segment went,
-so a bridge appearing or disappearing mid-behavior never loses a stop.  A segment that the
+engine's own ALMotion sink on the runner's session.  A stop goes where its segment went,
+so a bridge appearing or disappearing mid-behavior never loses a stop; a stop of a segment
+the runner moves itself spares the joints of newer segments at the bridge.  A segment that the
 bridge reports FAILED on ``motion/status`` gets its ``on_failed`` called, as the direct
 sink does for its own.
 
@@ -123,17 +123,13 @@ class BridgeMotionSink:
             segment.on_failed(message.message)
 
     def send(self, segment: MotionSegment) -> None:
-        """Execute ``segment``: through the bridge when it is ready, unless the runner's own
-        ALMotion still moves segments sent before the bridge came up; those go on there, so
-        that the direct sink's hand-over holds (a newer segment replaces an older one, and a
-        stop spares the joints of newer ones; a stop sent directly would end a newer segment
-        the bridge had started on the same joints)."""
-        if self._mode == "bridge" and not self.bridge_ready:
-            self._fail([segment], "motion_output is bridge and no naoqi_bridge connected "
-                       "to the robot is up")
-            return
-        if not self.bridge_ready or not self._direct.wait_all_ended(0.0):
-            self._direct.send(segment)
+        """Execute ``segment``."""
+        if not self.bridge_ready:
+            if self._mode == "bridge":
+                self._fail([segment], "motion_output is bridge and no naoqi_bridge connected "
+                           "to the robot is up")
+            else:
+                self._direct.send(segment)
             return
         message = keyframes_message(segment.segment_id, segment.names, segment.times,
                                     segment.keys)
@@ -143,14 +139,20 @@ class BridgeMotionSink:
         self._keyframes.publish(message)
 
     def stop(self, segment_id: int) -> None:
-        """Stop a segment sent by :meth:`send` (ended ones are ignored where they went)."""
+        """Stop a segment sent by :meth:`send` (ended ones are ignored where they went).
+        A segment the runner moves itself is stopped sparing the joints of the segments
+        at the bridge (a bridge that came up mid-run moves the newer ones)."""
         with self._lock:
             at_bridge = self._at_bridge.pop(segment_id, None) is not None
             self._bridge_idle.notify_all()
+            moved_by_bridge = {name for segment in self._at_bridge.values()
+                               for name in segment.names}
         if at_bridge:
             message = MotionStop(segment_id=segment_id)
             message.header.stamp = self._clock.now().to_msg()
             self._stop.publish(message)
+        elif moved_by_bridge:
+            self._direct.stop(segment_id, moved_by_bridge)
         else:
             self._direct.stop(segment_id)
 

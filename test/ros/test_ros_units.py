@@ -336,28 +336,32 @@ def test_a_cancelled_goal_ends_canceled_when_its_run_stops_before_rclpy_marks_it
         rclpy.shutdown(context=context)
 
 
-def test_segments_stay_on_the_runners_own_motion_while_it_moves_when_the_bridge_comes_up(
+def test_a_stop_of_the_runners_own_motion_spares_the_joints_the_bridge_moves_since(
         ) -> None:
-    """A bridge coming up mid-run: the segments that follow go on through the runner's own
-    ALMotion while it still moves earlier ones (a stop it sends for them would otherwise end
-    a newer segment the bridge had started on the same joints), then through the bridge."""
+    """A bridge coming up mid-run: a segment the runner moved itself, stopped after a newer
+    one went to the bridge on the same joints (a goto), is stopped sparing those joints (a
+    kill of them would end the bridge's segment); with nothing at the bridge, as before."""
     from naoqi_qicore.core.motion import MotionSegment
     from naoqi_qicore.ros.motion_sink import BridgeMotionSink
 
     class Direct:
         def __init__(self) -> None:
-            self.sent, self.moving = [], set()
+            self.sent, self.stops = [], []
 
         def send(self, segment) -> None:
             self.sent.append(segment.segment_id)
-            self.moving.add(segment.segment_id)
 
-        def wait_all_ended(self, timeout: float) -> bool:
-            return not self.moving
+        def stop(self, segment_id: int, spare=()) -> None:
+            self.stops.append((segment_id, set(spare)))
 
     class Bridge(BridgeMotionSink):
         ready = False
         bridge_ready = property(lambda self: self.ready)
+
+    def segment(segment_id: int, names) -> MotionSegment:
+        key = [0.1, [3, -0.1, 0.0], [3, 0.1, 0.0]]
+        return MotionSegment(segment_id, list(names), [[0.4]] * len(names),
+                             [[key]] * len(names))
 
     context = rclpy.Context()
     rclpy.init(context=context)
@@ -365,17 +369,16 @@ def test_segments_stay_on_the_runners_own_motion_while_it_moves_when_the_bridge_
     try:
         direct = Direct()
         sink = Bridge(node, direct)
-        def segment(segment_id: int) -> MotionSegment:
-            return MotionSegment(segment_id, ["HeadYaw"], [[0.4]],
-                                 [[[0.1, [3, -0.1, 0.0], [3, 0.1, 0.0]]]])
-
-        sink.send(segment(1))  # no bridge yet
-        Bridge.ready = True  # the bridge comes up while segment 1 moves
-        sink.send(segment(2))
-        assert direct.sent == [1, 2] and not sink._at_bridge
-        direct.moving.clear()  # the robot ended them
-        sink.send(segment(3))
+        sink.send(segment(1, ["HeadYaw", "RShoulderPitch"]))  # no bridge yet
+        sink.send(segment(2, ["LShoulderPitch"]))
+        Bridge.ready = True  # the bridge comes up
+        sink.send(segment(3, ["HeadYaw"]))
         assert direct.sent == [1, 2] and list(sink._at_bridge) == [3]
+        sink.stop(1)  # the goto's stop of the segment it replaced
+        assert direct.stops == [(1, {"HeadYaw"})]
+        sink.stop(3)
+        sink.stop(2)
+        assert direct.stops[-1] == (2, set())
     finally:
         Bridge.ready = False
         node.destroy_node()
