@@ -17,7 +17,7 @@ within :data:`LOST_AFTER_S` (its process stalled on a busy machine) is not lost.
 """
 import threading
 import time
-from typing import Any, Dict, List, Optional
+from typing import Any, Collection, Dict, List, Optional
 
 from rclpy.node import Node
 
@@ -138,23 +138,20 @@ class BridgeMotionSink:
             self._at_bridge[segment.segment_id] = segment
         self._keyframes.publish(message)
 
-    def stop(self, segment_id: int) -> None:
+    def stop(self, segment_id: int, spare: Collection[str] = ()) -> None:
         """Stop a segment sent by :meth:`send` (ended ones are ignored where they went).
-        A segment the runner moves itself is stopped sparing the joints of the segments
-        at the bridge (a bridge that came up mid-run moves the newer ones)."""
+        A segment the runner moves itself is stopped sparing ``spare`` and the joints of
+        the segments at the bridge (a bridge that came up mid-run moves the newer ones)."""
         with self._lock:
             at_bridge = self._at_bridge.pop(segment_id, None) is not None
             self._bridge_idle.notify_all()
-            moved_by_bridge = {name for segment in self._at_bridge.values()
-                               for name in segment.names}
+            spared = set(spare).union(*(segment.names for segment in self._at_bridge.values()))
         if at_bridge:
             message = MotionStop(segment_id=segment_id)
             message.header.stamp = self._clock.now().to_msg()
             self._stop.publish(message)
-        elif moved_by_bridge:
-            self._direct.stop(segment_id, moved_by_bridge)
         else:
-            self._direct.stop(segment_id)
+            self._direct.stop(segment_id, spared)
 
     def wait_all_ended(self, timeout: float) -> bool:
         """Wait until the bridge reported the end of every segment sent to it and the direct

@@ -137,7 +137,7 @@ class RecordingSink:
     def send(self, segment) -> None:
         self.sent.append(segment)
 
-    def stop(self, segment_id: int) -> None:
+    def stop(self, segment_id: int, spare=()) -> None:
         self.stopped.append(segment_id)
 
     def wait_all_ended(self, timeout: float) -> bool:

@@ -378,7 +378,7 @@ def test_a_stop_of_the_runners_own_motion_spares_the_joints_the_bridge_moves_sin
         assert direct.stops == [(1, {"HeadYaw"})]
         sink.stop(3)
         sink.stop(2)
-        assert direct.stops[-1] == (2, set())
+        assert direct.stops[-1] == (2, set())  # nothing at the bridge any more
     finally:
         Bridge.ready = False
         node.destroy_node()
