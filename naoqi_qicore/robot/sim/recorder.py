@@ -121,8 +121,7 @@ class CallRecord:
                 ended["error"] = error
             self._write(json.dumps(ended, separators=(",", ":")))
             if index < self._low:  # let go meanwhile: only the file and the listeners see it
-                entry = {"index": index}
-                entry.update(ended)
+                entry = dict(ended)
             else:
                 entry = self._update(index, ended)
             listeners = list(self._listeners)
