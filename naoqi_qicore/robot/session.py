@@ -14,6 +14,8 @@
   ``start_timeout`` s of :meth:`RobotSession.start`, refusals are only told once as
   information, and requests may :meth:`RobotSession.wait_started` for the robot.
 * :func:`wait_for_services` waits for a robot that is starting to offer some services.
+* :func:`bound_thread_pool` bounds libqi's thread pool of a process that calls the robot
+  steadily (naoqi_bridge's joint readings).
 
 Observers run in the session's own thread, never in a libqi callback thread.
 """
@@ -21,6 +23,7 @@ from __future__ import annotations
 
 import enum
 import logging
+import os
 import re
 import threading
 import time
@@ -206,6 +209,26 @@ def wait_for_services(session: Any, names: Sequence[str], timeout: float,
             session.serviceRegistered.disconnect(link)
         except RuntimeError:  # the session is closed
             pass
+
+
+#: libqi's environment variable bounding its thread pool, read when the process's first
+#: session starts libqi's event loop
+MAX_THREADS_ENV = "QI_EVENTLOOP_MAX_THREADS"
+
+
+def bound_thread_pool(max_threads: int) -> None:
+    """Keep libqi's thread pool of this process to at most ``max_threads`` threads (unless
+    :data:`MAX_THREADS_ENV` is set already); call it before the first ``qi.Session``.
+
+    libqi adds a thread each time its pool stays busy for half a second (callbacks waiting
+    for Python's lock on a loaded machine), and ends a thread once it ran no task for 5 s.
+    A process calling the robot all the time (joint readings: 150 calls a second) gives
+    every thread a task more often than that, so the threads a burst added never end: a
+    long-running node keeps a bound instead.
+    """
+    if max_threads < 1:
+        raise ValueError("libqi needs at least one thread, got %r" % max_threads)
+    os.environ.setdefault(MAX_THREADS_ENV, str(max_threads))
 
 
 ConnectedCallback = Callable[[qi.Session], None]

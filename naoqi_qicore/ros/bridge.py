@@ -56,7 +56,7 @@ from std_srvs.srv import Trigger
 from naoqi_qicore.core.motion import FAILED, ALMotionSink, MotionSegment
 from naoqi_qicore.msg import (ActivityFocus, MotionKeyframes, MotionStatus, MotionStop,
                               RobotConnection)
-from naoqi_qicore.robot.session import ConnectionState, RobotSession
+from naoqi_qicore.robot.session import ConnectionState, RobotSession, bound_thread_pool
 from naoqi_qicore.robot.sim.senses import DEFAULT_CONFIDENCE
 from naoqi_qicore.ros import diagnostics
 from naoqi_qicore.ros.focus import (STOP_AND_STACK_CURRENT, STOP_CURRENT, FocusTracker,
@@ -79,6 +79,8 @@ SIM_PERCEPTION = "NaoqiSimPerception"
 #: how long words sent on robot/sim/hear wait for the robot to listen (s)
 SIM_HEAR_WAIT_S = 5.0
 NODE_NAME = "naoqi_bridge"
+#: libqi threads the bridge keeps at most (it starts 3; its callbacks are short)
+QI_THREADS = 6
 BRIDGE_PARAMETERS = (
     NodeParameter("max_retry_delay", 2.0, "longest wait between two connection attempts (s)",
                   constraints=dict(floating_point_range=[
@@ -511,4 +513,5 @@ def main(args: Optional[List[str]] = None) -> int:
     """Console entry point of ``naoqi_bridge``."""
     # One thread: a segment is started the moment its message is taken (measured: a
     # multi-threaded executor adds tens of ms of jitter); life services wait their turn.
+    bound_thread_pool(QI_THREADS)  # its joint readings would keep every thread a burst adds
     return run_node(lambda: NaoqiBridge(), PROGRAM, args)

@@ -263,3 +263,57 @@ def test_a_robot_answering_wrongly_is_not_taken_for_one_starting() -> None:
         robot.close()
         server.kill()
         server.wait()
+
+
+BURST = """
+import sys, threading, time
+from pathlib import Path
+from naoqi_qicore.robot.session import bound_thread_pool
+bound_thread_pool(int(sys.argv[1]))
+import qi
+
+def pool_threads():
+    return sum(1 for task in Path("/proc/self/task").iterdir()
+               if (task / "comm").read_text().strip() == "MainEventLoop")
+
+class Joints:
+    def read(self):
+        return [0.0] * 26
+robot = qi.Session()
+robot.listenStandalone("tcp://127.0.0.1:0")
+robot.registerService("Joints", Joints())
+client = qi.Session()
+client.connect(robot.endpoints()[0])
+joints = client.service("Joints")
+readings = [0]
+
+def read_steadily():  # what naoqi_bridge's joint_states does, 50 readings a second
+    while True:
+        for future in [joints.read(_async=True) for _ in range(3)]:
+            future.value(60000)
+        readings[0] += 1
+        time.sleep(0.02)
+threading.Thread(target=read_steadily, daemon=True).start()
+time.sleep(1.0)
+for _ in range(24):  # callbacks that hold the pool's threads for a while
+    joints.read(_async=True).addCallback(lambda future: time.sleep(1.0))
+most, started = 0, readings[0]
+for _ in range(100):  # the burst holds a pool of 4 for about 6 s
+    time.sleep(0.1)
+    most = max(most, pool_threads())
+print("threads", most, "readings", readings[0] - started)
+"""
+
+
+@pytest.mark.slow
+def test_a_bounded_thread_pool_keeps_its_bound_through_a_burst() -> None:
+    """libqi adds a thread each time its pool stays busy for half a second and, while a
+    process calls the robot steadily, never ends them: bounded, a burst of blocking
+    callbacks leaves the pool at its bound, and the steady calls go on after it."""
+    result = subprocess.run([sys.executable, "-P", "-c", BURST, "4"], capture_output=True,
+                            text=True, timeout=60)
+    assert result.returncode == 0, result.stderr
+    last = result.stdout.splitlines()[-1].split()  # libqi logs to the standard output too
+    most, readings = int(last[1]), int(last[3])
+    assert most <= 4 + 1, "%d pool threads (asio's resolver thread has the pool's name)" % most
+    assert readings > 10

@@ -1,5 +1,6 @@
 """naoqi_sim's loopback guard on the addresses it really binds, and the bounded call record
 (issue 13)."""
+import math
 import os
 import socket
 import sys
@@ -165,6 +166,56 @@ def test_the_record_keeps_motion_calls_compressed():
         tracemalloc.stop()
     assert kept < 3 << 20, "1000 motion calls kept in %d kB" % (kept >> 10)
     assert record.since(1499)[0]["args"] == [names, times, keys]
+
+
+def _joint_readings(record, count):
+    """What naoqi_bridge's ``joint_states`` asks 50 times a second: the angles, the motor
+    currents and the torso's position, the angles moving a little between readings."""
+    joints = ["Joint%d" % joint for joint in range(26)]
+    currents = ["Device/SubDeviceList/%s/ElectricCurrent/Sensor/Value" % j for j in joints]
+    for reading in range(count):
+        angles = [math.sin(reading / 50.0 + joint) for joint in range(26)]
+        record.end(record.start("ALMotion", "getAngles", ["Body", True]), angles)
+        record.end(record.start("ALMemory", "getListData", [currents]), [None] * 26)
+        record.end(record.start("ALMotion", "getPosition", ["Torso", 1, True]),
+                   [0.01 * reading, 0.0, 0.33, 0.0, 0.0, 0.0])
+
+
+def test_a_record_full_of_repeated_readings_stays_small():
+    """The default ring full of the joint readings a bridge makes (150 calls/s fill it in
+    about a minute) takes about a megabyte: alike calls are compressed together."""
+    tracemalloc.start()
+    try:
+        before = tracemalloc.get_traced_memory()[0]
+        record = CallRecord()
+        _joint_readings(record, 4000)
+        kept = tracemalloc.get_traced_memory()[0] - before
+    finally:
+        tracemalloc.stop()
+    assert record.dropped() == 2000 and len(record.since(0)) == DEFAULT_LIMIT
+    assert kept < 3 << 19, "%d calls kept in %d kB" % (DEFAULT_LIMIT, kept >> 10)
+    last = record.since(11_999)
+    assert [entry["method"] for entry in last] == ["getPosition"]
+    assert last[0]["result"] == [39.99, 0.0, 0.33, 0.0, 0.0, 0.0]
+
+
+def test_calls_ending_late_are_completed_in_their_compressed_block():
+    """A call that ends after many newer calls (a motion while readings go on) gets its end
+    in the entry kept; so do calls ending in any order."""
+    record = CallRecord(limit=500)
+    motion = record.start("ALMotion", "angleInterpolationBezier", [["HeadYaw"], [[1.0]], [[0.3]]])
+    said = record.start("ALTextToSpeech", "say", ["hello"])
+    _joint_readings(record, 100)
+    record.end(said, True)
+    record.end(motion, error="RuntimeError: killed")
+    kept = record.since(0)
+    assert [entry["index"] for entry in kept] == list(range(302))
+    assert kept[0]["error"] == "RuntimeError: killed" and kept[1]["result"] is True
+    assert all("end" in entry for entry in kept)
+    _joint_readings(record, 100)
+    assert [entry["index"] for entry in record.since(0)] == list(range(102, 602))
+    assert [entry["index"] for entry in record.since(600)] == [600, 601]
+    assert record.since(700) == [] and record.since(64) == record.since(102)
 
 
 def _cycles(memory, motion, count, start=0):

@@ -21,11 +21,14 @@ A JSON Lines file can receive the record as it happens: a line when a call start
 so far) and a line when it ends (``{"index": 0, "end": ..., "duration": 0.3, "result":
 null}``); :func:`read_calls` puts them back together.
 
-Only the last :data:`DEFAULT_LIMIT` entries (``limit``) are kept in memory, each as its
-compressed JSON text (motion calls carry long lists of numbers: about twenty times smaller
-than the same values as Python objects), so that a robot serving for hours does not grow:
-:meth:`CallRecord.since` returns what is kept, :meth:`CallRecord.dropped` says how many
-older entries were let go; the file has them all.
+Only the last :data:`DEFAULT_LIMIT` entries (``limit``) are kept in memory, as compressed
+JSON text, :data:`BLOCK` consecutive entries compressed together (motion calls carry long
+lists of numbers: about twenty times smaller than the same values as Python objects; the
+calls a client makes over and over, such as the joint readings behind ``joint_states`` at
+150 calls/s, look alike: together they compress about three times better than one by
+one), so that a robot serving for hours does not grow: :meth:`CallRecord.since` returns
+what is kept, :meth:`CallRecord.dropped` says how many older entries were let go; the file
+has them all.
 """
 from __future__ import annotations
 
@@ -34,12 +37,13 @@ import threading
 import time
 import zlib
 from collections import deque
-from itertools import islice
 from pathlib import Path
 from typing import Any, Callable, Deque, Dict, List, Optional
 
 #: how many entries a record keeps in memory by default
 DEFAULT_LIMIT = 10_000
+#: how many consecutive entries are compressed together
+BLOCK = 64
 
 
 def plain(value: Any) -> Any:
@@ -63,7 +67,12 @@ class CallRecord:
         if limit < 1:
             raise ValueError("the record must keep at least one call, got %r" % limit)
         self.limit = limit
-        self._entries: Deque[bytes] = deque(maxlen=limit)  # compressed JSON, oldest first
+        #: full blocks of :data:`BLOCK` entries, oldest first, each its JSON lines compressed
+        self._blocks: Deque[bytes] = deque()
+        #: the JSON texts of the newest entries (fewer than :data:`BLOCK`)
+        self._open: List[str] = []
+        self._first = 0  # index of the first entry of the oldest block (or of _open)
+        self._low = 0  # index of the oldest entry kept (older ones: let go or cleared)
         self._count = 0
         self._dropped = 0
         self._running: Dict[int, float] = {}  # index -> monotonic start, of running calls
@@ -83,10 +92,17 @@ class CallRecord:
             entry["index"] = index = self._count
             self._count += 1
             self._running[index] = time.monotonic()
-            if len(self._entries) == self.limit:
+            if self._count - self._low > self.limit:
+                self._low += 1
                 self._dropped += 1
             text = json.dumps(entry, separators=(",", ":"))
-            self._entries.append(zlib.compress(text.encode("utf-8"), 1))
+            self._open.append(text)
+            if len(self._open) == BLOCK:
+                self._blocks.append(_compressed(self._open))
+                self._open = []
+            while self._blocks and self._first + BLOCK <= self._low:
+                self._blocks.popleft()
+                self._first += BLOCK
             self._write(text)
         return index
 
@@ -104,18 +120,24 @@ class CallRecord:
             else:
                 ended["error"] = error
             self._write(json.dumps(ended, separators=(",", ":")))
-            position = index - (self._count - len(self._entries))
-            if position < 0:  # let go meanwhile: only the file and the listeners see it
-                entry = {"index": index}
+            if index < self._low:  # let go meanwhile: only the file and the listeners see it
+                entry = dict(ended)
             else:
-                entry = json.loads(zlib.decompress(self._entries[position]))
-            entry.update(ended)
-            if position >= 0:
-                text = json.dumps(entry, separators=(",", ":"))
-                self._entries[position] = zlib.compress(text.encode("utf-8"), 1)
+                entry = self._update(index, ended)
             listeners = list(self._listeners)
         for listener in listeners:
             listener(entry)
+
+    def _update(self, index: int, ended: Dict[str, Any]) -> Dict[str, Any]:
+        """Add ``ended`` to the kept entry ``index`` (lock held); the whole entry."""
+        block, position = divmod(index - self._first, BLOCK)
+        texts = self._open if block == len(self._blocks) else _texts(self._blocks[block])
+        entry = json.loads(texts[position])
+        entry.update(ended)
+        texts[position] = json.dumps(entry, separators=(",", ":"))
+        if texts is not self._open:
+            self._blocks[block] = _compressed(texts)
+        return entry
 
     def _write(self, line: str) -> None:
         """Append ``line`` to the file, if any (lock held)."""
@@ -139,10 +161,15 @@ class CallRecord:
         """Entries kept in memory whose index is >= ``index``, running calls included
         (entries dropped by the limit or by clear() are gone: see :meth:`dropped`)."""
         with self._lock:
-            # kept entries have consecutive indexes, the newest is count - 1
-            start = max(0, index - (self._count - len(self._entries)))
-            texts = list(islice(self._entries, start, None))
-        return [json.loads(zlib.decompress(text)) for text in texts]
+            start = max(index, self._low)
+            first, blocks, texts = self._first, list(self._blocks), list(self._open)
+        skipped = min(len(blocks), (start - first) // BLOCK)  # blocks all before start
+        first += skipped * BLOCK
+        kept: List[str] = []
+        for block in blocks[skipped:]:
+            kept += _texts(block)
+        kept += texts
+        return [json.loads(text) for text in kept[max(0, start - first):]]
 
     def count(self) -> int:
         """How many calls started since the start of the record (clear() does not reset
@@ -159,7 +186,9 @@ class CallRecord:
     def clear(self) -> None:
         """Forget the entries kept in memory (the file keeps them)."""
         with self._lock:
-            self._entries.clear()
+            self._blocks.clear()
+            self._open = []
+            self._first = self._low = self._count
 
     def close(self) -> None:
         """Close the file, if any."""
@@ -167,6 +196,16 @@ class CallRecord:
             if self._file is not None:
                 self._file.close()
                 self._file = None
+
+
+def _compressed(texts: List[str]) -> bytes:
+    """The JSON texts of a block of entries, compressed together."""
+    return zlib.compress("\n".join(texts).encode("utf-8"))
+
+
+def _texts(block: bytes) -> List[str]:
+    """The JSON texts of a block :func:`_compressed` made."""
+    return zlib.decompress(block).decode("utf-8").split("\n")
 
 
 def read_calls(path: Path) -> List[Dict[str, Any]]:
