@@ -142,7 +142,8 @@ def test_handles_do_not_pile_up(places) -> None:
             with pytest.raises(FileNotFoundError):
                 files.open_read("missing/f")
             files.remove("link/b/g")
-        assert _open_descriptors() == before
+        # no more than before (another test's leftover thread in this process may close one)
+        assert _open_descriptors() <= before
 
 
 def test_a_folder_swapped_for_a_link_meanwhile_never_leads_out(places) -> None:

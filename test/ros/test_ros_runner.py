@@ -166,7 +166,8 @@ def test_stop_unloads_boxes_and_releases_focus(stack: Stack) -> None:
     assert stack.play().success
     stack.wait_state(lambda s: s.status == BehaviorState.PLAYING and s.active_boxes, 10)
     stack.wait_until(lambda: stack.focus and stack.focus[-1].focused_activity == ACTIVITY, 5, "focus")
-    speech = stack.wait_until(lambda: stack.robot.calls("ALTextToSpeech", "say"), 5, "Say Hello")
+    speech = stack.wait_until(lambda: [call for call in stack.robot.calls("ALTextToSpeech", "say")
+                                       if "result" in call], 5, "Say Hello")  # its task id
     moving = stack.moving_segment()
     answer = stack.trigger("stop")
     assert answer.success, answer.message
