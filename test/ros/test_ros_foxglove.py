@@ -235,12 +235,26 @@ def test_the_server_listens_on_loopback_only_and_stops_with_nothing_left(probe) 
             client.close()
         wait_until(lambda: probe.node.count_subscribers("/joint_states") == 0, 5,
                    "the relay's subscription gone")
-        socket.create_server(("127.0.0.1", port)).close()  # the port is free again
+        assert _port_freed(port, 5.0)  # the server's socket is closed (the SDK does it in
+        # its own thread, shortly after stop returns)
         # foxglove-sdk keeps one runtime for the process: started and stopped again, the
         # servers leave no thread behind
         if threads is None:
             threads = process.num_threads()
         assert process.num_threads() <= threads
+
+
+def _port_freed(port: int, timeout: float) -> bool:
+    """Whether ``port`` of 127.0.0.1 can be bound again within ``timeout`` s."""
+    deadline = time.monotonic() + timeout
+    while True:
+        try:
+            socket.create_server(("127.0.0.1", port)).close()
+            return True
+        except OSError:
+            if time.monotonic() > deadline:
+                return False
+            time.sleep(0.05)
 
 
 def _disconnected(url: str) -> bool:
