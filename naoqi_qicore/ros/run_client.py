@@ -97,7 +97,8 @@ class BehaviorRunClient:
     def __init__(self, node: Node, action: str = "behavior/run") -> None:
         self._client = ActionClient(node, RunBehavior, action)
         self._listed = threading.Condition()
-        #: the accepted goals the status lists, with when the runner accepted each
+        #: the goals being sent, with when the runner accepted each once the status lists it
+        #: (None until then); only those, so that the client stays small over many goals
         self._accepted: Dict[bytes, Any] = {}
         self._status = node.create_subscription(
             GoalStatusArray, action + "/_action/status", self._on_status,
@@ -105,8 +106,10 @@ class BehaviorRunClient:
 
     def _on_status(self, message: GoalStatusArray) -> None:
         with self._listed:
-            self._accepted.update((bytes(status.goal_info.goal_id.uuid), status.goal_info.stamp)
-                                  for status in message.status_list)
+            for status in message.status_list:
+                key = bytes(status.goal_info.goal_id.uuid)
+                if key in self._accepted:
+                    self._accepted[key] = status.goal_info.stamp
             self._listed.notify_all()
 
     def send(self, goal: RunBehavior.Goal,
@@ -118,23 +121,27 @@ class BehaviorRunClient:
         if not self._client.wait_for_server(timeout_sec=timeout):
             raise RuntimeError("no behavior/run action server within %.0f s" % timeout)
         goal_id = UUID(uuid=list(uuid.uuid4().bytes))
+        key = bytes(goal_id.uuid)
+        with self._listed:
+            self._accepted[key] = None  # watched for before it is sent
         sent = self._client.send_goal_async(
             goal, goal_uuid=goal_id, feedback_callback=None if on_feedback is None else (
                 lambda message: on_feedback(message.feedback.state)))
         sent.add_done_callback(lambda _: self._notify())
         deadline = time.monotonic() + timeout
         with self._listed:
-            while not sent.done() and bytes(goal_id.uuid) not in self._accepted:
-                left = deadline - time.monotonic()
-                if left <= 0:
-                    raise RuntimeError("behavior/run did not answer the goal within %.0f s"
-                                       % timeout)
-                self._listed.wait(left)
+            try:
+                while not sent.done() and self._accepted[key] is None:
+                    left = deadline - time.monotonic()
+                    if left <= 0:
+                        raise RuntimeError("behavior/run did not answer the goal within %.0f s"
+                                           % timeout)
+                    self._listed.wait(left)
+            finally:
+                stamp = self._accepted.pop(key)
         if sent.done():
             return sent.result()
         # accepted (listed by the server), its answer lost on the way
-        with self._listed:
-            stamp = self._accepted[bytes(goal_id.uuid)]
         return ClientGoalHandle(self._client, goal_id, RunBehavior.Impl.SendGoalService.Response(
             accepted=True, stamp=stamp))
 
