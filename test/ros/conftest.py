@@ -2,7 +2,8 @@
 
 Every process runs with the venv's interpreter, inherits the per-run ROS_DOMAIN_ID of
 test/conftest.py, logs into the test's tmp_path and is stopped (SIGINT, then SIGKILL)
-when the test ends.
+when the test ends.  Their temporary files go into the test's tmp_path too (TMPDIR): a
+process a test kills on purpose (a robot disappearing) leaves nothing in the system's /tmp.
 """
 import os
 import signal
@@ -40,7 +41,10 @@ class Program:
 
     def start(self) -> None:
         path = [str(REPO)] + [p for p in os.environ.get("PYTHONPATH", "").split(os.pathsep) if p]
-        env = dict(os.environ, PYTHONPATH=os.pathsep.join(path), PYTHONUNBUFFERED="1")
+        temporary = self.log.parent / "tmp"
+        temporary.mkdir(exist_ok=True)
+        env = dict(os.environ, PYTHONPATH=os.pathsep.join(path), PYTHONUNBUFFERED="1",
+                   TMPDIR=str(temporary))
         with open(self.log, "a") as log:
             self.process = subprocess.Popen(self.command, stdout=log, stderr=subprocess.STDOUT,
                                             env=env, cwd=str(REPO))
