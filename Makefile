@@ -15,9 +15,10 @@ CHECK_TESTS := test/converter test/core test/sim test/package
 #: test processes run side by side (pytest-xdist; a test file stays in one process, so the
 #: fixtures its tests share are made once); `make test TEST_WORKERS=0` runs them in one.
 #: A process that crashes fails the run: with a file per process, xdist 3.8.0 waits forever
-#: for a replacement's work
+#: for a replacement's work.  Files go to the workers in the order test/conftest.py gives
+#: (the long ones first), not xdist's (the files with most tests first)
 TEST_WORKERS ?= 3
-PARALLEL := -n $(TEST_WORKERS) --dist loadfile --max-worker-restart 0
+PARALLEL := -n $(TEST_WORKERS) --dist loadfile --no-loadscope-reorder --max-worker-restart 0
 
 .PHONY: setup test check demo clean
 

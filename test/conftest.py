@@ -75,7 +75,15 @@ def low_bitrate_sound(tmp_path):
 
 def pytest_collection_modifyitems(items: list) -> None:
     """Tests that read the shared corpus of real behaviors are marked ``corpus``: they are
-    left out of ``make check``, the quick loop."""
+    left out of ``make check``, the quick loop.  Files marked ``long_running`` come first,
+    the longest first (the marker's ``minutes``): the parallel workers of ``make test`` take
+    files in this order, and a file of minutes started last would keep one worker running
+    alone at the end."""
     for item in items:
         if "corpus_dir" in getattr(item, "fixturenames", ()):
             item.add_marker(pytest.mark.corpus)
+
+    def expected_minutes(item) -> float:
+        marker = item.get_closest_marker("long_running")
+        return marker.kwargs.get("minutes", 1.0) if marker is not None else 0.0
+    items.sort(key=lambda item: -expected_minutes(item))

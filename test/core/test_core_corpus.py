@@ -9,6 +9,8 @@ from pathlib import Path
 
 import pytest
 
+pytestmark = pytest.mark.long_running(minutes=2.5)
+
 _BENCH = Path(__file__).resolve().parents[2] / "bench" / "corpus_report.py"
 _SPEC = importlib.util.spec_from_file_location("corpus_report", _BENCH)
 corpus_report = importlib.util.module_from_spec(_SPEC)

@@ -11,6 +11,8 @@ from naoqi_qicore.converter.loader import prepare
 from naoqi_qicore.core import BehaviorPlayer
 from naoqi_qicore.xar.model import BehaviorKeyframe, BehaviorLayer, Behavior, Diagram
 
+pytestmark = pytest.mark.long_running(minutes=1)
+
 MUSIC = """
 def onInput_onStart(self):
     ALProxy("ALAudioPlayer").playFile(self.getParameter("File"))

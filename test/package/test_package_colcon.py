@@ -20,6 +20,8 @@ import pytest
 from ros2_lookups import (HELP_MENTIONS, PACKAGE, console_scripts, launch_processes,
                           package_prefix, ros2_run_executables)
 
+pytestmark = pytest.mark.long_running(minutes=4)
+
 ROUTES = {"copy": [], "symlink-install": ["--symlink-install"]}
 #: the first build compiles the interfaces: about 100 s of CPU, which took over 300 s (the
 #: suite's default timeout) on a 2-core machine with a load of 14

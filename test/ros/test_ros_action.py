@@ -27,6 +27,8 @@ from naoqi_qicore.srv import GoTo, ListBehaviors  # noqa: E402
 
 from script_behaviors import layered_behavior, motion_behavior, script_behavior  # noqa: E402
 
+pytestmark = pytest.mark.long_running(minutes=2)
+
 ACTIVITY = "naoqi_qicore/wave_hello"
 #: the runner's /diagnostics status saying where motion goes
 RUNNER_MOTION = "naoqi_qicore: behavior_runner motion"

@@ -14,6 +14,8 @@ from process_tools import AutoplayLauncher  # noqa: E402
 
 from naoqi_qicore.ros.launcher import parse_arguments  # noqa: E402
 
+pytestmark = pytest.mark.long_running(minutes=1.7)
+
 PREFIX = "run_behavior: "
 
 

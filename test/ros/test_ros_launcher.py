@@ -13,6 +13,8 @@ from naoqi_qicore.msg import BehaviorState, RobotConnection  # noqa: E402
 from process_tools import AutoplayLauncher, kill_processes, plant_modules  # noqa: E402
 from naoqi_qicore.ros.launcher import python_program  # noqa: E402
 
+pytestmark = pytest.mark.long_running(minutes=1)
+
 
 def test_starts_everything_and_stops_cleanly(probe, example_behavior, repo_root, tmp_path) -> None:
     record = tmp_path / "calls.jsonl"

@@ -11,6 +11,8 @@ pytest.importorskip("psutil")
 sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "bench"))
 import bench_soak  # noqa: E402
 
+pytestmark = pytest.mark.long_running(minutes=1)
+
 #: cycles before the first measure (the first loads and runs start what stays)
 WARMUP = 30
 CYCLES = 250

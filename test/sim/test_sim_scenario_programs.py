@@ -22,6 +22,8 @@ from script_behaviors import WAITS_FOR_YES, script_behavior  # noqa: E402
 from naoqi_qicore.converter.api import convert, convert_in_project  # noqa: E402
 from naoqi_qicore.robot.sim.recorder import read_calls  # noqa: E402
 
+pytestmark = pytest.mark.long_running(minutes=1)
+
 READY = "naoqi_sim: listening on "
 ENV = dict(os.environ, PYTHONPATH=os.pathsep.join([str(REPO)] + [
     p for p in os.environ.get("PYTHONPATH", "").split(os.pathsep) if p]), PYTHONUNBUFFERED="1")
