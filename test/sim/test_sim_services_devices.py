@@ -110,9 +110,12 @@ def test_pages_load_as_in_the_tablets_web_view(pepper):
     failingUrl): a page that cannot be reached, not an HTTP error) and onPageFinished."""
     tablet = pepper.service("ALTabletService")
     signals = []
+    assert tablet.loadUrl("http://198.18.0.1/apps/quiz/index.html")
+    # the tablet tells how the load went after the call: a box connecting then hears it
     tablet.onPageStarted.connect(lambda: signals.append("started"))
     tablet.onLoadPageError.connect(lambda *error: signals.append(error))
     tablet.onPageFinished.connect(lambda: signals.append("finished"))
+    assert wait_until(lambda: "finished" in signals)
 
     def load(url):
         signals.clear()

@@ -12,6 +12,7 @@ with or without a trailing slash, as the standard "Show App" box gives it).
 Pages load as in the tablet's Android web view, whose ``WebViewClient`` callbacks the
 signals relay (``onLoadPageError(errorCode, description, failingUrl)`` is
 ``onReceivedError``'s signature): ``loadUrl`` hands the URL over and returns True, then
+(:data:`PAGE_LOAD_S` later: a box may connect to them after the call)
 ``onPageStarted``, ``onLoadPageError`` for a page that cannot be reached (Android's
 ``ERROR_*`` code and Chromium's ``net::`` description) and ``onPageFinished`` follow, an
 unreachable page ending with the web view's error page.  A robot's URL with no file behind
@@ -22,7 +23,8 @@ the one asked for.
 """
 import itertools
 import posixpath
-from typing import Any, List, Optional
+import threading
+from typing import Any, Callable, List, Optional
 from urllib.parse import unquote, urlsplit
 
 import qi
@@ -41,6 +43,8 @@ _UNSUPPORTED_SCHEME = (-10, "net::ERR_UNKNOWN_URL_SCHEME")
 _HOST_LOOKUP = (-2, "net::ERR_NAME_NOT_RESOLVED")
 #: what the robot's web server answers for a file it does not have
 NOT_FOUND = "404 Not Found"
+#: how long after ``loadUrl`` returns the tablet, another device, tells how the load went (s)
+PAGE_LOAD_S = 0.1
 
 
 class ALTabletService(SimModule):
@@ -53,6 +57,7 @@ class ALTabletService(SimModule):
         super().__init__(sim)
         self._url = ""
         self._page_error = ""
+        self._loading: Optional[threading.Timer] = None
         self._webview_visible = False
         self._image = ""
         self._preloaded: List[str] = []
@@ -119,23 +124,42 @@ class ALTabletService(SimModule):
         """Load a page (http, https or file URL; False and onLoadPageError otherwise): the
         page signals follow as the web view loads it (see the module's documentation)."""
         if not url.startswith(_WEB):
-            self.onLoadPageError(*_UNSUPPORTED_SCHEME, url)
+            self._after_load(lambda: self.onLoadPageError(*_UNSUPPORTED_SCHEME, url))
             return False
         try:
             robot_file = self._app_file("loadUrl", url)
         except RuntimeError as error:
-            self.onLoadPageError(-1, str(error), url)
+            self._after_load(lambda: self.onLoadPageError(-1, str(error), url))
             return False
+        unreachable = self._offline(url, robot_file)
         self._url = url
-        self._page_error = ""
-        self.onPageStarted()
-        if robot_file is False:
-            self._page_error = NOT_FOUND
-        elif self._offline(url, robot_file):
-            self._page_error = _HOST_LOOKUP[1]
-            self.onLoadPageError(*_HOST_LOOKUP, url)
-        self.onPageFinished()
+        self._page_error = NOT_FOUND if robot_file is False else \
+            _HOST_LOOKUP[1] if unreachable else ""
+
+        def signals() -> None:
+            self.onPageStarted()
+            if unreachable:
+                self.onLoadPageError(*_HOST_LOOKUP, url)
+            self.onPageFinished()
+        self._after_load(signals)
         return True
+
+    def _after_load(self, signals: Callable[[], None]) -> None:
+        """Raise a load's ``signals`` once the call returned, as the tablet does; a newer
+        load abandons the one still under way."""
+        with self._lock:
+            if self._loading is not None:
+                self._loading.cancel()
+            self._loading = threading.Timer(PAGE_LOAD_S, signals)
+            self._loading.daemon = True
+            self._loading.start()
+
+    def close(self) -> None:
+        """Abandon the load under way (the robot shuts down)."""
+        with self._lock:
+            if self._loading is not None:
+                self._loading.cancel()
+        super().close()
 
     def getPageError(self) -> str:
         """Why the page shown is not the one asked for: "404 Not Found" (the robot's web
