@@ -34,11 +34,11 @@ class Observation:
     """Something the robot or its behavior did: ``kind`` "saying" (a sentence starts, its
     text in ``name``), "said" (it ended), "event" (an ALMemory key written or raised, with
     its value), "call" (a call ended, a client's or the robot's own: ``SERVICE.METHOD`` and
-    its arguments),
-    "tablet" (the tablet shows a URL; ``value`` why it shows another page instead, such as
-    the robot's web server's "404 Not Found", None when it shows the URL's); "started" (the behavior started playing), "box" (a
-    box started: its path), "state" (a keyframe of the behavior's timeline became
-    current: its name), "ended" (the run ended: its status, and ``value`` a short text)."""
+    its arguments), "tablet" (the tablet shows a URL; ``value`` why it shows another page
+    instead, such as the robot's web server's "404 Not Found", None when it shows the
+    URL's); "started" (the behavior started playing), "box" (a box started: its path),
+    "state" (a keyframe of the behavior's timeline became current: its name), "ended" (the
+    run ended: its status, and ``value`` a short text)."""
 
     kind: str
     name: str

@@ -129,7 +129,8 @@ class ALTabletService(SimModule):
         try:
             robot_file = self._app_file("loadUrl", url)
         except RuntimeError as error:
-            self._after_load(lambda: self.onLoadPageError(-1, str(error), url))
+            refused = str(error)
+            self._after_load(lambda: self.onLoadPageError(-1, refused, url))
             return False
         unreachable = self._offline(url, robot_file)
         self._url = url
