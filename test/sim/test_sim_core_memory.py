@@ -56,6 +56,10 @@ def test_events_are_listed(robot):
 
 
 def test_subscriber_signal_fires_for_raises_and_inserts_from_another_process(robot):
+    """NAOqi's ALMemory keeps data and events in one map and notifies a key's subscribers of
+    every write of it, an insertData as a raiseEvent (its API waits for data writes too:
+    getDataOnChange "blocks the caller until the value of a key changes"); a behavior
+    waiting on a key another box inserts must react in the simulated robot as well."""
     url, session = robot
     memory = session.service("ALMemory")
     received = []

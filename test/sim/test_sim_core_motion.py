@@ -160,8 +160,12 @@ def test_joints_without_stiffness_stay(motion):
 
 
 def test_rest_and_wake_up(nao, motion):
+    """A NAO sits down to rest and gets up from Crouch at ALRobotPosture's whole-body pace,
+    in seconds as on the robot."""
     memory = nao.service("ALMemory")
+    started = time.monotonic()
     motion.rest()
+    assert time.monotonic() - started > 2.0  # the knees bend by 81 degrees
     assert not motion.robotIsWakeUp()
     assert max(motion.getStiffnesses("Body")) == 0.0
     assert memory.getData("robotIsWakeUp") is False

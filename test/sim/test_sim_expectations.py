@@ -215,6 +215,19 @@ def test_the_end_of_a_run_is_seen_after_the_sentence_said_before_it(pepper):
     assert runner.verdict().passed, runner.verdict()
 
 
+def test_a_page_the_robots_web_server_does_not_have_is_not_the_page_expected(pepper):
+    """The tablet shows the web server's "404 Not Found" page for a robot URL with no file:
+    an expectation of that page fails, saying so."""
+    robot, session = pepper
+    runner, _ = play(robot, "- expect: {tablet: '*/t/quiz.html', within: 1}\n")
+    runner.observe_behavior("started")
+    assert session.service("ALTabletService").showWebview("http://198.18.0.1/apps/t/quiz.html")
+    assert runner.decided.wait(5)
+    assert runner.verdict().failure == (
+        "t.yaml:1: step 1: expected the tablet to show '*/t/quiz.html' within 1 s; the tablet "
+        "showed: http://198.18.0.1/apps/t/quiz.html (404 Not Found)")
+
+
 def test_an_expectation_not_met_in_time_fails_saying_what_happened_instead(pepper):
     robot, session = pepper
     runner, lines = play(robot, """

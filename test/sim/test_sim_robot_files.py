@@ -26,6 +26,7 @@ from naoqi_qicore.robot.sim.recorder import read_calls  # noqa: E402
 sys.path.insert(0, os.path.dirname(__file__))
 from robot_projects import (ENV, LAST, PACKAGE_ID, layout_project,  # noqa: E402
                             script_behavior)
+from sim_core_support import wait_until  # noqa: E402
 OUTSIDE = "is outside the robot's files (/home/nao/..., /tmp/...)"
 
 
@@ -160,13 +161,19 @@ def test_the_tablet_shows_an_applications_files_from_the_robots_files():
                     "http://198.18.0.1/apps/my-app/../behavior_1/icon.png"):
             assert not tablet.showImage(url)
         assert tablet.getShownImage() == ""
-        # a URL leading out of the robot's files is refused, the file there or not
+        # a URL leading out of the robot's files is refused, the file there or not (a page
+        # with onLoadPageError)
+        errors = []
+        tablet.onLoadPageError.connect(lambda *error: errors.append(error))
         for url in ("http://198.18.0.1/apps/my-app/../../../../../../../etc/passwd",
                     "http://198.18.0.1/apps/%2e%2e/%2e%2e/%2e%2e/%2e%2e/%2e%2e/%2e%2e/etc/passwd"):
             with pytest.raises(RuntimeError, match=OUTSIDE.replace("(", r"\(").replace(
                     ")", r"\)").replace(".", r"\.")):
                 tablet.showImage(url)
+            errors.clear()
             assert not tablet.loadUrl(url)
+            assert wait_until(lambda: errors)
+            assert errors[0][0] == -1 and OUTSIDE in errors[0][1] and errors[0][2] == url
         assert tablet.getShownImage() == ""
         # other sites' files are the tablet's business
         assert tablet.showImage("https://example.org/a.png")

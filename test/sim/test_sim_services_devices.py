@@ -104,6 +104,50 @@ def test_tablet_web_images_video_and_signals(pepper):
         tablet.simulateInputText(1, "again")
 
 
+def test_pages_load_as_in_the_tablets_web_view(pepper):
+    """ALTabletService relays the tablet's Android web view: loadUrl hands the URL over, then
+    onPageStarted, onLoadPageError (WebViewClient.onReceivedError's (errorCode, description,
+    failingUrl): a page that cannot be reached, not an HTTP error) and onPageFinished."""
+    tablet = pepper.service("ALTabletService")
+    signals = []
+    assert tablet.loadUrl("http://198.18.0.1/apps/quiz/index.html")
+    # the tablet tells how the load went after the call: a box connecting then hears it
+    tablet.onPageStarted.connect(lambda: signals.append("started"))
+    tablet.onLoadPageError.connect(lambda *error: signals.append(error))
+    tablet.onPageFinished.connect(lambda: signals.append("finished"))
+    assert wait_until(lambda: "finished" in signals)
+
+    def load(url, count=2):
+        """The ``count`` signals of loading ``url`` (libqi may deliver them in any order:
+        sorted, after a moment for any other), and the page's error."""
+        signals.clear()
+        assert tablet.loadUrl(url)
+        assert wait_until(lambda: len(signals) >= count)
+        time.sleep(0.05)
+        return sorted(signals, key=str), tablet.getPageError()
+
+    missing = "http://198.18.0.1/apps/quiz/index.html"  # the robot serves its 404 page
+    assert load(missing) == (["finished", "started"], "404 Not Found")
+    assert tablet.getCurrentUrl() == missing
+    (pepper.files.apps / "quiz" / "html").mkdir(parents=True)
+    (pepper.files.apps / "quiz" / "html" / "index.html").write_text("<html/>")
+    assert load(missing) == (["finished", "started"], "")
+    assert load("https://example.org/") == (["finished", "started"], "")
+    tablet.disableWifi()  # the tablet reaches only the robot
+    try:
+        assert load("https://example.org/", 3) == (
+            [(-2, "net::ERR_NAME_NOT_RESOLVED", "https://example.org/"), "finished",
+             "started"], "net::ERR_NAME_NOT_RESOLVED")
+        assert not tablet.showImage("https://example.org/a.png")
+        assert load(missing) == (["finished", "started"], "")
+    finally:
+        tablet.enableWifi()
+    signals.clear()
+    assert not tablet.loadUrl("javascript:alert(1)")
+    assert wait_until(lambda: signals == [(-10, "net::ERR_UNKNOWN_URL_SCHEME",
+                                           "javascript:alert(1)")])
+
+
 def test_dcm_time_and_timed_led_commands(sim):
     dcm = sim.service("DCM")
     leds = sim.service("ALLeds")

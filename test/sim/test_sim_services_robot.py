@@ -1,9 +1,11 @@
 """End to end: the services inside the simulated robot, called from a client qi.Session."""
+import threading
 import time
 
 import pytest
 
 from naoqi_qicore.robot.sim.services import speech
+from naoqi_qicore.robot.sim.services.posture import posture_path
 
 qi = pytest.importorskip("qi")
 SimulatedRobot = getattr(pytest.importorskip("naoqi_qicore.robot.sim"), "SimulatedRobot", None)
@@ -41,6 +43,41 @@ def test_posture_moves_the_simulated_joints(pepper):
     assert posture.getPosture() == "Crouch"
     hip = pepper.service("ALMotion").getAngles(["HipPitch"], True)[0]
     assert hip == pytest.approx(-1.03, abs=0.05)
+
+
+def test_go_to_posture_passes_through_the_posture_graph_at_the_robots_pace():
+    """NAOqi's goToPosture "computes a path from its current posture to its target posture,
+    and applies it" (ALRobotPosture overview): a NAO sits down from StandInit through Crouch,
+    in seconds, and the call returns when it sits."""
+    assert posture_path("nao", "Stand", "Sit") == ["Stand", "StandInit", "Crouch", "Sit"]
+    assert posture_path("pepper", "Stand", "Crouch") == ["Stand", "StandInit", "Crouch"]
+    robot = SimulatedRobot(robot="nao", listen="tcp://127.0.0.1:0")
+    robot.start()
+    session = _client(robot)
+    try:
+        posture, motion = session.service("ALRobotPosture"), session.service("ALMotion")
+        assert posture.getPosture() == "StandInit"
+        knees, done = [], threading.Event()
+
+        def sample_knee():
+            while not done.wait(0.02):
+                knees.append(motion.getAngles("LKneePitch", True)[0])
+
+        sampler = threading.Thread(target=sample_knee)
+        sampler.start()
+        started = time.monotonic()
+        try:
+            assert posture.goToPosture("Sit", 1.0) is True
+        finally:
+            took = time.monotonic() - started
+            done.set()
+            sampler.join()
+        assert posture.getPosture() == "Sit"
+        assert 2.0 < took < 6.0  # knees 1.4 rad down, ankles 1.4 rad up, one after the other
+        assert max(knees) > 2.0  # crouched (knees at 121 degrees) on the way: Sit is at 70
+    finally:
+        session.close()
+        robot.stop()
 
 
 def test_posted_led_fade_can_be_stopped(pepper):

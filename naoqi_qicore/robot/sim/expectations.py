@@ -13,7 +13,8 @@ the run ends first, the expectation fails and the scenario's steps stop there::
                                              # current (behavior/state's states)
     - expect: {joint: {RShoulderPitch: -1.0}, tolerance: 0.1, within: 4}   # rad, all at once
     - expect: {tablet: "*.png"}              # the tablet shows an image, video or page whose
-                                             # URL (or its end) matches
+                                             # URL (or its end) matches (not the web server's
+                                             # "404 Not Found" page for it)
     - expect: {ends: FINISHED, within: 30}   # the run ends FINISHED, STOPPED or ERROR
 
 ``within`` counts from the step's turn (the previous step's actions done) or from the start
@@ -101,6 +102,8 @@ class Expectation:
             return False
         if self.kind == SAY:
             return sentence_matches(self.target, seen.name)
+        if self.kind == TABLET and seen.value:
+            return False  # another page shown instead, such as the web server's 404 page
         if self.kind in (BOX, TABLET):
             return fnmatch.fnmatchcase(seen.name, self.target) or \
                 fnmatch.fnmatchcase(seen.name, "*/" + self.target.lstrip("/"))
@@ -125,8 +128,16 @@ class Expectation:
         return nothing
 
     def _listed(self, seen: Sequence[Observation]) -> str:
-        return ", ".join(('"%s"' % item.name) if self.kind == SAY else item.name
-                         for item in seen[-SHOWN_INSTEAD:])
+        return ", ".join(_listed(self.kind, item) for item in seen[-SHOWN_INSTEAD:])
+
+
+def _listed(kind: str, seen: Observation) -> str:
+    """How an observation is listed among what the robot did instead."""
+    if kind == SAY:
+        return '"%s"' % seen.name
+    if kind == TABLET and seen.value:
+        return "%s (%s)" % (seen.name, seen.value)
+    return seen.name
 
 
 #: how the robot's doings are listed, per kind of expectation

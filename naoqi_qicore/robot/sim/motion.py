@@ -28,12 +28,14 @@ from naoqi_qicore.robot.sim.bezier import BezierCurve, auto_keys
 from naoqi_qicore.robot.sim.joints import JointTable
 from naoqi_qicore.robot.sim.motion_settings import MotionSettings
 from naoqi_qicore.robot.sim.services.module import Activity, check_choice
-from naoqi_qicore.robot.sim.services.posture import posture_angles
+from naoqi_qicore.robot.sim.services.posture import POSTURE_SPEED_RATIO, posture_angles
 
 #: a cubic Bezier with flat handles peaks at 1.5 times its mean velocity
 FLAT_CURVE_PEAK_FACTOR = 1.5
 #: (linear m/s, angular rad/s) top walking speeds
 WALK_SPEED = {"nao": (0.1, 0.5), "pepper": (0.35, 1.0)}
+#: wakeUp and rest move the whole body as ALRobotPosture does, at this speed fraction (a
+#: NAO gets up from Crouch in about 2.6 s)
 WAKE_UP_SPEED_FRACTION = 0.5
 #: period of ALMotion's control loop (ms)
 MOTION_CYCLE_MS = 10
@@ -428,7 +430,7 @@ class ALMotion(MotionSettings):
     def _go_to(self, method: str, pose: Dict[str, float]) -> None:
         joints = [j for j in self._joints.body if j in pose]
         self._run(method, self._speed_curves(method, joints, [pose[j] for j in joints],
-                                             WAKE_UP_SPEED_FRACTION))
+                                             WAKE_UP_SPEED_FRACTION * POSTURE_SPEED_RATIO))
 
     def _move_hand(self, method: str, handName: str, opened: bool) -> None:
         hand = check_choice(self, method, handName, ["LHand", "RHand"])

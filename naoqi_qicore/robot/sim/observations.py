@@ -34,10 +34,11 @@ class Observation:
     """Something the robot or its behavior did: ``kind`` "saying" (a sentence starts, its
     text in ``name``), "said" (it ended), "event" (an ALMemory key written or raised, with
     its value), "call" (a call ended, a client's or the robot's own: ``SERVICE.METHOD`` and
-    its arguments),
-    "tablet" (the tablet shows a URL); "started" (the behavior started playing), "box" (a
-    box started: its path), "state" (a keyframe of the behavior's timeline became
-    current: its name), "ended" (the run ended: its status, and ``value`` a short text)."""
+    its arguments), "tablet" (the tablet shows a URL; ``value`` why it shows another page
+    instead, such as the robot's web server's "404 Not Found", None when it shows the
+    URL's); "started" (the behavior started playing), "box" (a box started: its path),
+    "state" (a keyframe of the behavior's timeline became current: its name), "ended" (the
+    run ended: its status, and ``value`` a short text)."""
 
     kind: str
     name: str
@@ -75,17 +76,17 @@ class RobotWatch:
         if entry["service"] == "ALTabletService" and "error" not in entry \
                 and entry.get("result") is not False:
             shown = self._tablet_shows(entry["method"], entry.get("args") or [])
-            if shown:
-                self._observe(Observation(TABLET, shown))
+            if shown is not None:
+                self._observe(shown)
 
-    def _tablet_shows(self, method: str, args: Any) -> str:
-        """The URL a successful tablet call put on the screen ("" for none)."""
+    def _tablet_shows(self, method: str, args: Any) -> Optional[Observation]:
+        """What a successful tablet call put on the screen (None for nothing)."""
         if method in _TABLET_SHOWS_ARGUMENT and args and isinstance(args[0], str):
-            return args[0]
+            return Observation(TABLET, args[0])
         tablet = self._tablet
         if method in _TABLET_SHOWS_PAGE and tablet is not None and tablet.isWebviewVisible():
-            return tablet.getCurrentUrl()
-        return ""
+            return Observation(TABLET, tablet.getCurrentUrl(), tablet.getPageError() or None)
+        return None
 
     def close(self) -> None:
         self._memory._unwatch(self._on_memory)

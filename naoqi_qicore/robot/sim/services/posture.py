@@ -1,8 +1,14 @@
 """Simulated ALRobotPosture: NAO's and Pepper's predefined postures, reached through ALMotion.
 
 The current posture is recognised from the joint angles ALMotion reports (closest predefined
-posture within a tolerance, else "Unknown").
+posture within a tolerance, else "Unknown").  As on the robot, ``goToPosture`` "computes a
+path from its current posture to its target posture, and applies it": it passes through the
+intermediate postures of the robot's posture graph (NAO sits down from Stand through
+StandInit and Crouch); ``applyPosture`` sets the joints straight to the target.  Whole-body
+posture moves run at :data:`POSTURE_SPEED_RATIO` of ALMotion's joint speeds, so a NAO's
+Stand -> Sit at 0.8 takes seconds, as on the robot, not a fraction of one.
 """
+import collections
 import math
 from typing import Any, Dict, List, Tuple
 
@@ -33,6 +39,15 @@ _PEPPER_POSTURES = {
     "Crouch": ("Crouching", (0, 35), (90, 6, -70, -30, 0, 0.3), (0, -59, 29)),
 }
 TOLERANCE_RAD = 0.1
+#: ALRobotPosture moves the whole body, balanced, well below the motors' top speeds: joints
+#: move at this share of ``maxSpeedFraction`` x their maximum velocity (a NAO gets from
+#: Crouch to StandInit at 0.5 in about 2.6 s, from Stand to Sit at 0.8 in about 3.6 s)
+POSTURE_SPEED_RATIO = 0.25
+#: the posture graph: the postures the robot moves between directly (both ways)
+_NAO_GRAPH = (("StandInit", "Stand"), ("StandInit", "StandZero"), ("StandInit", "Crouch"),
+              ("Crouch", "Sit"), ("Sit", "SitRelax"), ("Sit", "LyingBack"),
+              ("LyingBack", "LyingBelly"), ("LyingBelly", "Crouch"))
+_PEPPER_GRAPH = (("StandInit", "Stand"), ("StandInit", "StandZero"), ("StandInit", "Crouch"))
 
 
 def _arm_joints(side: str, arm: Tuple[float, ...]) -> Dict[str, float]:
@@ -62,6 +77,29 @@ def posture_angles(robot: str) -> Dict[str, Tuple[str, Dict[str, float]]]:
     return postures
 
 
+def posture_path(robot: str, start: str, target: str) -> List[str]:
+    """The postures ``robot`` passes through from ``start`` to ``target`` (both included),
+    fewest moves first, along its posture graph."""
+    neighbours: Dict[str, List[str]] = collections.defaultdict(list)
+    for a, b in (_NAO_GRAPH if robot == "nao" else _PEPPER_GRAPH):
+        neighbours[a].append(b)
+        neighbours[b].append(a)
+    previous = {start: start}
+    queue = collections.deque([start])
+    while queue:
+        posture = queue.popleft()
+        if posture == target:
+            break
+        for following in neighbours[posture]:
+            if following not in previous:
+                previous[following] = posture
+                queue.append(following)
+    path = [target]
+    while path[-1] != start:
+        path.append(previous[path[-1]])
+    return path[::-1]
+
+
 class ALRobotPosture(SimModule):
     """Go to, apply and recognise predefined postures."""
 
@@ -74,7 +112,8 @@ class ALRobotPosture(SimModule):
         self._last = ("Unknown", "Unknown")
         self._target = ""
 
-    def _move(self, method: str, postureName: str, maxSpeedFraction: float) -> bool:
+    def _move(self, method: str, postureName: str, maxSpeedFraction: float,
+              through_graph: bool) -> bool:
         if postureName not in self._postures:
             raise self._error(method, "posture '%s' is not in the posture list (%s)"
                               % (postureName, ", ".join(sorted(self._postures))))
@@ -89,14 +128,29 @@ class ALRobotPosture(SimModule):
             if set_stiffness is not None:
                 set_stiffness(list(joints), [1.0] * len(joints))
             for _ in range(max(1, self._max_tries)):
-                motion.angleInterpolationWithSpeed(list(joints), list(joints.values()),
-                                                   maxSpeedFraction)
+                for waypoint in self._waypoints(postureName, through_graph):
+                    angles = self._postures[waypoint][1]
+                    motion.angleInterpolationWithSpeed(
+                        list(angles), list(angles.values()),
+                        maxSpeedFraction * POSTURE_SPEED_RATIO)
+                    if activity.interrupted:
+                        break
                 reached = self._distances()[postureName] < TOLERANCE_RAD
                 if activity.interrupted or reached:
                     break
             reached = reached and not activity.interrupted
         self._notify_change()
         return reached
+
+    def _waypoints(self, target: str, through_graph: bool) -> List[str]:
+        """The postures to move to in turn to reach ``target``: along the posture graph from
+        the closest predefined posture (moving to it first unless the joints are there)."""
+        if not through_graph:
+            return [target]
+        distances = self._distances()
+        start = min(distances, key=distances.get)
+        path = posture_path(self._sim.robot, start, target)
+        return path if distances[start] >= TOLERANCE_RAD else path[1:] or [target]
 
     def _notify_change(self) -> None:
         current = (self.getPosture(), self.getPostureFamily())
@@ -107,11 +161,12 @@ class ALRobotPosture(SimModule):
 
     def goToPosture(self, postureName: str, maxSpeedFraction: float) -> bool:
         """Move to a predefined posture; True if reached."""
-        return self._move("goToPosture", postureName, maxSpeedFraction)
+        return self._move("goToPosture", postureName, maxSpeedFraction, through_graph=True)
 
     def applyPosture(self, postureName: str, maxSpeedFraction: float) -> bool:
-        """Set the joints of a predefined posture; True if reached."""
-        return self._move("applyPosture", postureName, maxSpeedFraction)
+        """Set the joints straight to a predefined posture (no intermediate posture);
+        True if reached."""
+        return self._move("applyPosture", postureName, maxSpeedFraction, through_graph=False)
 
     def stopMove(self) -> None:
         """Stop the posture move in progress."""

@@ -8,10 +8,23 @@ application in the robot's files, a folder's page its ``index.html``): an image 
 there that is missing is not shown, and such a URL leading out of the robot's files is
 refused.  ``loadApplication(package id)`` shows an installed application's page (its id
 with or without a trailing slash, as the standard "Show App" box gives it).
+
+Pages load as in the tablet's Android web view, whose ``WebViewClient`` callbacks the
+signals relay (``onLoadPageError(errorCode, description, failingUrl)`` is
+``onReceivedError``'s signature): ``loadUrl`` hands the URL over and returns True, then
+(:data:`PAGE_LOAD_S` later: a box may connect to them after the call)
+``onPageStarted``, ``onLoadPageError`` for a page that cannot be reached (Android's
+``ERROR_*`` code and Chromium's ``net::`` description) and ``onPageFinished`` follow, an
+unreachable page ending with the web view's error page.  A robot's URL with no file behind
+it is reached: the robot's web server answers "404 Not Found" and the tablet shows that
+page (an HTTP error is no ``onReceivedError``).  With its wifi off the tablet reaches only
+the robot.  ``getPageError`` (a simulation query) tells what the page shown is instead of
+the one asked for.
 """
 import itertools
 import posixpath
-from typing import Any, List, Optional
+import threading
+from typing import Any, Callable, List, Optional
 from urllib.parse import unquote, urlsplit
 
 import qi
@@ -25,6 +38,13 @@ KEYBOARDS = ["English", "French", "German", "Italian", "Japanese", "Spanish", "C
 _WEB = ("http://", "https://", "file://")
 #: the robot's address as the tablet (and a box asking ``robotIp()``) knows it
 _ROBOT_HOSTS = (ROBOT_IP_FOR_TABLET, "127.0.0.1", "localhost")
+#: Android's WebViewClient error codes, with Chromium's descriptions
+_UNSUPPORTED_SCHEME = (-10, "net::ERR_UNKNOWN_URL_SCHEME")
+_HOST_LOOKUP = (-2, "net::ERR_NAME_NOT_RESOLVED")
+#: what the robot's web server answers for a file it does not have
+NOT_FOUND = "404 Not Found"
+#: how long after ``loadUrl`` returns the tablet, another device, tells how the load went (s)
+PAGE_LOAD_S = 0.1
 
 
 class ALTabletService(SimModule):
@@ -36,6 +56,8 @@ class ALTabletService(SimModule):
     def __init__(self, sim: Any) -> None:
         super().__init__(sim)
         self._url = ""
+        self._page_error = ""
+        self._loading: Optional[threading.Timer] = None
         self._webview_visible = False
         self._image = ""
         self._preloaded: List[str] = []
@@ -86,21 +108,65 @@ class ALTabletService(SimModule):
                              "folder in the robot's files", method, url)
         return False
 
+    def _offline(self, url: str, robot_file: Optional[bool]) -> bool:
+        """Whether the tablet cannot reach ``url`` (not the robot's) with its wifi off."""
+        return robot_file is None and not self._wifi and urlsplit(url).scheme != "file"
+
+    def _fetchable(self, method: str, url: str) -> bool:
+        """Whether the tablet can fetch the image or video at ``url``."""
+        if not url.startswith(_WEB):
+            return False
+        robot_file = self._app_file(method, url)
+        return robot_file is not False and not self._offline(url, robot_file)
+
     # -- web view ---------------------------------------------------------------------------
     def loadUrl(self, url: str) -> bool:
-        """Load a page (http, https or file URL); False and onLoadPageError otherwise."""
+        """Load a page (http, https or file URL; False and onLoadPageError otherwise): the
+        page signals follow as the web view loads it (see the module's documentation)."""
         if not url.startswith(_WEB):
-            self.onLoadPageError(-1, "unsupported URL", url)
+            self._after_load(lambda: self.onLoadPageError(*_UNSUPPORTED_SCHEME, url))
             return False
         try:
-            self._app_file("loadUrl", url)
+            robot_file = self._app_file("loadUrl", url)
         except RuntimeError as error:
-            self.onLoadPageError(-1, str(error), url)
+            refused = str(error)
+            self._after_load(lambda: self.onLoadPageError(-1, refused, url))
             return False
+        unreachable = self._offline(url, robot_file)
         self._url = url
-        self.onPageStarted()
-        self.onPageFinished()
+        self._page_error = NOT_FOUND if robot_file is False else \
+            _HOST_LOOKUP[1] if unreachable else ""
+
+        def signals() -> None:
+            self.onPageStarted()
+            if unreachable:
+                self.onLoadPageError(*_HOST_LOOKUP, url)
+            self.onPageFinished()
+        self._after_load(signals)
         return True
+
+    def _after_load(self, signals: Callable[[], None]) -> None:
+        """Raise a load's ``signals`` once the call returned, as the tablet does; a newer
+        load abandons the one still under way."""
+        with self._lock:
+            if self._loading is not None:
+                self._loading.cancel()
+            self._loading = threading.Timer(PAGE_LOAD_S, signals)
+            self._loading.daemon = True
+            self._loading.start()
+
+    def close(self) -> None:
+        """Abandon the load under way (the robot shuts down)."""
+        with self._lock:
+            if self._loading is not None:
+                self._loading.cancel()
+        super().close()
+
+    def getPageError(self) -> str:
+        """Why the page shown is not the one asked for: "404 Not Found" (the robot's web
+        server has no such file), a ``net::`` error (the tablet could not reach it), ""
+        when it is (simulation query)."""
+        return self._page_error
 
     def showWebview(self, url: Optional[str] = None) -> bool:
         """Show the web view (after loading ``url`` when given)."""
@@ -154,14 +220,14 @@ class ALTabletService(SimModule):
     # -- images -----------------------------------------------------------------------------
     def preLoadImage(self, url: str) -> bool:
         """Fetch an image in advance."""
-        if not url.startswith(_WEB) or self._app_file("preLoadImage", url) is False:
+        if not self._fetchable("preLoadImage", url):
             return False
         self._preloaded.append(url)
         return True
 
     def showImage(self, url: str) -> bool:
         """Show an image (False when it cannot be fetched)."""
-        if not url.startswith(_WEB) or self._app_file("showImage", url) is False:
+        if not self._fetchable("showImage", url):
             return False
         self._image = url
         self.onImageLoaded()
@@ -191,7 +257,7 @@ class ALTabletService(SimModule):
     # -- video ------------------------------------------------------------------------------
     def playVideo(self, url: str) -> bool:
         """Play a video (False when it cannot be fetched)."""
-        if not url.startswith(_WEB) or self._app_file("playVideo", url) is False:
+        if not self._fetchable("playVideo", url):
             return False
         self._video = [url, 0.0, self._sim.clock()]
         self.videoStarted()
@@ -259,6 +325,7 @@ class ALTabletService(SimModule):
         if self._video is not None:
             self.stopVideo()
         self._url = ""
+        self._page_error = ""
 
     def hide(self) -> None:
         """Hide the web view and the image."""
