@@ -48,6 +48,7 @@ from typing import Any, Callable, Dict, Iterable, Iterator, List, Mapping, Optio
 from naoqi_qicore.converter.graph import PageWriter, render_page
 from naoqi_qicore.converter.states import StateSpec
 from naoqi_qicore.core.timeline import DEFAULT_FPS
+from naoqi_qicore.ros.focus import focus_details
 from naoqi_qicore.ros.loopback_http import (EventStream, HttpError, LoopbackHTTPServer,
                                             RoutedHandler, Route)
 from naoqi_qicore.ros.robot_figure import robot_figure
@@ -99,7 +100,8 @@ TABLET_HEADERS = (
 
 #: the focus part of the events before the runner published one
 NO_FOCUS: Dict[str, Any] = {"focused_activity": "", "previous_activity": "", "start_reason": "",
-                            "stop_reason": "", "focus_stack": []}
+                            "stop_reason": "", "changed_by": "", "change_call": "",
+                            "focus_stack": [], "details": []}
 #: the state before the runner published one (a BehaviorState's defaults: IDLE)
 NO_STATE = SimpleNamespace(status=0, frame=0, fps=0.0, states=[], active_boxes=[],
                            last_error="", error_count=0, errors=[], warning_count=0,
@@ -281,11 +283,13 @@ def state_event(state: Any, diagram: Optional[BehaviorDiagram], player: Any,
 
 
 def focus_event(focus: Any) -> Dict[str, Any]:
-    """The focus part of an event, from an ActivityFocus message."""
+    """The focus part of an event, from an ActivityFocus message (``details``: what the page
+    shows beside the focused activity)."""
     return {"focused_activity": focus.focused_activity,
             "previous_activity": focus.previous_activity,
             "start_reason": focus.start_reason, "stop_reason": focus.stop_reason,
-            "focus_stack": list(focus.focus_stack)}
+            "changed_by": focus.changed_by, "change_call": focus.change_call,
+            "focus_stack": list(focus.focus_stack), "details": focus_details(focus)}
 
 
 class LiveView:
