@@ -167,11 +167,12 @@ def page_timeline(owner: Box, states: List[StateSpec]) -> Optional[Dict[str, Any
                        in sorted(labels.items(), key=lambda item: (item[1], item[0]))]}
 
 
-def page_listing(writer: PageWriter) -> Dict[str, Any]:
+def page_listing(writer: PageWriter, paths: Mapping[int, str]) -> Dict[str, Any]:
     """The pages of a behavior for the page's navigation: each page's name, the object
-    name and box name of its owner, the page holding that box (``parent``, -1 for the
-    root page) and its timeline (:func:`page_timeline`); and for each box (object name)
-    the page holding it and the page it owns (-1 when none)."""
+    name, box name and box path (``paths``: id(box) -> path) of its owner, the page holding
+    that box (``parent``, -1 for the root page) and its timeline (:func:`page_timeline`);
+    and for each box (object name) the page holding it and the page it owns (-1 when
+    none)."""
     index = {page: number for number, page in enumerate(writer.owners)}
     holders = {id(child): box for box in writer.order for diagram in box.diagrams()
                for child in diagram.boxes}
@@ -179,6 +180,7 @@ def page_listing(writer: PageWriter) -> Dict[str, Any]:
     for page, owner in writer.owners.items():
         holder = holders.get(id(owner))
         pages.append({"name": page, "object": writer.names[id(owner)], "title": owner.name,
+                      "path": paths[id(owner)],
                       "parent": index[writer.pages[id(holder)]] if holder is not None else -1,
                       "timeline": page_timeline(owner, writer.states.get(id(owner), []))})
     boxes = {writer.names[id(box)]: [index[writer.pages[id(holders[id(box)])]],
@@ -202,7 +204,8 @@ class BehaviorDiagram:
         self._names = self._writer.names
         self.objects_by_path = objects_by_path(behavior, self._names)
         self.page_names = list(self._writer.owners)
-        self.listing = dict(page_listing(self._writer), behavior=name, diagram=version)
+        paths = {id(box): path for box, path in box_paths(behavior)}
+        self.listing = dict(page_listing(self._writer, paths), behavior=name, diagram=version)
         self._lock = threading.Lock()
         #: page name -> its SVG, and a lock per page being drawn
         self._drawn: Dict[str, bytes] = {}

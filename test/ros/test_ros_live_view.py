@@ -180,8 +180,8 @@ def test_the_diagram_pages_carry_the_box_ids(view) -> None:
     assert status == 200
     assert json.loads(body) == {
         "behavior": "wave_hello", "diagram": 1,
-        "pages": [{"name": "root", "object": "l0_root", "title": "root", "parent": -1,
-                   "timeline": {"plays": True, "fps": 25.0, "frame_count": 120, "states": 4,
+        "pages": [{"name": "root", "object": "l0_root", "title": "root", "path": "root",
+                   "parent": -1, "timeline": {"plays": True, "fps": 25.0, "frame_count": 120, "states": 4,
                                 "labels": LABELS}}],
         "boxes": {name: [0, -1] for name in ("l1_Say_Hello", "l1_Mark_Wave", "l1_Skip_To_Bow",
                                               "l1_Mark_Bow", "l1_Say_Goodbye")}}
