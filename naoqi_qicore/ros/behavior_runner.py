@@ -192,7 +192,7 @@ class BehaviorRunner(Node):
                 self._recorder = BagRecorder(self, self.get_parameter("bag_file").value)
             except ValueError as error:
                 raise NodeSetupError("bag_file: %s" % error) from None
-        self._focus = FocusTracker()
+        self._focus = FocusTracker(self.get_fully_qualified_name())
         self._life_observer = LifeObserver(self._focus, lambda state: None, self._focus_changed)
 
         self._events: "queue.Queue[Any]" = queue.Queue()
@@ -232,8 +232,8 @@ class BehaviorRunner(Node):
         self.create_timer(1.0 / rate, self._publish_state_while_playing)
         self._action = RunActionServer(self, self)
 
+        # behavior/focus goes out once the robot's focus is known (on connection)
         self._publish_state(force=True)
-        self._publish_focus()
         behavior = self.get_parameter("behavior").value
         if behavior:
             try:
@@ -717,8 +717,11 @@ class BehaviorRunner(Node):
         self._events.put(FOCUS_CHANGED)
 
     def _publish_focus(self) -> None:
+        """Publish the focus if it changed (events thread only: one at a time, in order)."""
         if not self._closed:
-            message = self._focus.message(self.get_clock().now().to_msg())
+            message = self._focus.changed_message(self.get_clock().now().to_msg())
+            if message is None:
+                return
             self._focus_pub.publish(message)
             if self._view is not None:
                 self._view.show_focus(message)
@@ -764,6 +767,7 @@ class BehaviorRunner(Node):
                         return
                     try:
                         if future.hasError():
+                            self._focus.call_failed()
                             answer.append("ALAutonomousLife.switchFocus(%r): %s"
                                           % (activity, future.error()))
                         else:
@@ -776,12 +780,15 @@ class BehaviorRunner(Node):
                     except Exception as error:  # handed to the waiting thread below
                         answer.append(error)
                     answered.notify_all()
+            self._focus.switching(activity, flags, previous)
             try:
                 life.switchFocus(activity, flags, _async=True).addCallback(on_answer)
             except RuntimeError as error:
+                self._focus.call_failed()
                 return "ALAutonomousLife.switchFocus(%r): %s" % (activity, error)
             with answered:
                 if not answered.wait_for(lambda: answer, FOCUS_TIMEOUT):
+                    self._focus.call_failed()
                     answer.append("ALAutonomousLife.switchFocus(%r): no answer within %.0f s"
                                   % (activity, FOCUS_TIMEOUT))
             if isinstance(answer[0], Exception):
@@ -801,9 +808,11 @@ class BehaviorRunner(Node):
         activity = self._activity_name()
         try:
             if str(life.focusedActivity() or "") == activity:
+                self._focus.stopping(activity)
                 life.stopFocus()
                 self._focus.focus_stopped(activity, str(life.focusedActivity() or ""))
         except RuntimeError as error:
+            self._focus.call_failed()
             self.get_logger().error("ALAutonomousLife.stopFocus: %s" % error)
         self._focus_changed()
 

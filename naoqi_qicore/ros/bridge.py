@@ -44,6 +44,7 @@ gets a few seconds to start listening), ``robot/sim/touch`` (a part: ``head``,
 tablet page raises).
 """
 import json
+import threading
 from typing import Any, Callable, List, Optional, Tuple
 
 from builtin_interfaces.msg import Time
@@ -123,7 +124,9 @@ class NaoqiBridge(Node):
         except ValueError as error:
             raise NodeSetupError(str(error)) from None
         self._life: Any = None
-        self._focus = FocusTracker()
+        self._focus = FocusTracker(self.get_fully_qualified_name())
+        #: held while a focus is taken and published (libqi and service threads publish)
+        self._focus_publish_lock = threading.Lock()
         self._life_observer = LifeObserver(self._focus, self._publish_life_state,
                                            self._publish_focus)
         self._closed = False
@@ -385,7 +388,11 @@ class NaoqiBridge(Node):
 
     # -- autonomous life: robot -> topics --------------------------------------------------
     def _publish_focus(self) -> None:
-        self._focus_pub.publish(self._focus.message(self._now()))
+        """Publish the focus if it changed."""
+        with self._focus_publish_lock:
+            message = self._focus.changed_message(self._now())
+            if message is not None:
+                self._focus_pub.publish(message)
 
     def _publish_life_state(self, state: str) -> None:
         self._life_state_pub.publish(String(data=state))
@@ -418,8 +425,11 @@ class NaoqiBridge(Node):
             return response
         ok, previous = self._call_life(response, lambda life: life.focusedActivity())
         if ok:
+            self._focus.switching(request.activity_name, request.flags, str(previous or ""))
             ok, _ = self._call_life(response, lambda life: life.switchFocus(
                 request.activity_name, request.flags))
+            if not ok:
+                self._focus.call_failed()
         if ok:
             self._focus.switched(request.activity_name, request.flags, str(previous or ""))
             response.message = "%s has the focus" % request.activity_name
@@ -428,11 +438,15 @@ class NaoqiBridge(Node):
 
     def _stop_focus(self, request: Trigger.Request, response: Trigger.Response):
         ok, stopped = self._call_life(response, lambda life: life.focusedActivity())
+        if ok and stopped:
+            self._focus.stopping(str(stopped))
         if ok:
             ok, _ = self._call_life(response, lambda life: life.stopFocus())
         if ok:
             ok, focused = self._call_life(response, lambda life: life.focusedActivity())
-        if ok:
+        if not ok:
+            self._focus.call_failed()
+        else:
             self._focus.focus_stopped(str(stopped or ""), str(focused or ""))
             response.message = "focused activity: %r" % (focused or "")
             self._publish_focus()

@@ -32,6 +32,7 @@ from naoqi_qicore.robot.sim.bezier import BezierCurve
 from naoqi_qicore.robot.sim.joints import JointTable
 from naoqi_qicore.robot.sim.recorder import read_calls
 from naoqi_qicore.robot.sim.services.posture import posture_angles
+from naoqi_qicore.ros.focus import focus_details
 from naoqi_qicore.ros.launcher import Plan, ProcessGroup, free_tcp_port, wait_for_port
 from naoqi_qicore.ros.live_view import fetch_state, objects_by_path, view_url
 from naoqi_qicore.ros.qos import LATCHED
@@ -94,9 +95,9 @@ class Watcher:
             self.changed.notify_all()
 
     def _on_focus(self, focus: ActivityFocus) -> None:
-        self.print("focus  %r (previous %r, started: %s, previous stopped: %s, stack %s)" % (
-            focus.focused_activity, focus.previous_activity, focus.start_reason or "-",
-            focus.stop_reason or "-", list(focus.focus_stack)))
+        details = focus_details(focus)
+        if focus.focused_activity or details:  # else no activity had the focus yet
+            self.print("focus  %r (%s)" % (focus.focused_activity, "; ".join(details)))
 
     def wait_for(self, predicate, timeout: float) -> BehaviorState:
         with self.changed:

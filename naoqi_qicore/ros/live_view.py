@@ -48,6 +48,7 @@ from typing import Any, Callable, Dict, Iterable, Iterator, List, Mapping, Optio
 from naoqi_qicore.converter.graph import PageWriter, render_page
 from naoqi_qicore.converter.states import StateSpec
 from naoqi_qicore.core.timeline import DEFAULT_FPS
+from naoqi_qicore.ros.focus import focus_details
 from naoqi_qicore.ros.loopback_http import (EventStream, HttpError, LoopbackHTTPServer,
                                             RoutedHandler, Route)
 from naoqi_qicore.ros.robot_figure import robot_figure
@@ -99,7 +100,8 @@ TABLET_HEADERS = (
 
 #: the focus part of the events before the runner published one
 NO_FOCUS: Dict[str, Any] = {"focused_activity": "", "previous_activity": "", "start_reason": "",
-                            "stop_reason": "", "focus_stack": []}
+                            "stop_reason": "", "changed_by": "", "change_call": "",
+                            "focus_stack": [], "details": []}
 #: the state before the runner published one (a BehaviorState's defaults: IDLE)
 NO_STATE = SimpleNamespace(status=0, frame=0, fps=0.0, states=[], active_boxes=[],
                            last_error="", error_count=0, errors=[], warning_count=0,
@@ -165,11 +167,12 @@ def page_timeline(owner: Box, states: List[StateSpec]) -> Optional[Dict[str, Any
                        in sorted(labels.items(), key=lambda item: (item[1], item[0]))]}
 
 
-def page_listing(writer: PageWriter) -> Dict[str, Any]:
+def page_listing(writer: PageWriter, paths: Mapping[int, str]) -> Dict[str, Any]:
     """The pages of a behavior for the page's navigation: each page's name, the object
-    name and box name of its owner, the page holding that box (``parent``, -1 for the
-    root page) and its timeline (:func:`page_timeline`); and for each box (object name)
-    the page holding it and the page it owns (-1 when none)."""
+    name, box name and box path (``paths``: id(box) -> path) of its owner, the page holding
+    that box (``parent``, -1 for the root page) and its timeline (:func:`page_timeline`);
+    and for each box (object name) the page holding it and the page it owns (-1 when
+    none)."""
     index = {page: number for number, page in enumerate(writer.owners)}
     holders = {id(child): box for box in writer.order for diagram in box.diagrams()
                for child in diagram.boxes}
@@ -177,6 +180,7 @@ def page_listing(writer: PageWriter) -> Dict[str, Any]:
     for page, owner in writer.owners.items():
         holder = holders.get(id(owner))
         pages.append({"name": page, "object": writer.names[id(owner)], "title": owner.name,
+                      "path": paths[id(owner)],
                       "parent": index[writer.pages[id(holder)]] if holder is not None else -1,
                       "timeline": page_timeline(owner, writer.states.get(id(owner), []))})
     boxes = {writer.names[id(box)]: [index[writer.pages[id(holders[id(box)])]],
@@ -200,7 +204,8 @@ class BehaviorDiagram:
         self._names = self._writer.names
         self.objects_by_path = objects_by_path(behavior, self._names)
         self.page_names = list(self._writer.owners)
-        self.listing = dict(page_listing(self._writer), behavior=name, diagram=version)
+        paths = {id(box): path for box, path in box_paths(behavior)}
+        self.listing = dict(page_listing(self._writer, paths), behavior=name, diagram=version)
         self._lock = threading.Lock()
         #: page name -> its SVG, and a lock per page being drawn
         self._drawn: Dict[str, bytes] = {}
@@ -281,11 +286,13 @@ def state_event(state: Any, diagram: Optional[BehaviorDiagram], player: Any,
 
 
 def focus_event(focus: Any) -> Dict[str, Any]:
-    """The focus part of an event, from an ActivityFocus message."""
+    """The focus part of an event, from an ActivityFocus message (``details``: what the page
+    shows beside the focused activity)."""
     return {"focused_activity": focus.focused_activity,
             "previous_activity": focus.previous_activity,
             "start_reason": focus.start_reason, "stop_reason": focus.stop_reason,
-            "focus_stack": list(focus.focus_stack)}
+            "changed_by": focus.changed_by, "change_call": focus.change_call,
+            "focus_stack": list(focus.focus_stack), "details": focus_details(focus)}
 
 
 class LiveView:

@@ -34,6 +34,8 @@ def test_demo_plays_goes_to_a_label_and_plots(example_behavior, repo_root, tmp_p
     view = first("demo: live view at http://127.0.0.1:")
     sent = first("run: behavior/run goal sent")
     taken = first("focus  'naoqi_qicore/wave_hello'")
+    # who took the focus, not the robot's "unknown-api-caller" for any client's call
+    assert "started by /behavior_runner (switchFocus)" in lines[taken]
     playing = first("state  PLAYING")
     goto = first("goto Wave (called at frame ")
     called_at = int(lines[goto].split("called at frame ")[1].split(")")[0])
@@ -44,8 +46,12 @@ def test_demo_plays_goes_to_a_label_and_plots(example_behavior, repo_root, tmp_p
     assert frames == sorted(frames) and frames[-1] > frames[0]  # feedback as it plays
     finished = first("result FINISHED at frame 120 after ")
     assert lines[finished].endswith("wave_hello finished at frame 120 (goal SUCCEEDED)")
-    released = first("focus  '' (previous 'naoqi_qicore/wave_hello'")
+    released = first("focus  '' (previous naoqi_qicore/wave_hello")
+    assert "previous stopped by /behavior_runner (stopFocus)" in lines[released]
     assert view < sent < max(taken, playing) < goto < finished and taken < released
+    # the focus lines are its changes: no empty focus before the run, each change once
+    assert [index for index, line in enumerate(lines) if "] focus  " in line] == [taken,
+                                                                                 released]
     # every box of wave_hello starts once it plays to its end (the instant ones included)
     ran = lines[first("boxes that ran: ")].split("boxes that ran: ")[1].split(", ")
     assert set(ran) == {"root", "root/Say Hello", "root/Mark Wave", "root/Skip To Bow",

@@ -143,10 +143,15 @@ def test_the_stream_sends_the_current_state_then_each_change(view) -> None:
                                     "message": "boom"}]
         assert "/secret/path" not in json.dumps(event)  # no traceback
         live.show_focus(ActivityFocus(focused_activity="naoqi_qicore/wave_hello",
+                                      previous_activity="other",
+                                      start_reason="unknown-api-caller",
+                                      changed_by="/behavior_runner", change_call="switchFocus",
                                       focus_stack=["other"]))
         event = events.next()
         assert event["focus"]["focused_activity"] == "naoqi_qicore/wave_hello"
         assert event["focus"]["focus_stack"] == ["other"] and event["status"] == "PLAYING"
+        assert event["focus"]["details"] == [  # the page shows these beside the activity
+            "previous other", "started by /behavior_runner (switchFocus)", "stack other"]
         assert fetch_state(live.port)["focus"] == event["focus"]  # a new stream: the newest
     finally:
         events.close()
@@ -175,8 +180,8 @@ def test_the_diagram_pages_carry_the_box_ids(view) -> None:
     assert status == 200
     assert json.loads(body) == {
         "behavior": "wave_hello", "diagram": 1,
-        "pages": [{"name": "root", "object": "l0_root", "title": "root", "parent": -1,
-                   "timeline": {"plays": True, "fps": 25.0, "frame_count": 120, "states": 4,
+        "pages": [{"name": "root", "object": "l0_root", "title": "root", "path": "root",
+                   "parent": -1, "timeline": {"plays": True, "fps": 25.0, "frame_count": 120, "states": 4,
                                 "labels": LABELS}}],
         "boxes": {name: [0, -1] for name in ("l1_Say_Hello", "l1_Mark_Wave", "l1_Skip_To_Bow",
                                               "l1_Mark_Bow", "l1_Say_Goodbye")}}
@@ -442,6 +447,7 @@ def test_runner_streams_its_state_and_obeys_the_page(programs, probe, example_be
             ("l0_root", 0)]
         assert 0 <= running["current_states"][0]["frame"] < 30
         assert running["focus"]["focused_activity"] == "naoqi_qicore/wave_hello"
+        assert "started by /behavior_runner (switchFocus)" in running["focus"]["details"]
         assert post(port, "goto", {"label": "Nowhere"})[1]["success"] is False
         answer = post(port, "stop")[1]
         assert answer == {"success": True, "message": "stopped wave_hello"}

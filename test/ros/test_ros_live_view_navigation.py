@@ -5,6 +5,7 @@ diagram in view; the largest corpus behavior opening on its running diagram."""
 import json
 import shutil
 import time
+import urllib.parse
 from pathlib import Path
 from typing import Any, List
 
@@ -46,11 +47,12 @@ def test_the_listing_names_each_page_its_box_the_page_holding_it_and_its_timelin
     assert json.loads(body) == {
         "behavior": "nested", "diagram": 1,
         "pages": [
-            {"name": "root", "object": "l0_root", "title": "root", "parent": -1,
-             "timeline": None},
-            {"name": "l1_Greeting", "object": "l1_Greeting", "title": "Greeting", "parent": 0,
-             "timeline": None},
-            {"name": "l2_Wave_Arms", "object": "l2_Wave_Arms", "title": "Wave Arms", "parent": 1,
+            {"name": "root", "object": "l0_root", "title": "root", "path": "root",
+             "parent": -1, "timeline": None},
+            {"name": "l1_Greeting", "object": "l1_Greeting", "title": "Greeting",
+             "path": "root/Greeting", "parent": 0, "timeline": None},
+            {"name": "l2_Wave_Arms", "object": "l2_Wave_Arms", "title": "Wave Arms",
+             "path": "root/Greeting/Wave Arms", "parent": 1,
              "timeline": {"plays": True, "fps": 10.0, "frame_count": 200, "states": 2,
                           "labels": [{"label": "Up", "frame": 1},
                                      {"label": "Down", "frame": 100}]}}],
@@ -205,3 +207,48 @@ def test_the_largest_corpus_behavior_opens_on_its_running_diagram(programs, prob
     top, bottom, left, right = first_screen["box"]
     assert first_screen["diagram"] <= top and bottom <= first_screen["height"], first_screen
     assert 0 <= left and right <= first_screen["width"], first_screen
+
+
+@pytest.mark.slow
+def test_in_a_browser_an_address_opens_the_diagram_of_a_box(programs, browser,
+                                                            tmp_path) -> None:
+    """``#box=<box path>`` opens that box's diagram (to bookmark or share it), and the
+    address names the diagram shown while the run is not followed; a path naming no box
+    with a diagram is said, as text, over the diagram the page shows without it."""
+    port = free_tcp_port()
+    start_runner(programs, nested_behavior(tmp_path), tmp_path, port)
+    browser.set_size(1400, 900)
+    page = "http://127.0.0.1:%d/" % port
+    browser.send("Page.navigate", url=page + "#box=root/Greeting/Wave%20Arms")
+    browser.wait_for("document.getElementById('breadcrumb').textContent.includes('Wave Arms')",
+                     20, "the diagram of Wave Arms")
+    assert breadcrumb(browser) == ["nested", "Greeting", "Wave Arms"]
+    assert not browser.evaluate("document.getElementById('follow').checked")
+    assert browser.evaluate("document.getElementById('diagram-note').hidden")
+
+    browser.click("#breadcrumb button[data-page='1']")  # the address follows the user
+    browser.wait_for("location.hash === '#box=root/Greeting'", 5, "the address of Greeting")
+    browser.evaluate("location.hash = '#box=root'")  # another address in the same page
+    browser.wait_for("document.getElementById('breadcrumb').textContent === 'nested'", 5,
+                     "the root diagram")
+    browser.click("#follow")  # following the run: the address names no box
+    browser.wait_for("location.hash === ''", 5, "the address without a box")
+
+    hostile = "root/<img src=x onerror=\"window.injected=1\">'\"</p><script>window.injected=2" \
+              "</script>+%zz"
+    for path, said in ((hostile, hostile.replace("+", " ")),
+                       ("root/No Such Box", "root/No Such Box"),
+                       ("x/" * 400, ("x/" * 400)[:200] + "\u2026")):
+        browser.send("Page.navigate", url="about:blank")
+        browser.send("Page.navigate", url=page + "#box=" + urllib.parse.quote(path, safe="/+%"))
+        note = browser.wait_for("!document.getElementById('diagram-note').hidden && "
+                                "document.getElementById('breadcrumb').textContent && "
+                                "document.getElementById('diagram-note').textContent",
+                                20, "the note on %r" % path[:40])
+        assert note == ("no box of nested has the path \u201c%s\u201d and a diagram: see "
+                        "Boxes for those that have one" % said)
+        assert breadcrumb(browser) == ["nested"]  # the page as without the address
+        assert browser.evaluate("document.getElementById('follow').checked")
+        assert browser.evaluate("document.querySelectorAll('#diagram-note *').length") == 0
+        assert browser.evaluate("window.injected === undefined "
+                                "&& !document.querySelector('img[src=x]')")

@@ -38,6 +38,62 @@ def test_the_figures_hold_every_joint_and_link_of_both_robots() -> None:
         json.dumps(figure)
 
 
+def shape_points(shape: Any) -> List[Tuple[Any, float]]:
+    """Points of a shape with a radius round each, in its link's frame, holding it."""
+    import itertools
+    import numpy
+    from naoqi_qicore.robot.model.kinematics import rotation_rpy
+    centre = numpy.array(shape.xyz)
+    if shape.kind == "box":
+        turn = rotation_rpy(shape.rpy)
+        return [(centre + turn @ (numpy.array(signs) * shape.size / 2), 0.0)
+                for signs in itertools.product((-1, 1), repeat=3)]
+    if shape.kind == "cylinder":  # its two rims, every 5 degrees
+        turn = rotation_rpy(shape.rpy)
+        return [(centre + turn @ numpy.array([shape.radius * numpy.cos(angle),
+                                              shape.radius * numpy.sin(angle), end]), 0.0)
+                for angle in numpy.radians(numpy.arange(0, 360, 5))
+                for end in (-shape.length / 2, shape.length / 2)]
+    if shape.kind == "capsule":
+        return [(centre, shape.radius), (numpy.array(shape.end), shape.radius)]
+    return [(centre, shape.radius)]
+
+
+@pytest.mark.parametrize("robot", ["nao", "pepper"])
+def test_the_sphere_the_view_frames_holds_the_robot_in_any_pose(robot) -> None:
+    """The camera frames ``reach``: every shape stays inside it, arms raised or any pose
+    the joints allow (random ones, and each joint at its limits)."""
+    import numpy
+    from naoqi_qicore.robot.model import forward_kinematics, robot_model
+    from naoqi_qicore.robot.model.body import body_shapes
+    reach = robot_figure(robot)["reach"]
+    centre, radius = numpy.array(reach["centre"]), reach["radius"]
+    model = robot_model(robot)
+    limits = {joint.name: joint.limits[:2] for joint in model.moving_joints}
+    random = numpy.random.default_rng(7)
+    poses = [{name: random.uniform(low, high) for name, (low, high) in limits.items()}
+             for _ in range(300)]
+    poses += [{name: bounds[side] for name, bounds in limits.items()} for side in (0, 1)]
+    raised = {"LShoulderPitch": limits["LShoulderPitch"][0],
+              "RShoulderPitch": limits["RShoulderPitch"][0]}
+    poses.append(raised)
+    shapes = body_shapes(robot)
+    farthest = 0.0
+    for angles in poses:
+        links = forward_kinematics(model, angles)
+        for link, link_shapes in shapes.items():
+            turn, origin = links[link].rotation, links[link].matrix[:3, 3]
+            for shape in link_shapes:
+                for point, around in shape_points(shape):
+                    distance = numpy.linalg.norm(origin + turn @ point - centre) + around
+                    farthest = max(farthest, distance)
+                    assert distance <= radius + 1e-9, (robot, link, shape, angles)
+    hand = forward_kinematics(model, raised)["l_gripper"]
+    assert hand.position[2] > forward_kinematics(model, {})["Head"].position[2]  # raised
+    assert farthest > 0.7 * radius  # not a sphere far larger than the robot
+    print("%s: reach radius %.3f m, farthest point seen %.3f m" % (robot, radius, farthest))
+
+
 def test_the_view_serves_the_figure_and_the_robot_events_once_connected(monkeypatch,
                                                                         tmp_path) -> None:
     qi = pytest.importorskip("qi")
@@ -119,6 +175,37 @@ def screenshot(browser) -> Any:
     return Image.open(io.BytesIO(browser.screenshot())).convert("RGB")
 
 
+#: the robot drawn in a pose (joint -> angle; null: as drawn now): the page-px box round
+#: every vertex drawn, and the canvas's box, for the views given (azimuth, elevation)
+DRAWN_IN_POSE = """((pose, views) => {
+  const scene = window.liveView.robot.scene;
+  for (const mover of pose ? scene.movers : []) {
+    const angle = mover.name in pose ? pose[mover.name]
+      : mover.mimic && mover.mimic in pose ? pose[mover.mimic] : 0;
+    mover.motion.quaternion.setFromAxisAngle(mover.axis, angle);
+  }
+  scene.scene.updateMatrixWorld(true);
+  const rect = scene.canvas.getBoundingClientRect();
+  return views.map(([azimuth, elevation]) => {
+    scene.setView({azimuth: azimuth, elevation: elevation, zoom: 1});
+    scene.camera.updateMatrixWorld();
+    return {robot: scene.drawnBox(), canvas: {left: rect.left, top: rect.top,
+                                               right: rect.right, bottom: rect.bottom}};
+  });
+})(%s, %s)"""
+#: the directions the robot is looked at from: the first view, front, side, above, below
+VIEWS = [(0.6, 0.2), (0.0, 0.0), (1.57, 0.0), (0.0, 1.4), (-2.0, -1.2)]
+#: browser windows (px): a large one, and one low enough that the robot's panel scrolls
+WINDOWS = [(1400, 900), (1024, 600)]
+
+
+def margin(drawn: Dict[str, Any]) -> float:
+    """How far inside the canvas the robot is drawn at least (px; negative: out of it)."""
+    robot, canvas = drawn["robot"], drawn["canvas"]
+    return min(robot["left"] - canvas["left"], canvas["right"] - robot["right"],
+               robot["top"] - canvas["top"], canvas["bottom"] - robot["bottom"])
+
+
 @pytest.mark.slow
 def test_in_a_browser_nao_waves_and_says_hello(programs, probe, browser, example_behavior,
                                                tmp_path) -> None:
@@ -134,6 +221,8 @@ def test_in_a_browser_nao_waves_and_says_hello(programs, probe, browser, example
         "Hello, I am NAO. Watch me wave!"
     assert "root/Say Hello" in browser.evaluate(
         "document.getElementById('active').textContent")  # while Say Hello runs
+    assert "started by /behavior_runner (switchFocus)" in browser.evaluate(
+        "document.getElementById('focus-detail').textContent")  # who took the focus
     assert probe.call(Trigger, "behavior/pause").success  # first moment: the arm down
     first = still(browser)
     first_shot = screenshot(browser)
@@ -153,14 +242,61 @@ def test_in_a_browser_nao_waves_and_says_hello(programs, probe, browser, example
     second_shot = screenshot(browser)
     second_arm = screen_box(browser, ["RShoulder"])
     assert first["joints"]["RShoulderPitch"] - second["joints"]["RShoulderPitch"] > 1.0
+    (waving,) = browser.evaluate(DRAWN_IN_POSE % ("null", json.dumps([VIEWS[0]])))
+    assert margin(waving) >= 0, waving  # the raised hand in the picture
 
     arm = union(first_arm, second_arm)
     moved, kept = changed_share(first_shot, second_shot, arm), changed_share(
         first_shot, second_shot, legs)
     print("pixels changed: %.0f %% where the right arm is drawn, %.1f %% on the legs"
           % (100 * moved, 100 * kept))
-    assert moved > 0.15 and kept < 0.02
+    # (the robot framed for its full reach, its moving arm covers 16-18 % of that box)
+    assert moved > 0.1 and kept < 0.02
     assert probe.call(Trigger, "behavior/stop").success
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("robot", ["nao", "pepper"])
+def test_in_a_browser_the_whole_robot_stays_in_view_arms_raised_too(
+        programs, browser, example_behavior, tmp_path, robot) -> None:
+    """NAO's waving hand left the picture: the camera framed the robot as it stands.  In
+    every pose its joints allow (arms raised, stretched out, random ones) and from every
+    side, each vertex drawn is inside the canvas."""
+    import numpy
+    from naoqi_qicore.robot.model import robot_model
+    simulator = programs("sim", "--robot", robot)
+    port = free_tcp_port()
+    start_runner(programs, example_behavior, tmp_path, port, "-p",
+                 "robot_url:=" + simulator.url)
+    open_view(browser, port)
+    assert browser.evaluate("window.liveView.robot.figure.robot") == robot
+    limits = {joint.name: joint.limits[:2] for joint in robot_model(robot).moving_joints}
+    raised = {"LShoulderPitch": limits["LShoulderPitch"][0],
+              "RShoulderPitch": limits["RShoulderPitch"][0]}
+    spread = dict(raised, LShoulderRoll=limits["LShoulderRoll"][1],
+                  RShoulderRoll=limits["RShoulderRoll"][0])
+    random = numpy.random.default_rng(3)
+    poses = [raised, spread] + [{name: float(random.uniform(low, high)) for name, (low, high)
+                                 in limits.items()} for _ in range(30)]
+    margins = []
+    for window in WINDOWS:
+        browser.set_size(*window)
+        browser.wait_for("window.liveView.robot.scene.camera.aspect === "
+                         "window.liveView.robot.scene.canvas.clientWidth / "
+                         "window.liveView.robot.scene.canvas.clientHeight", 5, "the canvas resized")
+        for pose in poses:
+            for view, drawn in zip(VIEWS, browser.evaluate(DRAWN_IN_POSE % (
+                    json.dumps(pose), json.dumps(VIEWS)))):
+                margins.append((margin(drawn), window, view, pose))
+    least, window, view, pose = min(margins, key=lambda item: item[0])
+    print("%s: %.0f px between the robot and the canvas's edge at least (window %s, view %s)"
+          % (robot, least, window, view))
+    assert least >= 0, (window, view, pose)
+    # the robot is not lost in the picture either: standing, seen from the front, it is
+    # more than half the canvas high
+    (front,) = browser.evaluate(DRAWN_IN_POSE % ("{}", json.dumps([[0.0, 0.0]])))
+    height = front["robot"]["bottom"] - front["robot"]["top"]
+    assert height > 0.5 * (front["canvas"]["bottom"] - front["canvas"]["top"]), front
 
 
 def eye_pixels(browser) -> List[Tuple[int, int, int]]:

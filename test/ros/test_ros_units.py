@@ -10,7 +10,7 @@ from rclpy.action import CancelResponse  # noqa: E402
 
 from naoqi_qicore.robot.session import RobotAddress, connection_hints  # noqa: E402
 from naoqi_qicore.ros.path_roots import default_behavior_roots, split_roots  # noqa: E402
-from naoqi_qicore.ros.focus import FocusTracker  # noqa: E402
+from naoqi_qicore.ros.focus import FocusTracker, focus_details  # noqa: E402
 from naoqi_qicore.ros.motion_messages import bezier_arguments, keyframes_message  # noqa: E402
 from naoqi_qicore.msg import BehaviorState  # noqa: E402
 from naoqi_qicore.ros.run_action import RunActionServer  # noqa: E402
@@ -133,6 +133,87 @@ def test_focus_same_result_whichever_comes_first() -> None:
     for focus in (robot_first, call_first):
         assert (focus.focused, focus.previous, focus.start_reason, focus.stop_reason,
                 focus.stack) == ("pkg/idle", "pkg/dance", "unstacked", "unknown-api-caller", [])
+
+
+def _transition(focused, start_reason, previous, stop_reason):
+    return {"FocusedActivityName": focused, "FocusedActivityStartReason": start_reason,
+            "PreviousActivityName": previous, "PreviousActivityStopReason": stop_reason}
+
+
+def test_focus_names_the_node_whose_call_changed_it_whichever_comes_first() -> None:
+    """The robot says "unknown-api-caller" for any client's switchFocus: the node names itself
+    and its call, from the first message on (the robot's report may come before the answer)."""
+    from builtin_interfaces.msg import Time
+    focus = FocusTracker("/behavior_runner")
+    focus.observed("pkg/idle")
+    assert focus.changed_message(Time()).changed_by == ""  # the robot's own doing
+    focus.switching("pkg/dance", 1, "pkg/idle")
+    focus.transition(_transition("pkg/dance", "unknown-api-caller", "pkg/idle",
+                                 "switchfocus-api-interrupt"))
+    taken = focus.changed_message(Time())
+    assert (taken.focused_activity, taken.changed_by, taken.change_call,
+            list(taken.focus_stack)) == ("pkg/dance", "/behavior_runner", "switchFocus",
+                                         ["pkg/idle"])
+    assert taken.start_reason == "unknown-api-caller"  # what the robot reports, kept
+    focus.switched("pkg/dance", 1, "pkg/idle")  # its answer: nothing new to publish
+    assert focus.changed_message(Time()) is None
+    focus.stopping("pkg/dance")
+    focus.observed("pkg/idle")  # the robot gives the stacked activity the focus back
+    back = focus.changed_message(Time())
+    assert (back.focused_activity, back.start_reason, back.changed_by, back.change_call,
+            list(back.focus_stack)) == ("pkg/idle", "unstacked", "/behavior_runner",
+                                        "stopFocus", [])
+    focus.focus_stopped("pkg/dance", "pkg/idle")
+    assert focus.changed_message(Time()) is None
+    # another client's switch, and the robot's report of it after the answer
+    focus.transition(_transition("app/other", "unknown-api-caller", "pkg/idle",
+                                 "switchfocus-api-interrupt"))
+    other = focus.changed_message(Time())
+    assert (other.focused_activity, other.changed_by, other.change_call) == ("app/other", "", "")
+
+
+def test_focus_report_after_the_answer_keeps_the_caller() -> None:
+    from builtin_interfaces.msg import Time
+    focus = FocusTracker("/naoqi_bridge")
+    focus.switching("pkg/dance", 0, "")
+    focus.switched("pkg/dance", 0, "")
+    first = focus.changed_message(Time())
+    focus.transition(_transition("pkg/dance", "unknown-api-caller", "", ""))  # none stopped
+    assert focus.changed_message(Time()) is None and first.changed_by == "/naoqi_bridge"
+    focus.stopped_all()
+    stopped = focus.changed_message(Time())
+    assert (stopped.focused_activity, stopped.previous_activity, stopped.change_call) == (
+        "", "pkg/dance", "stopAll")
+
+
+def test_a_failed_switch_claims_no_later_change() -> None:
+    from builtin_interfaces.msg import Time
+    focus = FocusTracker("/behavior_runner")
+    focus.switching("pkg/dance", 0, "")
+    focus.call_failed()
+    focus.observed("pkg/dance")  # someone else gave it the focus
+    assert focus.changed_message(Time()).changed_by == ""
+
+
+def test_focus_details_name_the_caller_instead_of_the_robots_reason() -> None:
+    from naoqi_qicore.msg import ActivityFocus
+    taken = ActivityFocus(focused_activity="pkg/dance", previous_activity="pkg/idle",
+                          start_reason="unknown-api-caller",
+                          stop_reason="switchfocus-api-interrupt",
+                          changed_by="/behavior_runner", change_call="switchFocus",
+                          focus_stack=["pkg/idle"])
+    assert focus_details(taken) == ["previous pkg/idle",
+                                    "started by /behavior_runner (switchFocus)",
+                                    "previous stopped: switchfocus-api-interrupt",
+                                    "stack pkg/idle"]
+    released = ActivityFocus(focused_activity="pkg/idle", previous_activity="pkg/dance",
+                             start_reason="unstacked", stop_reason="unknown-api-caller",
+                             changed_by="/behavior_runner", change_call="stopFocus")
+    assert focus_details(released) == ["previous pkg/dance", "started: unstacked",
+                                       "previous stopped by /behavior_runner (stopFocus)"]
+    by_robot = ActivityFocus(focused_activity="pkg/dance", start_reason="unknown-api-caller")
+    assert focus_details(by_robot) == ["started: unknown-api-caller"]
+    assert focus_details(ActivityFocus()) == []
 
 
 def _write_record(tmp_path, calls):

@@ -3,7 +3,9 @@
 // of the boxes having a diagram, "follow the run" (the innermost running box's diagram),
 // zoom and pan, the timeline bar of the diagram in view, and the running boxes, current
 // states and boxes in error highlighted (CSS classes on the SVG elements box-<object name>
-// and state-<owner object name>-<state index>).
+// and state-<owner object name>-<state index>).  The address names the diagram shown
+// (#box=<box path>, e.g. #box=root/Greeting/Wave%20Arms) while the run is not followed:
+// opening such an address shows that box's diagram.
 
 const XLINK = "http://www.w3.org/1999/xlink";
 const HIGHLIGHTS = ["active", "ran", "current", "failed"];
@@ -15,6 +17,19 @@ const STEP = 1.25;
 const SMALLEST = 0.1;
 // a press moving further than this (px) pans instead of clicking
 const DRAG = 4;
+// the longest box path a message repeats (characters)
+const SHOWN_PATH = 200;
+
+// the box path the address names (#box=<path>), or null
+function linkedPath() {
+  return new URLSearchParams(location.hash.slice(1)).get("box");
+}
+
+// the address of the diagram of the box at ``path`` (null: the page's own, following the run)
+function addressOf(path) {
+  const base = location.pathname + location.search;
+  return path === null ? base : base + "#box=" + path.split("/").map(encodeURIComponent).join("/");
+}
 
 function element(id) {
   return document.getElementById(id);
@@ -67,8 +82,14 @@ export class DiagramView {
     const follow = element("follow");
     follow.addEventListener("change", () => {
       this.follow = follow.checked;
+      this.showAddress();
       if (this.follow && this.state) {
         this.update(this.state);
+      }
+    });
+    window.addEventListener("hashchange", () => {
+      if (this.listing) {
+        this.openLinked(Math.max(this.page, 0));
       }
     });
     element("zoom-in").addEventListener("click", () => this.zoom(this.scale * STEP));
@@ -101,7 +122,7 @@ export class DiagramView {
       this.asked = -1;
       this.buildTree();
       const target = this.state ? this.runningPage(this.state) : -1;
-      await this.show(target >= 0 ? target : 0);
+      await this.openLinked(target >= 0 ? target : 0);
     } catch (error) {
       element("diagram").replaceChildren(note("diagram unavailable: " + error.message));
     }
@@ -135,7 +156,43 @@ export class DiagramView {
       this.follow = false;
       element("follow").checked = false;
     }
-    this.show(index);
+    this.tell("");
+    return this.show(index);
+  }
+
+  // the page the address names (#box=<path>), else page ``otherwise`` (the address naming
+  // no box having a diagram is said above the diagram)
+  openLinked(otherwise) {
+    const path = linkedPath();
+    if (path === null) {
+      return this.show(otherwise);
+    }
+    const index = this.listing.pages.findIndex((page) => page.path === path);
+    if (index >= 0) {
+      return this.open(index);
+    }
+    const shown = path.length > SHOWN_PATH ? path.slice(0, SHOWN_PATH) + "…" : path;
+    this.tell("no box of " + this.title(0) + " has the path \u201c" + shown
+              + "\u201d and a diagram: see Boxes for those that have one");
+    return this.show(otherwise);
+  }
+
+  // a line above the diagram ("": none)
+  tell(text) {
+    const line = element("diagram-note");
+    line.textContent = text;
+    line.hidden = !text;
+  }
+
+  // the address names the diagram shown, unless the run is followed
+  showAddress() {
+    if (!this.listing || this.page < 0) {
+      return;
+    }
+    const address = addressOf(this.follow ? null : this.listing.pages[this.page].path);
+    if (address !== location.pathname + location.search + location.hash) {
+      history.replaceState(null, "", address);
+    }
   }
 
   async show(index) {
@@ -172,6 +229,7 @@ export class DiagramView {
     }
     this.applyScale(this.scale);
     this.showPlace();
+    this.showAddress();
     this.highlight();
     this.showTimeline();
     this.firstShown();

@@ -106,21 +106,10 @@ function showGotoLabels(timeline) {
   element("goto").disabled = element("goto").disabled || timeline.labels.length === 0;
 }
 
+// the focused activity, and beside it what the runner says of the change (who made it...)
 function showFocus(focus) {
   element("focus").textContent = focus.focused_activity || "none";
-  const details = [];
-  if (focus.previous_activity) {
-    details.push("previous " + focus.previous_activity);
-  }
-  if (focus.start_reason) {
-    details.push("started: " + focus.start_reason);
-  }
-  if (focus.stop_reason) {
-    details.push("previous stopped: " + focus.stop_reason);
-  }
-  if (focus.focus_stack && focus.focus_stack.length) {
-    details.push("stack " + focus.focus_stack.join(", "));
-  }
+  const details = focus.details || [];
   element("focus-detail").textContent = details.length ? "(" + details.join("; ") + ")" : "";
 }
 

@@ -302,11 +302,11 @@ class RobotScene {
         });
       }
     }
-    // the floor under the feet, and the size of the robot for the view
+    // the floor under the feet; the view frames the sphere holding the robot in every pose
     this.scene.updateMatrixWorld(true);
     const bounds = new THREE.Box3().setFromObject(this.base);
-    this.size = bounds.getSize(new THREE.Vector3()).length();
-    this.center = bounds.getCenter(new THREE.Vector3());
+    this.center = new THREE.Vector3().fromArray(figure.reach.centre);
+    this.radius = figure.reach.radius;
     const floor = new THREE.GridHelper(4, 20, 0x9aa4b0, 0xc5ccd4);
     floor.rotation.x = Math.PI / 2;
     floor.position.z = bounds.min.z;
@@ -390,10 +390,13 @@ class RobotScene {
     this.place();
   }
 
+  // the camera looking at the robot from the view's direction, as far as the sphere of its
+  // reach needs to fit the canvas's narrower side (zoom 1)
   place() {
     const view = this.view;
-    const fov = (this.camera.fov * Math.PI) / 180;
-    const distance = (0.6 * this.size) / Math.tan(fov / 2) / view.zoom;
+    const vertical = (this.camera.fov * Math.PI) / 360;
+    const horizontal = Math.atan(Math.tan(vertical) * this.camera.aspect);
+    const distance = this.radius / Math.sin(Math.min(vertical, horizontal)) / view.zoom;
     const target = this.center.clone().add(this.base.position);
     this.camera.position.set(
       target.x + distance * Math.cos(view.elevation) * Math.cos(view.azimuth),
@@ -417,20 +420,42 @@ class RobotScene {
     const THREE = this.THREE;
     const bounds = new THREE.Box3();
     links.forEach((link) => bounds.expandByObject(this.links[link]));
-    const canvas = this.canvas.getBoundingClientRect();
-    const box = {left: Infinity, top: Infinity, right: -Infinity, bottom: -Infinity};
+    const corners = [];
     for (const x of [bounds.min.x, bounds.max.x]) {
       for (const y of [bounds.min.y, bounds.max.y]) {
         for (const z of [bounds.min.z, bounds.max.z]) {
-          const point = new THREE.Vector3(x, y, z).project(this.camera);
-          const left = canvas.left + ((point.x + 1) / 2) * canvas.width;
-          const top = canvas.top + ((1 - point.y) / 2) * canvas.height;
-          box.left = Math.min(box.left, left);
-          box.right = Math.max(box.right, left);
-          box.top = Math.min(box.top, top);
-          box.bottom = Math.max(box.bottom, top);
+          corners.push(new THREE.Vector3(x, y, z));
         }
       }
+    }
+    return this.pageBox(corners);
+  }
+
+  // where the whole robot is drawn now: the box in page px round every vertex of its shapes
+  drawnBox() {
+    const points = [];
+    this.base.traverse((mesh) => {
+      const positions = mesh.isMesh ? mesh.geometry.attributes.position : null;
+      for (let index = 0; positions && index < positions.count; index += 1) {
+        points.push(new this.THREE.Vector3().fromBufferAttribute(positions, index)
+          .applyMatrix4(mesh.matrixWorld));
+      }
+    });
+    return this.pageBox(points);
+  }
+
+  // {left, top, right, bottom} in page px round points of the scene, as the camera sees them
+  pageBox(points) {
+    const canvas = this.canvas.getBoundingClientRect();
+    const box = {left: Infinity, top: Infinity, right: -Infinity, bottom: -Infinity};
+    for (const point of points) {
+      const seen = point.clone().project(this.camera);
+      const left = canvas.left + ((seen.x + 1) / 2) * canvas.width;
+      const top = canvas.top + ((1 - seen.y) / 2) * canvas.height;
+      box.left = Math.min(box.left, left);
+      box.right = Math.max(box.right, left);
+      box.top = Math.min(box.top, top);
+      box.bottom = Math.max(box.bottom, top);
     }
     return box;
   }
