@@ -353,7 +353,9 @@ def measure_load(folder: Path, profile: Optional[cProfile.Profile] = None) -> Di
 
 def profile_load(folder: Path, rows: int) -> str:
     """The ``rows`` functions of most own time in an engine load of ``folder`` run under
-    :mod:`cProfile` (which slows the calls it counts: compare shares, not seconds)."""
+    :mod:`cProfile` (which slows the calls it counts: compare shares, not seconds), timed
+    in wall time (a CPU-time clock is a system call per function call here, which would
+    drown the figures; on a busy machine the waits for a core are counted)."""
     profile = cProfile.Profile()
     before = resource.getrusage(resource.RUSAGE_SELF)
     measure_load(folder, profile)  # its unload included: rusage has no step of its own
