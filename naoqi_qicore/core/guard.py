@@ -88,8 +88,9 @@ class Straggler:
     location: str
 
 
-def _describe(filename: str, number: int) -> str:
-    return "%s:%d: %s" % (filename, number, linecache.getline(filename, number).strip())
+def _describe(filename: str, number: int, lines_of: str) -> str:
+    """``filename:number: the line`` (the line as kept for the file ``lines_of``)."""
+    return "%s:%d: %s" % (filename, number, linecache.getline(lines_of, number).strip())
 
 
 #: what :meth:`BoxCodeGuard.format_exception` formats from when given no traceback
@@ -508,7 +509,12 @@ class BoxCodeGuard:
         names = {thread.ident: thread.name for thread in threading.enumerate()}
         for thread_id, box in running.items():
             line = self._lines.get(thread_id)
-            location = _describe(*line) if line is not None else "(box code not started)"
+            location = "(box code not started)"
+            if line is not None:
+                filename, number = line
+                if box in self._sharing.get(filename, ()):  # shared code the box runs
+                    filename = self._box_file(box)
+                location = _describe(filename, number, line[0])
             with self._lock:
                 if (thread_id, box, location) in self._reported:
                     continue

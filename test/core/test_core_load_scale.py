@@ -6,6 +6,9 @@ are built, and the converted folder read with clear errors (the speed itself is 
 by bench/bench_scale.py)."""
 import gc
 import logging
+import os
+import threading
+import time
 import types
 import weakref
 
@@ -323,3 +326,35 @@ def test_a_traceback_of_shared_code_names_the_box_each_frame_runs():
     assert '"<box root/A (behavior-9)>", line 12, in helper' in text
     assert 'raise KeyError("x")' in text and filename not in text
     script.forget_box_scripts([filename])
+
+
+BLOCKING = """import os
+
+def block(gate):
+    os.read(gate, 1)
+"""
+
+
+def test_a_straggler_in_shared_code_is_located_in_its_box():
+    guard = BoxCodeGuard("behavior-8")
+    filename = guard.shared_script_filename("k2", "root/A")
+    guard.shared_script_filename("k2", "root/B")
+    namespace = {}
+    exec(script.compile_box_script(BLOCKING, filename), namespace)
+    gate = os.pipe()
+    thread = threading.Thread(target=guard.run, args=("root/B", namespace["block"], gate[0]))
+    thread.start()
+    try:
+        deadline = time.monotonic() + 5
+        while "root/B" not in guard.box_threads() or not guard._lines:
+            assert time.monotonic() < deadline
+            time.sleep(0.01)
+        stragglers = guard.close(time.monotonic() + 0.2)
+        assert [(straggler.box_path, straggler.location) for straggler in stragglers] == [
+            ("root/B", "<box root/B (behavior-8)>:4: os.read(gate, 1)")]
+    finally:
+        os.write(gate[1], b"x")
+        thread.join(5)
+        for end in gate:
+            os.close(end)
+        script.forget_box_scripts([filename])
