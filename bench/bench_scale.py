@@ -1,7 +1,7 @@
 """How conversion and engine load grow with the size of a behavior.
 
     .venv/bin/python bench/bench_scale.py [--sizes 1000 5000 10000 20000] [--runs 3]
-                                          [--work-dir DIR] [--keep]
+                                          [--work-dir DIR] [--keep] [--profile ROWS]
 
 For each size N a synthetic behavior of N boxes is written as a ``.xar``
 (:func:`synthetic_behavior`: nested flow diagrams a few levels deep, boxes chained by
@@ -23,14 +23,20 @@ process of its own (so that every peak RSS is that step's alone, measured with
 
 CPU time is what the target is about: on a machine other work keeps busy, wall time
 also counts the time this process waited for a core.  It prints one row per size with
-the load average at its end, the growth ratios between sizes four times apart (ideal
+the load average at its end (with ``--profile ROWS``, followed by the ``ROWS`` functions
+of most own time in one more engine load of that size run under :mod:`cProfile`, which
+the figures do not count), the growth ratios between sizes four times apart (ideal
 4.0 for linear work), and the targets: conversion peak RSS <= 200 MB, engine load of
 20,000 boxes <= 1 s of CPU.
 """
 import argparse
+import cProfile
+import io
 import json
 import math
 import os
+import pstats
+import resource
 import shutil
 import statistics
 import subprocess
@@ -38,7 +44,7 @@ import sys
 import tempfile
 import time
 from pathlib import Path
-from typing import Dict, List, Sequence, Tuple
+from typing import Dict, List, Optional, Sequence, Tuple
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
@@ -299,9 +305,10 @@ def synthetic_behavior(count: int) -> Behavior:
     return Behavior(root=root, xar_version="3")
 
 
-def measure_load(folder: Path) -> Dict[str, float]:
+def measure_load(folder: Path, profile: Optional[cProfile.Profile] = None) -> Dict[str, float]:
     """Engine load of the converted ``folder`` in this process (module doc): seconds of
-    wall time of each step, and of CPU time (``<step>_cpu``)."""
+    wall time of each step, and of CPU time (``<step>_cpu``); ``profile`` profiles the
+    steps measured."""
     from naoqi_qicore.converter.loader import load_converted
     from naoqi_qicore.core import BehaviorPlayer
 
@@ -321,6 +328,8 @@ def measure_load(folder: Path) -> Dict[str, float]:
         def wait_all_ended(self, timeout: float) -> bool:
             return True
 
+    if profile is not None:
+        profile.enable()
     clocks = [(time.perf_counter(), time.process_time())]
     loaded = load_converted(folder)
     clocks.append((time.perf_counter(), time.process_time()))
@@ -329,6 +338,8 @@ def measure_load(folder: Path) -> Dict[str, float]:
     clocks.append((time.perf_counter(), time.process_time()))
     player.missing_dependencies()
     clocks.append((time.perf_counter(), time.process_time()))
+    if profile is not None:
+        profile.disable()
     boxes = sum(1 for _ in player.boxes())
     errors = len(player.errors)
     player.unload()
@@ -338,6 +349,27 @@ def measure_load(folder: Path) -> Dict[str, float]:
         numbers[step] = clocks[end][0] - clocks[start][0]
         numbers[step + "_cpu"] = clocks[end][1] - clocks[start][1]
     return numbers
+
+
+def profile_load(folder: Path, rows: int) -> str:
+    """The ``rows`` functions of most own time in an engine load of ``folder`` run under
+    :mod:`cProfile` (which slows the calls it counts: compare shares, not seconds), timed
+    in wall time (a CPU-time clock is a system call per function call here, which would
+    drown the figures; on a busy machine the waits for a core are counted)."""
+    profile = cProfile.Profile()
+    before = resource.getrusage(resource.RUSAGE_SELF)
+    measure_load(folder, profile)  # its unload included: rusage has no step of its own
+    after = resource.getrusage(resource.RUSAGE_SELF)
+    text = io.StringIO()
+    stats = pstats.Stats(profile, stream=text)
+    stats.strip_dirs().sort_stats("tottime").print_stats(rows)
+    lines = text.getvalue().strip().splitlines()
+    header = next(index for index, line in enumerate(lines) if line.lstrip().startswith("ncalls"))
+    return "\n".join([
+        "profile of one more load (%.3f s under cProfile; load and unload: %.3f s of system "
+        "time, %d page faults): the %d functions of most own time"
+        % (stats.total_tt, after.ru_stime - before.ru_stime, after.ru_minflt - before.ru_minflt,
+           rows)] + lines[header:])
 
 
 def _run_child(command: Sequence[str]) -> Tuple[float, float, float, str]:
@@ -358,7 +390,8 @@ def _run_child(command: Sequence[str]) -> Tuple[float, float, float, str]:
                 output.read().decode())
 
 
-def _measure_size(count: int, work: Path, runs: int) -> Dict[str, float]:
+def _measure_size(count: int, work: Path, runs: int, profile_rows: int
+                  ) -> Tuple[Dict[str, float], str]:
     xar = work / ("synthetic_%d.xar" % count)
     converted = work / ("synthetic_%d" % count)
     # written by a child: a child's peak RSS counts the pages it shared with this process
@@ -375,10 +408,14 @@ def _measure_size(count: int, work: Path, runs: int) -> Dict[str, float]:
         loads.append(numbers["load_cpu"])
         if not best or numbers["load_cpu"] < best["load_cpu"]:
             best = dict(numbers, rss=load_rss)
+    profile = ""
+    if profile_rows:
+        profile = _run_child([sys.executable, __file__, "--load", str(converted),
+                              "--profile", str(profile_rows)])[3]
     return {"xar_mb": xar.stat().st_size / 1e6, "convert": convert_wall,
             "convert_cpu": convert_cpu, "convert_rss": convert_rss,
             "load_cpu_median": statistics.median(loads),
-            **{"load_" + key: value for key, value in best.items()}}
+            **{"load_" + key: value for key, value in best.items()}}, profile
 
 
 def _pair(row: Dict[str, float], key: str) -> str:
@@ -402,17 +439,21 @@ def main() -> int:
     parser.add_argument("--work-dir", help="where the .xar and converted folders go "
                                            "(default: a temporary folder, removed)")
     parser.add_argument("--keep", action="store_true", help="keep the temporary folder")
+    parser.add_argument("--profile", type=int, default=0, metavar="ROWS",
+                        help="after each size, the ROWS functions of most own time in one "
+                             "more load run under cProfile")
     parser.add_argument("--load", help=argparse.SUPPRESS)  # child: a converted folder
     parser.add_argument("--write", nargs=2, help=argparse.SUPPRESS)  # child: N, .xar file
     options = parser.parse_args()
     if options.load:
-        print(json.dumps(measure_load(Path(options.load))))
+        print(profile_load(Path(options.load), options.profile) if options.profile
+              else json.dumps(measure_load(Path(options.load))))
         return 0
     if options.write:
         write_xar(synthetic_behavior(int(options.write[0])), options.write[1])
         return 0
-    if any(size < 2 for size in options.sizes) or options.runs < 1:
-        parser.error("sizes must be >= 2 and --runs >= 1")
+    if any(size < 2 for size in options.sizes) or options.runs < 1 or options.profile < 0:
+        parser.error("sizes must be >= 2, --runs >= 1 and --profile >= 0")
     work = Path(options.work_dir) if options.work_dir else Path(tempfile.mkdtemp(
         prefix="bench-scale-", dir="/dev/shm" if os.path.isdir("/dev/shm") else None))
     work.mkdir(parents=True, exist_ok=True)
@@ -427,13 +468,16 @@ def main() -> int:
         flush=True)
     try:
         for count in options.sizes:
-            row = rows[count] = _measure_size(count, work, options.runs)
+            row, profile = _measure_size(count, work, options.runs, options.profile)
+            rows[count] = row
             print("%7d %7.1f | %-13s %7.0fM | %-13s %7.1f %-13s %-13s %-13s %7.0fM | %6d | %.2f"
                   % (row["load_boxes"], row["xar_mb"], _pair(row, "convert"), row["convert_rss"],
                      _pair(row, "load_load"), row["load_load_cpu"] / row["load_boxes"] * 1e6,
                      _pair(row, "load_read"), _pair(row, "load_engine"),
                      _pair(row, "load_dependencies"), row["load_rss"], row["load_errors"],
                      os.getloadavg()[0]), flush=True)
+            if profile:
+                print(profile, flush=True)
     finally:
         if not options.work_dir and not options.keep:
             shutil.rmtree(work, ignore_errors=True)

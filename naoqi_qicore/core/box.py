@@ -32,7 +32,6 @@ import functools
 import logging
 import sys
 import time
-import traceback
 from typing import Any, Dict, List, Optional, Set, Tuple, Union
 
 from naoqi_qicore.converter.states import compute_states
@@ -444,7 +443,7 @@ class BoxNode:
             trace = trace.tb_next
         failure = BoxError(self.path, _where(method_name), str(exc_info[1]),
                            type(exc_info[1]).__name__,
-                           "".join(traceback.format_exception(exc_info[0], exc_info[1], trace)))
+                           self.player.guard.format_exception(exc_info[1], self.path, trace))
         self.player.record_error(failure, cause=exc_info[1])
         self.halt()
         if self.parent is None:

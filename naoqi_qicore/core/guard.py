@@ -34,6 +34,14 @@ The stop's own box code (the onUnload methods of the boxes it unloads, started w
 :meth:`BoxCodeGuard.shut` that keeps it leaves it running with its robot calls allowed and
 its sockets open; the final shut (:meth:`BoxCodeGuard.close`) ends it like any box code.
 
+Box code is known by the file name its code is compiled with: a box's own
+(:meth:`BoxCodeGuard.script_filename`), or one that the boxes running the same script text
+share (:meth:`BoxCodeGuard.shared_script_filename`: behaviors repeat library boxes, and a
+copy of the code for each box cost the load as much as running it).  A frame of shared
+code runs the box of its ``self`` when that is a box's object (the box's methods), else
+the box whose code called it (:meth:`BoxCodeGuard.frame_box`); tracebacks name it so
+(:meth:`BoxCodeGuard.format_exception`).
+
 Threads are known to run box code by the guard's own record of :meth:`BoxCodeGuard.run`,
 never by looking at other threads' stacks: ``sys._current_frames()`` and
 :mod:`faulthandler`'s dump of all threads both crashed (or deadlocked) Python 3.11 here
@@ -49,10 +57,11 @@ import socket
 import sys
 import threading
 import time
+import traceback
 import weakref
 from dataclasses import dataclass
 from types import FrameType
-from typing import Any, Callable, Dict, List, Optional, Set, Tuple
+from typing import Any, Callable, Dict, Iterable, List, Optional, Set, Tuple
 
 #: how often the threads still running box code are looked for while the guard closes (s)
 POLL_SECONDS = 0.01
@@ -79,10 +88,13 @@ class Straggler:
     location: str
 
 
-def _describe(filename: str, number: int) -> str:
-    return "%s:%d: %s" % (filename, number, linecache.getline(filename, number).strip())
+def _describe(filename: str, number: int, lines_of: str) -> str:
+    """``filename:number: the line`` (the line as kept for the file ``lines_of``)."""
+    return "%s:%d: %s" % (filename, number, linecache.getline(lines_of, number).strip())
 
 
+#: what :meth:`BoxCodeGuard.format_exception` formats from when given no traceback
+_OWN_TRACEBACK = object()
 #: thread id -> the guard whose box code it runs (where the sockets it opens belong)
 _box_threads: Dict[int, "BoxCodeGuard"] = {}
 _audit_installed = False
@@ -128,16 +140,21 @@ def _ascii(text: str) -> str:
 class BoxCodeGuard:
     """What a behavior's box code may still do, and the means to end it (module doc).
 
-    The player compiles every box script with the file name :meth:`script_filename`
-    gives (code of that file is that box's), calls box methods through :meth:`run`, opens the guard when a run starts (:meth:`open`) and closes it
-    when the run ends (:meth:`close`).  The box environment makes robot calls go through
+    The player compiles every box script with the file name :meth:`script_filename` (code
+    of that file is that box's) or :meth:`shared_script_filename` gives, calls box methods
+    through :meth:`run`, opens the guard when a run starts (:meth:`open`) and closes it
+    when the run ends (:meth:`close`).  ``box_of`` gives the box path of an object of box
+    code, None when it is not a box's object: it tells which box a frame of shared code
+    runs.  The box environment makes robot calls go through
     :meth:`check` and :meth:`wait`, ``time.sleep`` through :meth:`sleep`, and callbacks
     and threads of box code through :meth:`bind`.
     """
 
-    def __init__(self, name: str = "behavior") -> None:
+    def __init__(self, name: str = "behavior",
+                 box_of: Optional[Callable[[Any], Optional[str]]] = None) -> None:
         _install_audit()
         self._name = _ascii(name)
+        self._box_of = box_of
         self._lock = threading.Lock()
         #: set when box code must end (the stop's own box code excepted, see :attr:`_final`)
         self._closed = threading.Event()
@@ -151,8 +168,10 @@ class BoxCodeGuard:
         #: sockets box code opened and did not close -> whether the stop's own code did
         self._sockets: "weakref.WeakKeyDictionary[socket.socket, bool]" = \
             weakref.WeakKeyDictionary()
-        #: file name of a box script's code -> the box
-        self._files: Dict[str, str] = {}
+        #: file name of a box script's code -> the box (None: code several boxes share)
+        self._files: Dict[str, Optional[str]] = {}
+        #: file name of code several boxes share -> those boxes
+        self._sharing: Dict[str, Set[str]] = {}
         #: thread id -> the boxes whose code it runs, outermost first
         self._running: Dict[int, List[str]] = {}
         #: thread id -> (file name, line) of the line of box code it executes last
@@ -165,10 +184,80 @@ class BoxCodeGuard:
     def script_filename(self, box_path: str) -> str:
         """The file name ``box_path``'s script is compiled with: tracebacks show it, and the
         trace function follows the frames of such files (``<box root/Say (behavior-1)>``)."""
-        filename = "<box %s (%s)>" % (_ascii(box_path), self._name)
+        filename = self._box_file(box_path)
         with self._lock:
             self._files[filename] = box_path
         return filename
+
+    def shared_script_filename(self, key: str, box_path: str) -> str:
+        """The file name of the code ``box_path`` shares with the other boxes running the
+        same script text (``key`` tells that text apart: a hash of it), e.g.
+        ``<box script 1a2b3c4d5e (behavior-1)>``; :meth:`frame_box` tells which box a frame
+        of it runs."""
+        filename = "<box script %s (%s)>" % (_ascii(key), self._name)
+        with self._lock:
+            self._files[filename] = None
+            self._sharing.setdefault(filename, set()).add(box_path)
+        return filename
+
+    def _box_file(self, box_path: str) -> str:
+        return "<box %s (%s)>" % (_ascii(box_path), self._name)
+
+    def frame_box(self, frame: FrameType) -> Optional[str]:
+        """The box whose code ``frame`` runs: its code's box, or for code several boxes
+        share, the box of its ``self`` when that is one of them (a method of the box's
+        object); None when it cannot be told from the frame (code of no box, a function
+        of shared code called without a box's object)."""
+        filename = frame.f_code.co_filename
+        box = self._files.get(filename)
+        if box is not None or self._box_of is None:
+            return box
+        sharing = self._sharing.get(filename)
+        code = frame.f_code
+        if sharing is None or ("self" not in code.co_varnames
+                               and "self" not in code.co_freevars):
+            return None
+        owner = self._box_of(frame.f_locals.get("self"))
+        return owner if owner in sharing else None
+
+    def format_exception(self, error: BaseException, box_path: Optional[str] = None,
+                         trace: Any = _OWN_TRACEBACK) -> str:
+        """``traceback.format_exception`` of ``error`` (from ``trace``, default its own
+        traceback), the frames of shared box code named by the box they run
+        (:meth:`frame_box`), else by ``box_path`` (the box whose code failed) when it shares
+        that code."""
+        if trace is _OWN_TRACEBACK:
+            trace = error.__traceback__
+        report = traceback.TracebackException(type(error), error, trace)
+        seen: Set[int] = set()
+        pending = [(report, error, trace)]
+        while pending:
+            part, exception, tb = pending.pop()
+            if id(exception) in seen:
+                continue
+            seen.add(id(exception))
+            self.name_frames(part.stack, _traceback_frames(tb), box_path)
+            for chained in ("__cause__", "__context__"):
+                following = getattr(exception, chained)
+                if following is not None and getattr(part, chained) is not None:
+                    pending.append((getattr(part, chained), following,
+                                    following.__traceback__))
+        return "".join(report.format())
+
+    def name_frames(self, stack: traceback.StackSummary, frames: Iterable[FrameType],
+                    box_path: Optional[str] = None) -> None:
+        """Name each frame summary of ``stack`` (of ``frames``, in the same order) that runs
+        shared box code by the box it runs (see :meth:`format_exception`)."""
+        for summary, frame in zip(stack, frames):
+            sharing = self._sharing.get(summary.filename)
+            if sharing is None:
+                continue
+            box = self.frame_box(frame)
+            if box is None and box_path in sharing:
+                box = box_path
+            if box is not None:
+                summary.line  # noqa: B018 (read under the file name its lines are kept at)
+                summary.filename = self._box_file(box)
 
     def script_filenames(self) -> List[str]:
         with self._lock:
@@ -179,15 +268,16 @@ class BoxCodeGuard:
         return filename in self._files
 
     def current_box(self) -> Optional[str]:
-        """The box whose code the calling thread runs (None: none): the innermost frame of
-        a box script's code on its stack (box scripts share their globals), else the box
-        it was started for."""
+        """The box whose code the calling thread runs (None: none): that of the innermost
+        frame of box code on its stack whose box is known (:meth:`frame_box`; box scripts
+        share their globals), else the box it was started for."""
         files = self._files
         frame: Optional[FrameType] = sys._getframe(1)
         while frame is not None:  # the calling thread's own stack
-            box = files.get(frame.f_code.co_filename)
-            if box is not None:
-                return box
+            if frame.f_code.co_filename in files:
+                box = self.frame_box(frame)
+                if box is not None:
+                    return box
             frame = frame.f_back
         with self._lock:
             boxes = self._running.get(threading.get_ident())
@@ -419,7 +509,12 @@ class BoxCodeGuard:
         names = {thread.ident: thread.name for thread in threading.enumerate()}
         for thread_id, box in running.items():
             line = self._lines.get(thread_id)
-            location = _describe(*line) if line is not None else "(box code not started)"
+            location = "(box code not started)"
+            if line is not None:
+                filename, number = line
+                if box in self._sharing.get(filename, ()):  # shared code the box runs
+                    filename = self._box_file(box)
+                location = _describe(filename, number, line[0])
             with self._lock:
                 if (thread_id, box, location) in self._reported:
                     continue
@@ -428,6 +523,14 @@ class BoxCodeGuard:
                                         thread_name=names.get(thread_id, hex(thread_id)),
                                         location=location))
         return stragglers
+
+
+def _traceback_frames(trace: Any) -> List[FrameType]:
+    frames = []
+    while trace is not None:
+        frames.append(trace.tb_frame)
+        trace = trace.tb_next
+    return frames
 
 
 class StopCode:

@@ -32,7 +32,6 @@ import os
 import random
 import threading
 import time
-import traceback
 from pathlib import Path
 from typing import Any, Callable, Dict, Iterator, List, Optional, Set, Tuple, Union
 
@@ -56,7 +55,8 @@ from naoqi_qicore.core.project_modules import (ProjectModules, install_project_m
 from naoqi_qicore.core.py2 import PY2_SYS
 from naoqi_qicore.core.resources import ResourceManager
 from naoqi_qicore.core.robot_services import ENGINE_SERVICES, ServiceNames, service_names
-from naoqi_qicore.core.script import ScriptNamespace, box_builtins, forget_box_scripts
+from naoqi_qicore.core.script import (ScriptNamespace, box_builtins, forget_box_scripts,
+                                      script_key)
 from naoqi_qicore.core.statemachine import TransitionQueue
 from naoqi_qicore.core.tasks import TaskRunner
 from naoqi_qicore.xar.elements import collector_paused
@@ -129,7 +129,7 @@ class BehaviorPlayer:
         self._status_changed = threading.Condition(self.lock)
         self._status = "IDLE"
         self._last_error = ""
-        self.guard = BoxCodeGuard(self.behavior_id)
+        self.guard = BoxCodeGuard(self.behavior_id, self._box_path_of)
         self._errors_lock = threading.Lock()
         self._load_errors: List[BoxError] = []
         self._errors: List[BoxError] = []
@@ -145,6 +145,8 @@ class BehaviorPlayer:
         self._by_name: Dict[str, BoxNode] = {}
         #: (base, output names) -> the GeneratedClass the boxes of the load share
         self._box_classes: Dict[Tuple[type, Tuple[str, ...]], type] = {}
+        #: script text -> its key, for the texts several boxes run (they share its code)
+        self._shared_scripts: Dict[str, str] = {}
         self._paused: List[Any] = []
         self.transitions = TransitionQueue("transitions " + self.behavior_id, self._change_failed)
         self._runner = TaskRunner("box " + self.behavior_id)
@@ -260,7 +262,7 @@ class BehaviorPlayer:
         self._last_error = ""
         self._load_errors, self._load_warnings = [], []
         self._reset_run()
-        self.guard = BoxCodeGuard(self.behavior_id)
+        self.guard = BoxCodeGuard(self.behavior_id, self._box_path_of)
         context = BehaviorContext(self.session, self.frame_manager, self.behavior_id,
                                   self.behavior_path, self._box_object, self.guard,
                                   self.record_error)
@@ -294,6 +296,7 @@ class BehaviorPlayer:
         self._box_classes = {}
         with collector_paused():  # thousands of long-lived objects: collections only cost
             self.root = self._build(self.loaded.behavior.root, None, None)
+            self._shared_scripts = self._scripts_of_several_boxes()
             self._wait_for_robot_services()
             for box in self.boxes():
                 self._instantiate(box)
@@ -732,7 +735,7 @@ class BehaviorPlayer:
         if isinstance(error, BehaviorStopped):
             return  # box code ended by the guard while it entered a state
         self.record_error(BoxError("root", "state change", str(error), type(error).__name__,
-                                   "".join(traceback.format_exception(error))))
+                                   self.guard.format_exception(error)))
 
     def _build(self, model: Box, parent: Optional[BoxNode],
                diagram: Optional[DiagramNode]) -> BoxNode:
@@ -753,6 +756,24 @@ class BehaviorPlayer:
             source = script.content if script is not None else ""
         return source
 
+    def _scripts_of_several_boxes(self) -> Dict[str, str]:
+        """Script text -> a key telling it apart, for the texts several boxes run: those
+        boxes share one compiled code (see ``core.guard``)."""
+        counts: Dict[str, int] = {}
+        for box in self.boxes():
+            source = self._script_source(box)
+            counts[source] = counts.get(source, 0) + 1
+        return {source: script_key(source) for source, count in counts.items()
+                if count > 1 and source.strip()}
+
+    def _box_path_of(self, instance: Any) -> Optional[str]:
+        """The path of the box whose object ``instance`` is (None: not one of this
+        behavior's box objects)."""
+        if not isinstance(instance, GeneratedClass):
+            return None
+        box = vars(instance).get("_box")
+        return box.path if isinstance(box, BoxNode) and box.player is self else None
+
     def _instantiate(self, box: BoxNode) -> None:
         source = self._script_source(box)
         kind = (DialogBox if is_dialog_box(box.model) else GeneratedClass, tuple(box.outputs))
@@ -760,9 +781,11 @@ class BehaviorPlayer:
         if base is None:
             kind_base, outputs = kind
             base = self._box_classes[kind] = box_class(outputs, kind_base)
+        key = self._shared_scripts.get(source)
+        filename = (self.guard.script_filename(box.path) if key is None
+                    else self.guard.shared_script_filename(key, box.path))
         try:
-            cls = self._scripts.box_class(source, self.guard.script_filename(box.path),
-                                          box.name, base)
+            cls = self._scripts.box_class(source, filename, box.name, base)
             instance = cls.__new__(cls)
             instance._box = box
             cls.__init__(instance)
@@ -778,7 +801,7 @@ class BehaviorPlayer:
                     line = " (line %d)" % error.lineno
                 message = "the box script does not run: %s%s" % (error, line)
             self.record_error(BoxError(box.path, WHERE_SCRIPT, message, type(error).__name__,
-                                       "".join(traceback.format_exception(error))))
+                                       self.guard.format_exception(error, box.path)))
             return
         box.instance = instance
 

@@ -30,7 +30,7 @@ import sys
 import threading
 import types
 import warnings
-from typing import Any, Callable, Dict, List, Mapping, Optional, Type, Union
+from typing import Any, Callable, Dict, List, Mapping, Optional, Tuple, Type, Union
 
 from naoqi_qicore.converter.pyport import expand_indentation_tabs
 from naoqi_qicore.core.guard import BehaviorStopped
@@ -159,10 +159,15 @@ def forget_box_scripts(filenames: List[str]) -> None:
         linecache.cache.pop(filename, None)
 
 
+def script_key(source: str) -> str:
+    """A short key telling the script text ``source`` apart (a hash of it)."""
+    return hashlib.sha1(source.encode("utf-8", "replace")).hexdigest()[:10]
+
+
 def _compile(source: str) -> _CompiledScript:
     """Compile and cache ``source`` under the file name ``<box script HASH>``; indentation
     mixing tabs and spaces as Python 2 accepted it is read as Python 2 did."""
-    filename = "<box script %s>" % hashlib.sha1(source.encode("utf-8", "replace")).hexdigest()[:10]
+    filename = "<box script %s>" % script_key(source)
     try:
         code = _compile_text(source, filename)
     except TabError:
@@ -226,6 +231,9 @@ class ScriptNamespace:
         self.globals: Dict[str, Any] = {"__builtins__": builtins}
         self.globals.update(names)
         self._lock = threading.Lock()
+        #: (file name, script text) -> its code under that name (boxes running one script
+        #: share it; two boxes of one path have one file name, not always one script)
+        self._code: Dict[Tuple[str, str], types.CodeType] = {}
 
     def box_class(self, source: str, filename: str, box_name: str, base: Type) -> Type:
         """Run a box's script (compiled under ``filename``) in the shared globals; the
@@ -237,7 +245,10 @@ class ScriptNamespace:
             namespace["GeneratedClass"] = base
             before = namespace.get("MyClass", _UNBOUND)
             if source.strip():
-                exec(compile_box_script(source, filename), namespace)
+                code = self._code.get((filename, source))
+                if code is None:
+                    code = self._code[filename, source] = compile_box_script(source, filename)
+                exec(code, namespace)
             my_class = namespace.get("MyClass", _UNBOUND)
             return find_box_class(namespace, my_class if my_class is not before else None,
                                   base, box_name)

@@ -1,10 +1,14 @@
 """What keeps loading a large behavior linear: each distinct script compiled and read for
-its imports once (and kept as one string), box code files named per box, loggers made on
-first use, the cyclic collector paused while the model and the boxes are built, and the
-converted folder read with clear errors (the speed itself is measured by
-bench/bench_scale.py)."""
+its imports once (and kept as one string), the boxes running one script sharing its code
+(and still told apart: by the box object a frame runs, else by the box whose code called
+it), loggers made on first use, the cyclic collector paused while the model and the boxes
+are built, and the converted folder read with clear errors (the speed itself is measured
+by bench/bench_scale.py)."""
 import gc
 import logging
+import os
+import threading
+import time
 import types
 import weakref
 
@@ -16,6 +20,7 @@ from naoqi_qicore.converter import loader
 from naoqi_qicore.converter.loader import load_converted
 from naoqi_qicore.converter.writer import write_converted
 from naoqi_qicore.core import dependencies, script
+from naoqi_qicore.core.guard import BoxCodeGuard
 from naoqi_qicore.xar.errors import XarError
 from naoqi_qicore.xar.model import Box, Script
 
@@ -49,28 +54,76 @@ def _code_objects(code):
             yield from _code_objects(constant)
 
 
-def test_identical_scripts_compile_once_and_every_box_has_its_own_file_name(make_harness,
-                                                                           monkeypatch):
+def test_identical_scripts_compile_once_and_their_boxes_share_the_code(make_harness,
+                                                                       monkeypatch):
     compiled = []
     real_compile = script._compile
     monkeypatch.setattr(script, "_compile",
                         lambda source: compiled.append(source) or real_compile(source))
-    harness = make_harness(_chain(6, NESTED))
+    root = _chain(6, NESTED)
+    root.timeline.layers[0].keyframes[0].diagram.boxes.append(
+        script_box("Alone", 7, NESTED.replace("# load scale", "# alone: load scale")))
+    harness = make_harness(root)
     harness.player.load()
-    assert compiled == [NESTED]
-    boxes = [box for box in harness.player.boxes() if box.parent is not None]
-    filenames = set()
-    for box in boxes:
-        filename = harness.player.guard.script_filename(box.path)
-        methods = [value.__code__ for value in vars(type(box.instance)).values()
-                   if isinstance(value, types.FunctionType)]
-        assert len(methods) == 2
-        for method in methods:
-            assert {code.co_filename for code in _code_objects(method)} == {filename}
-        filenames.add(filename)
-    assert len(filenames) == 6
+    assert compiled == [NESTED, NESTED.replace("# load scale", "# alone: load scale")]
+    guard, behavior_id = harness.player.guard, harness.player.behavior_id
+    boxes = {box.path: box for box in harness.player.boxes() if box.parent is not None}
+    shared = "<box script %s (%s)>" % (script.script_key(NESTED), behavior_id)
+    methods = {path: sorted((value.__code__ for value in vars(type(box.instance)).values()
+                             if isinstance(value, types.FunctionType)),
+                            key=lambda code: code.co_name)
+               for path, box in boxes.items()}
+    alone = methods.pop("root/Alone")
+    assert len(methods) == 6 and all(len(codes) == 2 for codes in methods.values())
+    first = methods["root/Box1"]
+    for codes in methods.values():
+        assert all(code is code_of_first for code, code_of_first in zip(codes, first))
+    assert {code.co_filename for method in first for code in _code_objects(method)} == {shared}
+    # a script of one box keeps the box's own file name
+    assert {code.co_filename for method in alone for code in _code_objects(method)} == {
+        guard.script_filename("root/Alone")}
     # the cached code keeps its own name: the next behavior renames it again
     assert script.compile_box_script(NESTED).co_filename.startswith("<box script ")
+
+
+#: a script whose code asks which box runs it, from a method, a lambda without ``self``
+#: and a function of the script called by the method
+WHERE = """# load scale test: which box runs
+def helper():
+    return where()
+
+class MyClass(GeneratedClass):
+    def onInput_onStart(self):
+        self.seen = (where(), (lambda: where())(), helper())
+"""
+
+
+def test_the_boxes_sharing_a_script_are_told_apart_in_their_code(make_harness):
+    harness = make_harness(_chain(3, WHERE))
+    harness.player.load()
+    guard = harness.player.guard
+    harness.player._scripts.globals["where"] = guard.current_box
+    boxes = [box for box in harness.player.boxes() if box.parent is not None]
+    for box in boxes:  # called outside guard.run: the frames alone tell the box
+        box.instance.onInput_onStart()
+    assert [box.instance.seen for box in boxes] == [(box.path,) * 3 for box in boxes]
+    # run as the box's code (a callback), a function of the script is that box's code
+    helper = harness.player._scripts.globals["helper"]
+    assert guard.run("root/Box2", helper) == "root/Box2"
+    assert helper() is None
+
+
+def test_a_load_error_in_a_shared_script_names_each_box(make_harness):
+    failing = "# load scale test: failing at load\nclass MyClass(GeneratedClass):\n" \
+              "    def __init__(self):\n        raise ValueError('no ' + self.boxName)\n"
+    harness = make_harness(_chain(2, failing))
+    harness.player.load()
+    errors = sorted(harness.player.errors, key=lambda error: error.box_path)
+    assert [error.box_path for error in errors] == ["root/Box1", "root/Box2"]
+    for error in errors:
+        assert '<box %s (%s)>", line 4, in __init__' % (
+            error.box_path, harness.player.behavior_id) in error.traceback
+        assert "raise ValueError('no ' + self.boxName)" in error.traceback
 
 
 def test_a_failure_in_a_shared_script_names_its_box_and_line(make_harness):
@@ -228,3 +281,80 @@ def test_box_files_keep_their_lines_for_errors(tmp_path):
     path.write_text("\n".join(lines) + "\n")
     with pytest.raises(XarError, match=r"l1_Box1\.xml:%d: <Input>: .*'id'" % (index + 1)):
         load_converted(tmp_path / "out")
+
+
+def test_boxes_of_one_path_run_their_own_scripts(make_harness):
+    """Two boxes of one name in one diagram hold boxes of one path: their scripts, one
+    file name, are each run as written."""
+    texts = [script_box("Text", 1, "class MyClass(GeneratedClass):\n    text = %r\n" % text)
+             for text in ("Un", "Deux")]
+    groups = [flow_box("Say", number, [text], []) for number, text in enumerate(texts, 1)]
+    harness = make_harness(flow_box("root", -1, groups, []))
+    harness.player.load()
+    assert [box.instance.text for box in harness.player.boxes()
+            if box.path == "root/Say/Text"] == ["Un", "Deux"]
+
+
+#: shared code failing in a method (its ``self`` tells the box) with a cause raised in a
+#: function of the script (no ``self``: the box whose code failed is named)
+CHAINED = """class Thing(object):
+    def __init__(self, path):
+        self.path = path
+
+    def fail(self):
+        try:
+            helper()
+        except KeyError as error:
+            raise ValueError(self.path) from error
+
+def helper():
+    raise KeyError("x")
+"""
+
+
+def test_a_traceback_of_shared_code_names_the_box_each_frame_runs():
+    guard = BoxCodeGuard("behavior-9", box_of=lambda thing: getattr(thing, "path", None))
+    filename = guard.shared_script_filename("k1", "root/A")
+    assert guard.shared_script_filename("k1", "root/B") == filename
+    namespace = {}
+    exec(script.compile_box_script(CHAINED, filename), namespace)
+    with pytest.raises(ValueError) as failure:
+        namespace["Thing"]("root/B").fail()
+    text = guard.format_exception(failure.value, "root/A")
+    assert '"<box root/B (behavior-9)>", line 9, in fail' in text
+    assert '"<box root/B (behavior-9)>", line 7, in fail' in text  # the cause's stack
+    assert '"<box root/A (behavior-9)>", line 12, in helper' in text
+    assert 'raise KeyError("x")' in text and filename not in text
+    script.forget_box_scripts([filename])
+
+
+BLOCKING = """import os
+
+def block(gate):
+    os.read(gate, 1)
+"""
+
+
+def test_a_straggler_in_shared_code_is_located_in_its_box():
+    guard = BoxCodeGuard("behavior-8")
+    filename = guard.shared_script_filename("k2", "root/A")
+    guard.shared_script_filename("k2", "root/B")
+    namespace = {}
+    exec(script.compile_box_script(BLOCKING, filename), namespace)
+    gate = os.pipe()
+    thread = threading.Thread(target=guard.run, args=("root/B", namespace["block"], gate[0]))
+    thread.start()
+    try:
+        deadline = time.monotonic() + 5
+        while "root/B" not in guard.box_threads() or not guard._lines:
+            assert time.monotonic() < deadline
+            time.sleep(0.01)
+        stragglers = guard.close(time.monotonic() + 0.2)
+        assert [(straggler.box_path, straggler.location) for straggler in stragglers] == [
+            ("root/B", "<box root/B (behavior-8)>:4: os.read(gate, 1)")]
+    finally:
+        os.write(gate[1], b"x")
+        thread.join(5)
+        for end in gate:
+            os.close(end)
+        script.forget_box_scripts([filename])

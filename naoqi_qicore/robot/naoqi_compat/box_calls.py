@@ -23,6 +23,7 @@ What box code gets from ``self.session().service(name)`` (or ``ALProxy``) is a
 """
 from __future__ import annotations
 
+import sys
 import threading
 import traceback
 from typing import Any
@@ -63,13 +64,15 @@ def calling_box(context: BehaviorContext) -> str:
 def report_robot_call(context: BehaviorContext, message: str, cause: BaseException) -> None:
     """A call of box code that the robot cannot serve: an error of the run (with the box
     code's call stack)."""
-    frames = traceback.extract_stack()[:-2]
+    stack = list(traceback.walk_stack(sys._getframe(2)))[::-1]  # from the outermost
+    frames = traceback.StackSummary.extract(stack)
     first = next((index for index, frame in enumerate(frames)
                   if context.guard.is_script(frame.filename)), 0)
-    stack = "Call stack (most recent call last):\n%s%s: %s\n" % (
+    context.guard.name_frames(frames, [frame for frame, _ in stack])
+    text = "Call stack (most recent call last):\n%s%s: %s\n" % (
         "".join(traceback.format_list(frames[first:])), type(cause).__name__, message)
     context.record_error(BoxError(calling_box(context), WHERE_ROBOT_CALL, message,
-                                  type(cause).__name__, stack), cause=cause)
+                                  type(cause).__name__, text), cause=cause)
 
 
 def check_running(context: BehaviorContext, what: str) -> None:
