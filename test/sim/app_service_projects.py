@@ -167,7 +167,9 @@ GREETS = '''for attempt in range(200):
         time.sleep(0.05)
     greeter = self.session().service("ALGreeter")
     greeter.greet("Ada")
-    greeter.stop()'''
+    # its stop() ends its process: the answer may never come (as on a robot), so the box
+    # does not wait for it; the end of the service is what it waits for
+    greeter.stop(_async=True)'''
 
 #: a box calling, when the behavior loads, a service the application's autorun service
 #: registered
