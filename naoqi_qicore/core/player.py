@@ -271,7 +271,7 @@ class BehaviorPlayer:
         self.guard = BoxCodeGuard(self.behavior_id)
         context = BehaviorContext(self.session, self.frame_manager, self.behavior_id,
                                   self.behavior_path, self._box_object, self.guard,
-                                  self.record_error)
+                                  self.record_error, self.record_warning)
         environment = self._environment(context)
         self._close_environment = environment.close
         self._stop_robot_work = environment.stop
