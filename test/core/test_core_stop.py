@@ -67,6 +67,16 @@ def onInput_onStart(self):
 """
 
 
+#: blocked in C (a read of a pipe nobody writes to yet: ``self.gate``)
+BLOCKED_IN_READ = """
+def onInput_onStart(self):
+    import os
+    self.gate = os.pipe()
+    record(self.getName(), "running")
+    os.read(self.gate[0], 1)
+"""
+
+
 @pytest.mark.parametrize("code", [BUSY, CATCH_ALL], ids=["busy loop", "bare except"])
 def test_stop_ends_a_box_that_never_returns(make_harness, code):
     harness = make_harness(one_box(code))
@@ -191,13 +201,7 @@ def onLoad(self):
 
 
 def test_box_code_that_cannot_be_stopped_is_an_error_of_the_run(make_harness):
-    harness = make_harness(one_box("""
-def onInput_onStart(self):
-    import os
-    self.gate = os.pipe()
-    record(self.getName(), "running")
-    os.read(self.gate[0], 1)
-"""))
+    harness = make_harness(one_box(BLOCKED_IN_READ))
     started(harness)
     box = harness.player.box_named("l1_Looping").instance
     try:
@@ -628,6 +632,17 @@ def onUnload(self):
 """
 
 
+def stopped_after_unsubscribing(harness) -> None:
+    """Play and stop: the stop is bounded and clean, and :data:`UNSUBSCRIBING` made its
+    robot calls."""
+    harness.player.load()
+    harness.player.play()
+    assert stop_in_thread(harness) < STOP_DEADLINE + UNLOAD_SECONDS + SLACK
+    assert harness.player.errors == []
+    assert harness.session.calls == [("ALDialog", "unsubscribe", ("Dialog",)),
+                                     ("ALDialog", "unloadTopic", ("topic",))]
+
+
 def test_an_onunload_whose_thread_starts_late_still_runs_its_calls(make_harness,
                                                                    monkeypatch):
     """A busy machine gives the onUnload thread a CPU only after the stop's deadline: its
@@ -642,12 +657,7 @@ def test_an_onunload_whose_thread_starts_late_still_runs_its_calls(make_harness,
     monkeypatch.setattr(StopCode, "_run", late_run)
     harness = make_harness(one_box(UNSUBSCRIBING, "Dialog"), session=slow_robot(0.1),
                            naoqi=True)
-    harness.player.load()
-    harness.player.play()
-    assert stop_in_thread(harness) < STOP_DEADLINE + UNLOAD_SECONDS + SLACK
-    assert harness.player.errors == []
-    assert harness.session.calls == [("ALDialog", "unsubscribe", ("Dialog",)),
-                                     ("ALDialog", "unloadTopic", ("topic",))]
+    stopped_after_unsubscribing(harness)
 
 
 def test_slow_onunload_methods_take_no_time_from_those_unloaded_after_them(make_harness):
@@ -666,17 +676,11 @@ def onUnload(self):
     harness = make_harness(
         flow_box("root", -1, boxes, [link(0, 2, box.id, 2) for box in waiting]),
         session=slow_robot(0.3), naoqi=True)
-    harness.player.load()
-    harness.player.play()
-    assert stop_in_thread(harness) < STOP_DEADLINE + UNLOAD_SECONDS + SLACK
-    assert harness.player.errors == []
-    assert harness.session.calls == [("ALDialog", "unsubscribe", ("Dialog",)),
-                                     ("ALDialog", "unloadTopic", ("topic",))]
+    stopped_after_unsubscribing(harness)
 
 
 def test_an_onunload_that_never_returns_is_ended_at_the_end_of_its_time(make_harness):
-    """The stop stays bounded: an onUnload busy forever is ended once its time is up, and
-    reported with the line it was at."""
+    """The stop stays bounded: an onUnload busy forever is ended once its time is up."""
     harness = make_harness(one_box("""
 def onUnload(self):
     self.count = 0
@@ -727,13 +731,7 @@ def test_box_code_kept_from_a_cpu_at_the_deadline_gets_until_the_limit(make_harn
     gave it no CPU yet is waited for (until the stop's limit), not reported."""
     from naoqi_qicore.core import guard
     from naoqi_qicore.core.player import STOP_LIMIT
-    harness = make_harness(one_box("""
-def onInput_onStart(self):
-    import os
-    self.gate = os.pipe()
-    record(self.getName(), "running")
-    os.read(self.gate[0], 1)
-"""))
+    harness = make_harness(one_box(BLOCKED_IN_READ))
     started(harness)
     box = harness.player.box_named("l1_Looping").instance
     monkeypatch.setattr(guard, "_any_runnable", lambda threads: True)

@@ -12,14 +12,13 @@ nothing of the kind: nothing is done there.
 from __future__ import annotations
 
 import collections
-import logging
 import threading
-from typing import Any, Dict, Optional, Tuple
+from typing import Any, Dict, Tuple
 
 from naoqi_qicore.core.environment import BehaviorContext
 from naoqi_qicore.core.events import WHERE_POSTED_CALL, RunWarning
+from naoqi_qicore.robot.naoqi_compat.sim_signals import SimSignalLink
 
-_LOG = logging.getLogger(__name__)
 #: the simulated robot's service telling the failures of posted calls
 SIM_TASKS_SERVICE = "NaoqiSimTasks"
 #: failures kept while the answer of their post (the task id) has not come yet
@@ -41,14 +40,8 @@ class PostedCallFailures:
         #: task id -> failure, for failures told before their post's answer
         self._early: "collections.OrderedDict[int, Dict[str, Any]]" = \
             collections.OrderedDict()
-        self._tasks: Optional[Any] = None
-        self._link: Optional[int] = None
-        try:
-            tasks = context.session.service(SIM_TASKS_SERVICE)
-        except RuntimeError:  # a real robot
-            return
-        self._link = tasks.taskFailed.connect(self._failed)
-        self._tasks = tasks
+        self._link = SimSignalLink(context.session, SIM_TASKS_SERVICE, "taskFailed",
+                                   self._failed)
 
     def posted(self, box: str, call: str, task_id: int) -> None:
         """Box ``box`` posted ``call`` (``ALAudioPlayer.playFile``), the robot's task
@@ -80,9 +73,4 @@ class PostedCallFailures:
 
     def close(self) -> None:
         """The behavior is unloaded: failures are not its warnings any more."""
-        tasks, link, self._tasks, self._link = self._tasks, self._link, None, None
-        if tasks is not None and link is not None:
-            try:
-                tasks.taskFailed.disconnect(link)
-            except RuntimeError as error:  # the robot is gone
-                _LOG.debug("taskFailed.disconnect: %s", error)
+        self._link.close()
