@@ -453,7 +453,7 @@ class BoxCodeGuard:
         for thread_id, box in running.items():
             line = self._lines.get(thread_id)
             location = (_describe(*line) if line is not None
-                        else "(no line of box code run yet: in the engine's code of the box)")
+                        else "(no line of the box's script run yet)")
             with self._lock:
                 if (thread_id, box, location) in self._reported:
                     continue

@@ -356,7 +356,7 @@ class BehaviorPlayer:
         the run.  Returns within :data:`STOP_LIMIT` s, mostly within
         :data:`STOP_DEADLINE` s."""
         started = time.monotonic()
-        grace, deadline = started + STOP_GRACE, started + STOP_DEADLINE
+        deadline = started + STOP_DEADLINE
         if not self.lock.acquire(timeout=STOP_GRACE):
             # box code holds the engine (an onLoad that does not return): end it first
             self._end_box_code(deadline, started)
