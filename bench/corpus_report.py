@@ -23,8 +23,10 @@ how the run ended (and when), box errors with their class and the rule that clas
 * ``environment``: what the author's robot or network had and this machine has not:
   ``package`` (a Python package not installed), ``unshipped-file`` (a file the author did
   not ship, a service program included), ``network`` (a network peer);
-* ``behavior``: the behavior's own bug, which would fail on a robot too: ``not-python2``
-  (not valid Python 2 either), ``behavior`` (any other exception, by its type).
+* ``behavior``: the behavior's own bug, which would fail on a robot too: ``letter-case``
+  (a file named with another letter case than the project's: the robot's file system
+  tells case apart too), ``not-python2`` (not valid Python 2 either), ``behavior`` (any
+  other exception, by its type).
 
 A run that did not reach its end (FINISHED) within ``--seconds`` says why, by the rules of
 :func:`why_not_ended`: an error, waits for a stimulus the scenario does not give
@@ -142,6 +144,7 @@ def classify(detail: str, where: str = "", invalid_script: bool = False,
     lines = [line for line in detail.splitlines() if line.strip()]
     frames = [line for line in lines if line.strip().startswith("File ")]
     last = lines[-1] if lines else detail
+    from naoqi_qicore.core.letter_case import LETTER_CASE_DIFFERS
     if where == "stop":
         return Classified(OURS, "stop", "box code still ran after the stop")
     program = _MISSING_PROGRAM.search(detail) if where == APP_SERVICE else None
@@ -152,6 +155,9 @@ def classify(detail: str, where: str = "", invalid_script: bool = False,
         return Classified(ENVIRONMENT, "unshipped-file", "a file the author did not ship")
     if _SIMULATOR_MESSAGES.search(detail):
         return Classified(OURS, "simulator", "the simulated robot lacks or refuses it")
+    if "FileNotFoundError" in last and last.endswith(LETTER_CASE_DIFFERS):
+        return Classified(BEHAVIOR, "letter-case",
+                          "a file named with another letter case than the project's")
     missing = re.search(r"ModuleNotFoundError: No module named '([\w.]+)'", detail)
     if missing:
         if robot_has_module(missing.group(1)):

@@ -21,9 +21,9 @@ Stopped outputs firing; a box declaring robot resources takes them when it start
 ``onResourceError`` runs, else its ``onStopped`` output fires, and the run gets a warning.
 Once the behavior's guard is closed, no user method is called and nothing box code emits
 goes anywhere.  A box being unloaded while the behavior stops runs its ``onUnload`` in a
-thread of its own, the stop's own box code (its robot calls allowed until the stop's
-deadline), and the unloading goes on to the next box once it returned or after
-:data:`UNLOAD_TURN_SECONDS`; a box's ``onInput_onStop`` runs only when its onStop input
+thread of its own, the stop's own box code (its robot calls allowed for
+:data:`UNLOAD_SECONDS` from when its thread began to run), and the unloading goes on to
+the next box once it returned or after :data:`UNLOAD_TURN_SECONDS`; a box's ``onInput_onStop`` runs only when its onStop input
 is stimulated.
 """
 from __future__ import annotations
@@ -52,6 +52,9 @@ _NO_PAYLOAD = object()
 #: how long the unloading of a stopping behavior waits for one box's ``onUnload`` before
 #: unloading the next box (that ``onUnload`` goes on in its thread) (s)
 UNLOAD_TURN_SECONDS = 0.05
+#: how long a stopping behavior lets one box's ``onUnload`` run (its robot calls allowed),
+#: from when its thread began to run (s)
+UNLOAD_SECONDS = 1.0
 
 
 class DiagramNode:
@@ -483,14 +486,15 @@ class BoxNode:
 
     def _call_on_unload(self) -> None:
         """The script's ``onUnload``: in the calling thread, or, while the behavior stops, in
-        a thread of the stop's own box code waited for :data:`UNLOAD_TURN_SECONDS` at most
+        a thread of the stop's own box code (:data:`UNLOAD_SECONDS` to run) waited for
+        :data:`UNLOAD_TURN_SECONDS` at most
         (one that waits on a mutex or on a slow robot does not keep the others' from
         running)."""
         if not self.player.stopping or getattr(self.instance, "onUnload", None) is None:
             self.call_user("onUnload")
             return
         unloading = self.player.guard.start_stop_code(lambda: self.call_user("onUnload"),
-                                                      "onUnload " + self.path)
+                                                      "onUnload " + self.path, UNLOAD_SECONDS)
         unloading.wait(time.monotonic() + UNLOAD_TURN_SECONDS)
 
     def halt(self) -> None:

@@ -19,8 +19,10 @@ and then box code gets versions of the functions that take paths which map them 
 * the folders box code puts on ``sys.path`` (see
   :mod:`naoqi_qicore.core.project_modules`).
 
-A path the mapper does not know stays as it is.  Other libraries box code hands a robot
-path to (``wave.open``...) get it unmapped.  With a temporary folder of the robot, box
+A path the mapper does not know stays as it is; a mapped path naming no file, when a file
+whose name differs only in letter case is there, fails saying so
+(:mod:`naoqi_qicore.core.letter_case`).  Other libraries box code hands a robot path to
+(``wave.open``...) get it unmapped.  With a temporary folder of the robot, box
 code's ``tempfile`` makes its files and folders there (NAOqi's boxes record into a folder
 ``tempfile.mkdtemp()`` made and ask the robot to write there: the robot must see it).
 """
@@ -37,6 +39,7 @@ import types
 from typing import Any, Callable, Dict, Iterable, Optional
 
 from naoqi_qicore.core.box_stdlib import module_copy
+from naoqi_qicore.core.letter_case import missing_file_error
 from naoqi_qicore.core.py2 import PY2_BUILTINS
 
 #: maps a path box code gives to the file of this machine (paths it does not know: as is)
@@ -70,11 +73,26 @@ def mapping(function: Callable, mapper: PathMapper, positions: Iterable[int] = (
 
     @functools.wraps(function)
     def call(*args: Any, **kwargs: Any) -> Any:
-        if indexes:
-            args = tuple(_mapped_value(mapper, arg) if index in indexes else arg
-                         for index, arg in enumerate(args))
-        return function(*args, **kwargs)
+        mapped = tuple(_mapped_value(mapper, arg) if index in indexes else arg
+                       for index, arg in enumerate(args))
+        try:
+            return function(*mapped, **kwargs)
+        except FileNotFoundError as error:
+            missing = _named_with_case(error, args, mapped)
+            if missing is None:
+                raise
+            raise missing from None
     return call
+
+
+def _named_with_case(error: FileNotFoundError, given: tuple,
+                     mapped: tuple) -> Optional[FileNotFoundError]:
+    """The error of a path box code gave (among ``given``, ``mapped`` as this machine has
+    them) that names a file with another letter case (None: not so)."""
+    for path, local in zip(given, mapped):
+        if isinstance(path, str) and local in (error.filename, error.filename2):
+            return missing_file_error(path, local)
+    return None
 
 
 def _expanduser(mapper: PathMapper) -> Callable[[Any], Any]:

@@ -18,6 +18,7 @@ from typing import Any, Callable, List, Optional, Tuple
 
 from naoqi_qicore.converter.writer import has_python
 from naoqi_qicore.core.generated import GeneratedClass
+from naoqi_qicore.core.letter_case import missing_file_error
 from naoqi_qicore.xar.model import Box, InputNature, IOType, OutputNature, Port
 
 
@@ -117,9 +118,18 @@ class DialogBox(GeneratedClass):
 
     def _load_topics(self, dialog: Any) -> None:
         folder, language = self.behaviorAbsolutePath(), dialog.getLanguage()
-        for entry in self._box.model.dialog_files:
-            for path in topic_files(os.path.normpath(os.path.join(folder, entry)), language):
-                self._topics.append(dialog.loadTopicContent(topic_content(path)))
+        try:
+            for entry in self._box.model.dialog_files:
+                for path in topic_files(os.path.normpath(os.path.join(folder, entry)),
+                                        language):
+                    self._topics.append(dialog.loadTopicContent(topic_content(path)))
+        except FileNotFoundError as error:  # named with another letter case?
+            missing = (missing_file_error(os.path.relpath(error.filename, folder),
+                                          error.filename)
+                       if isinstance(error.filename, str) else None)
+            if missing is None:
+                raise
+            raise missing from None
         if not self._topics:
             raise RuntimeError("no topic in %s for the dialog language, %s"
                                % (", ".join(self._box.model.dialog_files), language))

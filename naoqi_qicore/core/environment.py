@@ -33,6 +33,8 @@ class BehaviorContext:
     guard: BoxCodeGuard = field(default_factory=BoxCodeGuard)
     #: records an error of the run: ``record_error(box_error, cause=exception)``
     record_error: Callable[..., None] = lambda error, cause=None: None
+    #: records a warning of the run: ``record_warning(run_warning)``
+    record_warning: Callable[[Any], None] = lambda warning: None
 
 
 @dataclass

@@ -74,6 +74,9 @@ class BoxError:
 WHERE_LOG = "log"
 #: ``RunWarning.where`` of a box that ended because its resources stayed busy
 WHERE_RESOURCES = "resources"
+#: ``RunWarning.where`` of a call box code posted (``post``, ``pCall``) that failed on the
+#: robot (no caller was left to receive its error)
+WHERE_POSTED_CALL = "posted call"
 
 
 @dataclass(frozen=True)
@@ -84,8 +87,9 @@ class RunWarning:
 
     ``where`` is ``WHERE_MOTION`` (keys of joints the robot lacks left out of the box's
     timeline), ``WHERE_RESOURCES`` (the box ended without running: its resources stayed
-    busy) or ``WHERE_LOG`` (box code logged a warning or an error: its message is the
-    line, after the level's name when above WARNING).
+    busy), ``WHERE_POSTED_CALL`` (a call box code posted failed on the robot) or
+    ``WHERE_LOG`` (box code logged a warning or an error: its message is the line, after
+    the level's name when above WARNING).
     """
 
     box_path: str

@@ -28,11 +28,15 @@ layers, each one catching what the previous one lets through:
    future, a C extension) or loops in a library's code: it is returned as a
    :class:`Straggler` with the line of box code it is at (the trace function keeps it),
    for the engine to report as an error of the run, and its robot calls stay refused.
+   A thread that is only waiting for a CPU then (runnable: a busy machine) is given until
+   the stop's limit to get one and end.
 
 The stop's own box code (the onUnload methods of the boxes it unloads, started with
 :meth:`BoxCodeGuard.start_stop_code`) outlives the grace the rest of box code gets: a
 :meth:`BoxCodeGuard.shut` that keeps it leaves it running with its robot calls allowed and
-its sockets open; the final shut (:meth:`BoxCodeGuard.close`) ends it like any box code.
+its sockets open; each one has its own time, counted from when its thread began to run
+(a busy machine starting it late, or another box's slow onUnload, takes none of it);
+the final shut (:meth:`BoxCodeGuard.close`) ends it like any box code.
 
 Box code is known by the file name its code is compiled with: a box's own
 (:meth:`BoxCodeGuard.script_filename`), or one that the boxes running the same script text
@@ -129,6 +133,27 @@ def _end_socket(connection: socket.socket) -> None:
         super(socket.socket, connection).close()
     except OSError:
         pass
+
+
+def _runnable(thread_id: int, native_ids: Dict[Optional[int], Optional[int]]) -> bool:
+    """Whether the thread ``thread_id`` (``threading.get_ident()``) is runnable, waiting for
+    a CPU or on one, rather than blocked (Linux: its state in ``/proc``; False when it
+    cannot be told)."""
+    native = native_ids.get(thread_id)
+    if native is None:
+        return False
+    try:
+        with open("/proc/self/task/%d/stat" % native, "rb") as stat:
+            fields = stat.read().rpartition(b")")[2].split()
+    except OSError:
+        return False
+    return bool(fields) and fields[0] == b"R"
+
+
+def _any_runnable(threads: Dict[int, str]) -> bool:
+    """Whether one of ``threads`` (thread ids) is runnable (:func:`_runnable`)."""
+    native_ids = {thread.ident: thread.native_id for thread in threading.enumerate()}
+    return any(_runnable(thread, native_ids) for thread in threads)
 
 
 def _ascii(text: str) -> str:
@@ -429,22 +454,25 @@ class BoxCodeGuard:
                 return False
 
     # -- ending box code --------------------------------------------------------------------
-    def start_stop_code(self, function: Callable[[], Any], name: str) -> "StopCode":
+    def start_stop_code(self, function: Callable[[], Any], name: str,
+                        seconds: Optional[float] = None) -> "StopCode":
         """Run ``function`` (it calls the stop's own box methods: onUnload) in a thread of
         its own whose box code a :meth:`shut` keeping it leaves running, its robot calls
-        allowed, until the final shut."""
-        return StopCode(self, function, name)
+        allowed, until the final shut; :meth:`wait_stop_code` waits for it ``seconds``
+        from when its thread began to run (None: until its limit)."""
+        return StopCode(self, function, name, seconds)
 
-    def wait_stop_code(self, deadline: float) -> None:
-        """Wait until the stop's own box code has returned, until the monotonic time
-        ``deadline`` at the latest (what it starts meanwhile included)."""
-        while time.monotonic() < deadline:
+    def wait_stop_code(self, limit: float) -> None:
+        """Wait until the stop's own box code has returned or used its time (what it
+        starts meanwhile included), until the monotonic time ``limit`` at the latest."""
+        while True:
             with self._lock:
                 running = list(self._stop_code)
-            if not running:
+            waited = [code for code in running if code.deadline(limit) > time.monotonic()]
+            if not waited:
                 return
-            for code in running:
-                code.wait(deadline)
+            for code in waited:
+                code.wait(code.deadline(limit))
 
     def _stop_code_runs(self, code: "StopCode", running: bool) -> None:
         """``code`` (the calling thread's) starts (``running``) or has ended."""
@@ -475,25 +503,30 @@ class BoxCodeGuard:
         for connection in sockets:
             _end_socket(connection)
 
-    def close(self, deadline: float) -> List[Straggler]:
+    def close(self, deadline: float, limit: Optional[float] = None) -> List[Straggler]:
         """:meth:`shut` (all of box code), then wait until no thread runs the behavior's box
-        code, until the monotonic time ``deadline`` at the latest; returns those still
-        running then."""
+        code, until the monotonic time ``deadline`` (``limit`` for threads only waiting
+        for a CPU then, see :meth:`wait_box_threads`); returns those still running."""
         self.shut()
-        return self.wait_box_threads(deadline)
+        return self.wait_box_threads(deadline, limit)
 
-    def wait_box_threads(self, deadline: float) -> List[Straggler]:
-        """Wait until no thread (other than the caller) runs box code, until ``deadline``;
-        the threads still running it then (each one once: a thread still blocked where
-        it was at the last close is not returned again)."""
+    def wait_box_threads(self, deadline: float,
+                         limit: Optional[float] = None) -> List[Straggler]:
+        """Wait until no thread (other than the caller) runs box code, until ``deadline``,
+        and while one of those left only waits for a CPU (a busy machine has not let it
+        end yet), until ``limit`` (default: ``deadline``); the threads still running it
+        then (each one once: a thread still blocked where it was at the last close is not
+        returned again)."""
         me = threading.get_ident()
+        limit = deadline if limit is None else max(limit, deadline)
         while True:
             with self._lock:
                 running = {thread: boxes[-1] for thread, boxes in self._running.items()
                            if boxes and thread != me}
             if not running:
                 return []
-            if time.monotonic() >= deadline:
+            now = time.monotonic()
+            if now >= limit or (now >= deadline and not _any_runnable(running)):
                 return self._new_stragglers(running)
             time.sleep(POLL_SECONDS)
 
@@ -509,7 +542,7 @@ class BoxCodeGuard:
         names = {thread.ident: thread.name for thread in threading.enumerate()}
         for thread_id, box in running.items():
             line = self._lines.get(thread_id)
-            location = "(box code not started)"
+            location = "(no line of the box's script run yet)"
             if line is not None:
                 filename, number = line
                 if box in self._sharing.get(filename, ()):  # shared code the box runs
@@ -537,9 +570,13 @@ class StopCode:
     """The stop's own box code running in a thread of its own (see
     :meth:`BoxCodeGuard.start_stop_code`)."""
 
-    def __init__(self, guard: BoxCodeGuard, function: Callable[[], Any], name: str) -> None:
+    def __init__(self, guard: BoxCodeGuard, function: Callable[[], Any], name: str,
+                 seconds: Optional[float]) -> None:
         self._guard = guard
         self._function = function
+        self._seconds = seconds
+        #: the monotonic time its thread began to run
+        self._began = 0.0
         self._error: Optional[BaseException] = None
         self._started = threading.Event()
         self._thread = threading.Thread(target=self._run, daemon=True, name=name)
@@ -547,6 +584,7 @@ class StopCode:
         self._started.wait()  # counted as the stop's own code before anyone waits for it
 
     def _run(self) -> None:
+        self._began = time.monotonic()
         self._guard._stop_code_runs(self, True)
         self._started.set()
         try:
@@ -555,6 +593,13 @@ class StopCode:
             self._error = error
         finally:
             self._guard._stop_code_runs(self, False)
+
+    def deadline(self, limit: float) -> float:
+        """Until when the stop waits for it: its time from when its thread began to run,
+        ``limit`` at the latest."""
+        if self._seconds is None:
+            return limit
+        return min(limit, self._began + self._seconds)
 
     def wait(self, deadline: float) -> None:
         """Wait for it to return, until the monotonic time ``deadline`` at the latest."""

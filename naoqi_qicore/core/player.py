@@ -14,7 +14,10 @@ what the user must know of it that did not fail it as
 start with what loading the behavior (and the time until its first play) said.
 When it ends, no code of the behavior runs any more: box code gets :data:`STOP_GRACE`
 seconds to return by itself, then the :class:`~naoqi_qicore.core.guard.BoxCodeGuard` ends
-it, and what still runs :data:`STOP_DEADLINE` seconds after the end is an error of the run.
+it, and what still runs :data:`STOP_DEADLINE` seconds after the end is an error of the run
+(the onUnload methods of a stop each get ``box.UNLOAD_SECONDS`` from when they began to
+run; a busy machine gets until :data:`STOP_LIMIT` to let the threads it kept from a CPU
+end).
 A run that ended by itself is closed once the robot answered its last motion calls (at
 most :data:`MOTION_ANSWER_WAIT` seconds later): a timeline's last segment ends with it.
 
@@ -64,10 +67,15 @@ from naoqi_qicore.xar.model import Box, InputNature
 
 _LOG = logging.getLogger(__name__)
 #: seconds box code gets to return by itself when a run ends; then the guard ends it (the
-#: onUnload methods of a stop excepted: they run until shortly before :data:`STOP_DEADLINE`)
+#: onUnload methods of a stop excepted: each one has ``box.UNLOAD_SECONDS`` from its start)
 STOP_GRACE = 0.5
-#: seconds after the end of a run from which no box code runs (what does is an error)
+#: seconds after the end of a run from which no box code runs (what does is an error),
+#: unless onUnload methods still had time then: they are ended :data:`ENDING_SECONDS`
+#: before their time is up, what still runs once it is up is an error
 STOP_DEADLINE = 0.9
+#: seconds after the end of a run from which no box code runs, whatever the machine's load:
+#: a stop never lasts longer
+STOP_LIMIT = 3.0
 #: seconds a run that ended by itself waits for the robot to answer its last motion calls
 MOTION_ANSWER_WAIT = 2.0
 #: errors kept for one run (the oldest are dropped beyond; ``error_count`` counts them all)
@@ -265,7 +273,7 @@ class BehaviorPlayer:
         self.guard = BoxCodeGuard(self.behavior_id, self._box_path_of)
         context = BehaviorContext(self.session, self.frame_manager, self.behavior_id,
                                   self.behavior_path, self._box_object, self.guard,
-                                  self.record_error)
+                                  self.record_error, self.record_warning)
         environment = self._environment(context)
         self._close_environment = environment.close
         self._stop_robot_work = environment.stop
@@ -345,17 +353,18 @@ class BehaviorPlayer:
         ``onUnload`` method of every loaded box runs; no box's ``onInput_onStop`` does, no
         input or output goes anywhere any more), then no code of the behavior runs any
         more.  Box code gets :data:`STOP_GRACE` s to return by itself, then the guard ends
-        it and closes the sockets it opened; the ``onUnload`` methods run, their robot
-        calls allowed, until shortly before :data:`STOP_DEADLINE` s; what still runs after
-        :data:`STOP_DEADLINE` s is an error of the run.  Returns within about
+        it and closes the sockets it opened; each ``onUnload`` method runs, its robot calls
+        allowed, for ``box.UNLOAD_SECONDS`` from its start; what still runs after
+        :data:`STOP_DEADLINE` s (or once the onUnload methods' time is up) is an error of
+        the run.  Returns within :data:`STOP_LIMIT` s, mostly within
         :data:`STOP_DEADLINE` s."""
         started = time.monotonic()
-        grace, deadline = started + STOP_GRACE, started + STOP_DEADLINE
+        deadline = started + STOP_DEADLINE
         if not self.lock.acquire(timeout=STOP_GRACE):
             # box code holds the engine (an onLoad that does not return): end it first
-            self._end_box_code(deadline)
+            self._end_box_code(deadline, started)
             if not self.lock.acquire(timeout=max(0.0, deadline - time.monotonic())):
-                self._report_wedged()
+                self._report_wedged(started)
                 return
         try:
             if self._status not in ("PLAYING", "PAUSED"):
@@ -365,39 +374,43 @@ class BehaviorPlayer:
             self.lock.release()
         try:
             if self.root is not None:
-                self._unload_boxes(self.root.halt, grace, deadline)
+                self._unload_boxes(self.root.halt, started)
             else:
-                self._end_box_code(deadline)
+                self._end_box_code(deadline, started)
         finally:
             self.stopping = False
         self._paused = []
         self._set_status("STOPPED")
 
-    def _unload_boxes(self, unload: Callable[[], None], grace: float, deadline: float) -> None:
+    def _unload_boxes(self, unload: Callable[[], None], started: float) -> None:
         """Run ``unload`` (it unloads boxes: their ``onUnload`` methods run in threads of
         their own, see ``BoxNode.unload``) in a thread of its own, and end the behavior's
-        box code: the rest of it at the monotonic time ``grace``, the ``onUnload`` methods
-        :data:`ENDING_SECONDS` before ``deadline``; what still runs at ``deadline`` is an
-        error of the run."""
+        box code of a run that ended at the monotonic time ``started``: the rest of it
+        :data:`STOP_GRACE` s later, each ``onUnload`` method :data:`ENDING_SECONDS`
+        before its time is up; what still runs :data:`STOP_DEADLINE` s after ``started``
+        or once their time is up is an error of the run."""
+        grace, limit = started + STOP_GRACE, started + STOP_LIMIT
         watchdog = threading.Timer(max(0.0, grace - time.monotonic()), self.guard.shut,
                                    kwargs={"keep_stop_code": True})
         watchdog.daemon = True
         watchdog.start()
         try:
             unloading = self.guard.start_stop_code(unload, "unload " + self.behavior_id)
-            self.guard.wait_stop_code(deadline - ENDING_SECONDS)
+            self.guard.wait_stop_code(limit - ENDING_SECONDS)
         finally:
             watchdog.cancel()
-        self._end_box_code(deadline)
-        unloading.join(deadline)  # raises what the engine's unloading raised
+        self._end_box_code(max(started + STOP_DEADLINE, time.monotonic() + ENDING_SECONDS),
+                           started)
+        unloading.join(limit)  # raises what the engine's unloading raised
 
-    def _end_box_code(self, deadline: float) -> None:
+    def _end_box_code(self, deadline: float, started: float) -> None:
         """Close the guard: end every thread running the behavior's box code and the work
         it left running on the robot (the box environment's ``stop``); threads still
-        running box code at ``deadline`` are errors of the run."""
+        running box code at ``deadline`` (those only waiting for a CPU then: at the
+        :data:`STOP_LIMIT` after ``started``, when the run ended) are errors of the run."""
         self._shut_box_code()
-        for straggler in self.guard.close(deadline):
-            self._report_straggler(straggler)
+        for straggler in self.guard.close(deadline, started + STOP_LIMIT):
+            self._report_straggler(straggler, time.monotonic() - started)
 
     def _shut_box_code(self) -> None:
         """Shut the guard, then stop the work box code left running on the robot."""
@@ -408,18 +421,18 @@ class BehaviorPlayer:
             except Exception as error:  # the robot may be gone: the stop goes on
                 self.warn("stopping what box code left running on the robot: %s" % error)
 
-    def _report_straggler(self, straggler: Straggler) -> None:
+    def _report_straggler(self, straggler: Straggler, seconds: float) -> None:
         self.record_error(BoxError(
             straggler.box_path, WHERE_STOP,
             "box code still runs %.1f s after the behavior stopped, blocked at %s (thread %s); "
-            "its robot calls are refused" % (STOP_DEADLINE, straggler.location,
+            "its robot calls are refused" % (seconds, straggler.location,
                                              straggler.thread_name)))
 
-    def _report_wedged(self) -> None:
+    def _report_wedged(self, started: float) -> None:
         """The engine's lock stays held by box code that cannot be stopped."""
         self._shut_box_code()
         for straggler in self.guard.close(time.monotonic()):
-            self._report_straggler(straggler)
+            self._report_straggler(straggler, time.monotonic() - started)
         self.record_error(BoxError("root", WHERE_STOP, "the behavior cannot be stopped: box "
                                    "code blocked in the engine; unload it"))
 
@@ -497,9 +510,9 @@ class BehaviorPlayer:
                 def unload_root() -> None:
                     with self.lock:
                         root.unload()
-                self._unload_boxes(unload_root, started + STOP_GRACE, started + STOP_DEADLINE)
+                self._unload_boxes(unload_root, started)
             else:
-                self._end_box_code(started + STOP_DEADLINE)
+                self._end_box_code(started + STOP_DEADLINE, started)
         finally:
             self.stopping = False
         forget_box_scripts(self.guard.script_filenames())
@@ -688,10 +701,10 @@ class BehaviorPlayer:
         :data:`MOTION_ANSWER_WAIT` s) for the robot to answer its motion calls (lock
         held)."""
         def close() -> None:
-            grace = time.monotonic() + STOP_GRACE
-            while self.guard.box_threads() and time.monotonic() < grace:
+            ended = time.monotonic()
+            while self.guard.box_threads() and time.monotonic() < ended + STOP_GRACE:
                 time.sleep(0.01)
-            self._end_box_code(time.monotonic() + STOP_DEADLINE - STOP_GRACE)
+            self._end_box_code(time.monotonic() + STOP_DEADLINE - STOP_GRACE, ended)
             self.motion.wait_all_ended(MOTION_ANSWER_WAIT)
 
         self._closer = threading.Thread(target=close, daemon=True,

@@ -28,7 +28,7 @@ from rclpy.executors import MultiThreadedExecutor
 from rclpy.node import Node
 
 from naoqi_qicore.action import RunBehavior
-from naoqi_qicore.core.player import MOTION_ANSWER_WAIT, STOP_DEADLINE
+from naoqi_qicore.core.player import MOTION_ANSWER_WAIT, STOP_LIMIT
 from naoqi_qicore.msg import BehaviorState
 from naoqi_qicore.ros.behavior_run import BehaviorRun, error_message, warning_message
 
@@ -37,7 +37,7 @@ ACTION_NAME = "behavior/run"
 THREADS = 4
 #: seconds a goal waits, once its run ended by itself, for its box code to end and the
 #: robot to answer its last motion calls
-RUN_CLOSE_TIMEOUT = STOP_DEADLINE + MOTION_ANSWER_WAIT + 0.5
+RUN_CLOSE_TIMEOUT = STOP_LIMIT + MOTION_ANSWER_WAIT + 0.5
 #: how long (s) a goal whose cancel was accepted may wait for rclpy to mark it canceling
 CANCELING_TIMEOUT = 5.0
 

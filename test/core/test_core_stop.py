@@ -5,6 +5,8 @@ import time
 
 import pytest
 
+from naoqi_qicore.core.box import UNLOAD_SECONDS
+from naoqi_qicore.core.guard import ENDING_SECONDS
 from naoqi_qicore.core.player import STOP_DEADLINE
 
 from core_builders import flow_box, link, script_box
@@ -62,6 +64,16 @@ def onInput_onStart(self):
                 self.count += 1
         except:
             self.count += 1
+"""
+
+
+#: blocked in C (a read of a pipe nobody writes to yet: ``self.gate``)
+BLOCKED_IN_READ = """
+def onInput_onStart(self):
+    import os
+    self.gate = os.pipe()
+    record(self.getName(), "running")
+    os.read(self.gate[0], 1)
 """
 
 
@@ -189,13 +201,7 @@ def onLoad(self):
 
 
 def test_box_code_that_cannot_be_stopped_is_an_error_of_the_run(make_harness):
-    harness = make_harness(one_box("""
-def onInput_onStart(self):
-    import os
-    self.gate = os.pipe()
-    record(self.getName(), "running")
-    os.read(self.gate[0], 1)
-"""))
+    harness = make_harness(one_box(BLOCKED_IN_READ))
     started(harness)
     box = harness.player.box_named("l1_Looping").instance
     try:
@@ -591,3 +597,150 @@ def onUnload(self):
     box_threads_end(harness)
     assert ("l1_Waiting", "took the mutex") not in harness.log
     assert ("l1_Other", "unloaded") in harness.log
+
+
+class SlowAnswers:
+    """A service of a loaded robot: every method answers ``seconds`` after it is called."""
+
+    def __init__(self, name, calls, seconds: float) -> None:
+        self._name = name
+        self._calls = calls
+        self._seconds = seconds
+
+    def __getattr__(self, method):
+        def call(*args):
+            time.sleep(self._seconds)
+            self._calls.append((self._name, method, args))
+        return call
+
+
+def slow_robot(seconds: float):
+    from core_builders import FakeSession
+
+    class SlowRobot(FakeSession):
+        def service(self, name):
+            if name == "ALMemory":
+                return super().service(name)
+            return SlowAnswers(name, self.calls, seconds)
+    return SlowRobot()
+
+
+UNSUBSCRIBING = """
+def onUnload(self):
+    ALProxy("ALDialog").unsubscribe("Dialog")
+    ALProxy("ALDialog").unloadTopic("topic")
+"""
+
+
+def stopped_after_unsubscribing(harness) -> None:
+    """Play and stop: the stop is bounded and clean, and :data:`UNSUBSCRIBING` made its
+    robot calls."""
+    harness.player.load()
+    harness.player.play()
+    assert stop_in_thread(harness) < STOP_DEADLINE + UNLOAD_SECONDS + SLACK
+    assert harness.player.errors == []
+    assert harness.session.calls == [("ALDialog", "unsubscribe", ("Dialog",)),
+                                     ("ALDialog", "unloadTopic", ("topic",))]
+
+
+def test_an_onunload_whose_thread_starts_late_still_runs_its_calls(make_harness,
+                                                                   monkeypatch):
+    """A busy machine gives the onUnload thread a CPU only after the stop's deadline: its
+    time counts from when it began to run, so its robot calls are made, not refused."""
+    from naoqi_qicore.core.guard import StopCode
+    run = StopCode._run
+
+    def late_run(code):
+        if code._thread.name.startswith("onUnload "):
+            time.sleep(STOP_DEADLINE)  # no CPU for the thread until then
+        run(code)
+    monkeypatch.setattr(StopCode, "_run", late_run)
+    harness = make_harness(one_box(UNSUBSCRIBING, "Dialog"), session=slow_robot(0.1),
+                           naoqi=True)
+    stopped_after_unsubscribing(harness)
+
+
+def test_slow_onunload_methods_take_no_time_from_those_unloaded_after_them(make_harness):
+    """Each onUnload gets its own time: boxes unloaded after several that wait forever
+    still make their slow robot calls."""
+    waiting = [script_box("Waiting%d" % number, number, """
+def onInput_onStart(self):
+    from threading import Lock
+    self.mutex = Lock()
+    self.mutex.acquire()
+def onUnload(self):
+    self.mutex.acquire()
+""") for number in range(1, 16)]
+    last = script_box("Dialog", 16, UNSUBSCRIBING)
+    boxes = waiting + [last]
+    harness = make_harness(
+        flow_box("root", -1, boxes, [link(0, 2, box.id, 2) for box in waiting]),
+        session=slow_robot(0.3), naoqi=True)
+    stopped_after_unsubscribing(harness)
+
+
+def test_an_onunload_that_never_returns_is_ended_at_the_end_of_its_time(make_harness):
+    """The stop stays bounded: an onUnload busy forever is ended once its time is up."""
+    harness = make_harness(one_box("""
+def onUnload(self):
+    self.count = 0
+    while True:
+        self.count += 1
+"""))
+    harness.player.load()
+    harness.player.play()
+    took = stop_in_thread(harness)
+    assert UNLOAD_SECONDS < took < UNLOAD_SECONDS + ENDING_SECONDS + SLACK
+    box_threads_end(harness)
+
+
+def test_a_thread_is_runnable_while_it_computes_not_while_it_is_blocked():
+    import sys
+    import threading
+
+    from naoqi_qicore.core.guard import _runnable
+    if not sys.platform.startswith("linux"):
+        pytest.skip("thread states are read in /proc")
+    stop, gate = threading.Event(), os.pipe()
+
+    def busy():
+        while not stop.is_set():
+            pass
+    computing = threading.Thread(target=busy, daemon=True)
+    blocked = threading.Thread(target=os.read, args=(gate[0], 1), daemon=True)
+    computing.start()
+    blocked.start()
+    try:
+        native = {thread.ident: thread.native_id for thread in (computing, blocked)}
+        time.sleep(0.1)
+        assert _runnable(computing.ident, native)
+        assert not _runnable(blocked.ident, native)
+        assert not _runnable(12345, native)  # no such thread
+    finally:
+        stop.set()
+        os.write(gate[1], b"x")
+        computing.join()
+        blocked.join()
+        for end in gate:
+            os.close(end)
+
+
+def test_box_code_kept_from_a_cpu_at_the_deadline_gets_until_the_limit(make_harness,
+                                                                      monkeypatch):
+    """A box thread still running box code at the stop's deadline only because the machine
+    gave it no CPU yet is waited for (until the stop's limit), not reported."""
+    from naoqi_qicore.core import guard
+    from naoqi_qicore.core.player import STOP_LIMIT
+    harness = make_harness(one_box(BLOCKED_IN_READ))
+    started(harness)
+    box = harness.player.box_named("l1_Looping").instance
+    monkeypatch.setattr(guard, "_any_runnable", lambda threads: True)
+    import threading
+    threading.Timer(STOP_DEADLINE + 0.3, os.write, (box.gate[1], b"x")).start()
+    try:
+        took = stop_in_thread(harness)
+        assert STOP_DEADLINE < took < STOP_LIMIT
+        assert stop_errors(harness) == []
+    finally:
+        for end in box.gate:
+            os.close(end)

@@ -12,7 +12,9 @@ run ends, what box code left running on the robot is stopped
 (:class:`~naoqi_qicore.robot.robot_files.RobotFiles`), the paths box code opens itself
 (``/home/nao/...``) are those files (:mod:`naoqi_qicore.core.box_paths`), and on a
 simulated robot the failures of the services of the behavior's application are errors of
-its runs (:mod:`~naoqi_qicore.robot.naoqi_compat.app_services`).
+its runs (:mod:`~naoqi_qicore.robot.naoqi_compat.app_services`) and the failures of the
+calls box code posted are warnings of them
+(:mod:`~naoqi_qicore.robot.naoqi_compat.posted_calls`).
 """
 from __future__ import annotations
 
@@ -26,6 +28,7 @@ from naoqi_qicore.robot.naoqi_compat.app_services import AppServiceFailures
 from naoqi_qicore.robot.naoqi_compat.box_session import (BoxSession, LocalSubscriptions,
                                                          PeriodicTasks, box_qi_module)
 from naoqi_qicore.robot.naoqi_compat.naoqi import global_proxies, naoqi_module
+from naoqi_qicore.robot.naoqi_compat.posted_calls import PostedCallFailures
 from naoqi_qicore.robot.naoqi_compat.robot_work import RobotWork
 from naoqi_qicore.robot.robot_files import RobotFiles
 
@@ -46,7 +49,14 @@ def box_environment(context: BehaviorContext,
 
     local = LocalSubscriptions(context)
     periodic = PeriodicTasks(qi, context)
-    work = RobotWork(context.session, context.guard)
+    # what ends the environment when the behavior is unloaded
+    closers = [periodic.stop_all, local.close]
+    posted = None
+    if files is not None:  # a robot whose files are known: it may be a simulated one
+        failures, posted = AppServiceFailures(context), PostedCallFailures(context)
+        closers += [failures.close, posted.close]
+    work = RobotWork(context.session, context.guard,
+                     posted.posted if posted is not None else None)
     session = BoxSession(context.session, context, local, work)
     box_qi = box_qi_module(qi, context, local, periodic, work)
     modules: Dict[str, ModuleType] = {"qi": box_qi}
@@ -64,16 +74,11 @@ def box_environment(context: BehaviorContext,
         names.update(global_proxies(names["ALProxy"]))
 
     def close() -> None:
-        periodic.stop_all()
-        local.close()
+        for closer in closers:
+            closer()
     if files is None:
         return ScriptEnvironment(modules=modules, names=names, session=session, close=close,
                                  stop=work.stop)
-    failures = AppServiceFailures(context)
-
-    def close_with_failures() -> None:
-        close()
-        failures.close()
-    return ScriptEnvironment(modules=modules, names=names, session=session,
-                             close=close_with_failures, stop=work.stop, paths=files.box_path,
+    return ScriptEnvironment(modules=modules, names=names, session=session, close=close,
+                             stop=work.stop, paths=files.box_path,
                              temporary_folder=str(files.temporary))

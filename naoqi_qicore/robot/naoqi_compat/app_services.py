@@ -12,16 +12,14 @@ services itself and tells nothing of the kind: nothing is done there.
 """
 from __future__ import annotations
 
-import logging
 import threading
-from typing import Any, Dict, Optional, Set
+from typing import Any, Dict, Set
 
 from naoqi_qicore.core.environment import BehaviorContext
 from naoqi_qicore.core.events import WHERE_APP_SERVICE, BoxError
 from naoqi_qicore.core.generated import package_info
+from naoqi_qicore.robot.naoqi_compat.sim_signals import SimSignalLink
 from naoqi_qicore.robot.robot_apps import SIM_APPS_SERVICE
-
-_LOG = logging.getLogger(__name__)
 
 
 def _exception_type(traceback: str) -> str:
@@ -40,16 +38,11 @@ class AppServiceFailures:
         self._package = package_info(context.behavior_path)[0]
         self._lock = threading.Lock()
         self._told: Set[int] = set()
-        self._apps: Optional[Any] = None
-        self._link: Optional[int] = None
-        try:
-            apps = context.session.service(SIM_APPS_SERVICE)
-        except RuntimeError:  # a real robot
-            return
-        self._link = apps.serviceFailed.connect(self._failed)
-        self._apps = apps
-        for failure in apps.failures(self._package):
-            self._failed(failure)
+        self._link = SimSignalLink(context.session, SIM_APPS_SERVICE, "serviceFailed",
+                                   self._failed)
+        if self._link.service is not None:
+            for failure in self._link.service.failures(self._package):
+                self._failed(failure)
 
     def _failed(self, failure: Dict[str, Any]) -> None:
         if failure.get("package") != self._package:
@@ -65,9 +58,4 @@ class AppServiceFailures:
 
     def close(self) -> None:
         """The behavior is unloaded: failures are not its errors any more."""
-        apps, link, self._apps, self._link = self._apps, self._link, None, None
-        if apps is not None and link is not None:
-            try:
-                apps.serviceFailed.disconnect(link)
-            except RuntimeError as error:  # the robot is gone
-                _LOG.debug("serviceFailed.disconnect: %s", error)
+        self._link.close()

@@ -20,7 +20,9 @@ can no longer call the robot) stops them:
   App Script" box): ``stopService``, unless box code stopped them itself.
 
 A post answered after the stop (it was on its way when the behavior stopped) is stopped as
-soon as its answer comes.
+soon as its answer comes.  Each post's task id, with the box that posted it, is told to
+the ``posted`` listener (the failures of posted calls are warnings of the run:
+:mod:`~naoqi_qicore.robot.naoqi_compat.posted_calls`).
 """
 from __future__ import annotations
 
@@ -28,7 +30,7 @@ import logging
 import threading
 import time
 from dataclasses import dataclass
-from typing import Any, Dict, List, Optional, Tuple
+from typing import Any, Callable, Dict, List, Optional, Tuple
 
 from naoqi_qicore.core.guard import BoxCodeGuard
 
@@ -101,13 +103,20 @@ def stop_calls(call: RobotCall) -> List[StopCall]:
     return []
 
 
+#: hears each call box code posts: ``posted(box, "ALAudioPlayer.playFile", task_id)``
+PostListener = Callable[[str, str, int], None]
+
+
 class RobotWork:
     """The robot work of one behavior's box code (module doc); ``session`` reaches the
-    robot, ``guard`` says whether the behavior is stopped."""
+    robot, ``guard`` says whether the behavior is stopped and which box calls, ``posted``
+    hears the posts."""
 
-    def __init__(self, session: Any, guard: BoxCodeGuard) -> None:
+    def __init__(self, session: Any, guard: BoxCodeGuard,
+                 posted: Optional[PostListener] = None) -> None:
         self._session = session
         self._guard = guard
+        self._posted = posted
         self._lock = threading.Lock()
         #: calls waiting for their answer: id of their future -> (call, future)
         self._pending: Dict[int, Tuple[RobotCall, Any]] = {}
@@ -122,6 +131,11 @@ class RobotWork:
         if self._guard.closed:  # stopped meanwhile: the run's stop may have missed it
             self._stop_pending([id(future)])
         future.addCallback(lambda answered: self._answered(call, answered))
+        if method == POST_METHOD and args and self._posted is not None:
+            box, listener = self._guard.current_box() or "root", self._posted
+            what = "%s.%s" % (service, args[0])
+            future.addCallback(lambda answered: answered.hasError() or answered.isCanceled()
+                               or listener(box, what, int(answered.value())))
 
     def _answered(self, call: RobotCall, future: Any) -> None:
         """The robot answered ``call``: remember what stops the work it left running, or

@@ -20,12 +20,14 @@ ROBOTS = ("nao", "pepper")
 
 class _Task:
     """One background call: a function run in a thread of its own, or work a service
-    completes without one (a future)."""
+    completes without one (a future); ``what`` names the call (``ALAudioPlayer.playFile``)."""
 
-    def __init__(self, task_id: int, owner: Any, fn: Optional[Callable[..., Any]] = None,
-                 args: tuple = (), future: "Optional[Future[Any]]" = None) -> None:
+    def __init__(self, task_id: int, owner: Any, what: str,
+                 fn: Optional[Callable[..., Any]] = None, args: tuple = (),
+                 future: "Optional[Future[Any]]" = None) -> None:
         self.task_id = task_id
         self.owner = owner
+        self.what = what
         self.fn = fn
         self.args = args
         self.future = future
@@ -53,6 +55,8 @@ class TaskManager:
     task's stop flag, which the function reads through :meth:`stop_requested` or
     :meth:`sleep` (services may also interrupt their own waits).  Finished tasks are
     forgotten, so ``wait`` on an unknown id returns at once and ``is_running`` is False.
+    A task that fails has no caller left to receive its error: it is logged and given to
+    the watchers (:meth:`watch_failures`).
     """
 
     STOP_GRACE_S = 2.0
@@ -64,6 +68,24 @@ class TaskManager:
         self._current = threading.local()
         self._closed = False
         self._log = log or logging.getLogger(__name__)
+        self._failure_watchers: List[Callable[[Dict[str, Any]], None]] = []
+
+    def watch_failures(self, watcher: Callable[[Dict[str, Any]], None]) -> None:
+        """Call ``watcher(failure)`` for each task that fails from now on: a dict with
+        ``id`` (the task's), ``call`` (what it called) and ``message``."""
+        with self._lock:
+            self._failure_watchers.append(watcher)
+
+    def _failed(self, task: _Task, error: BaseException) -> None:
+        self._log.warning("task %d (%s) failed: %s", task.task_id, task.what, error)
+        failure = {"id": task.task_id, "call": task.what, "message": str(error)}
+        with self._lock:
+            watchers = list(self._failure_watchers)
+        for watcher in watchers:
+            try:
+                watcher(failure)
+            except Exception as problem:  # a watcher's trouble is not the task's
+                self._log.warning("telling the failure of task %d: %s", task.task_id, problem)
 
     def _add(self, task_id: int, **task: Any) -> _Task:
         """Register a new task (lock held)."""
@@ -72,25 +94,31 @@ class TaskManager:
         self._running[task_id] = _Task(task_id, **task)
         return self._running[task_id]
 
-    def start(self, fn: Callable[..., Any], *args: Any, owner: Any = None) -> int:
+    def start(self, fn: Callable[..., Any], *args: Any, owner: Any = None,
+              what: str = "") -> int:
         """Run ``fn(*args)`` in the background; returns its task id (> 0).  ``owner``: the
-        service that posted it (:meth:`owned_by`)."""
+        service that posted it (:meth:`owned_by`); ``what``: the call it makes (default:
+        ``fn``'s name)."""
         with self._lock:
-            task = self._add(next(self._ids), owner=owner, fn=fn, args=args)
+            task = self._add(next(self._ids), owner=owner, what=what or fn.__name__, fn=fn,
+                             args=args)
             task.thread = threading.Thread(target=self._run, args=(task,), daemon=True,
                                            name="sim-task-%d" % task.task_id)
         task.thread.start()
         return task.task_id
 
-    def follow(self, future: "Future[Any]", owner: Any = None) -> int:
+    def follow(self, future: "Future[Any]", owner: Any = None, what: str = "work") -> int:
         """A task id for ``future`` (work a service does without a thread of its own): it
-        runs until the future is done."""
+        runs until the future is done; ``what``: the call it makes."""
         with self._lock:
-            task = self._add(next(self._ids), owner=owner, future=future)
+            task = self._add(next(self._ids), owner=owner, what=what, future=future)
 
         def forget(_: "Future[Any]") -> None:
             with self._lock:
                 self._running.pop(task.task_id, None)
+            error = None if future.cancelled() else future.exception()
+            if error is not None:
+                self._failed(task, error)
         future.add_done_callback(forget)
         return task.task_id
 
@@ -100,8 +128,7 @@ class TaskManager:
         try:
             task.fn(*task.args)
         except Exception as error:  # a posted call has no caller left to receive its error
-            self._log.warning("task %d (%s) failed: %s", task.task_id,
-                              getattr(task.fn, "__name__", task.fn), error)
+            self._failed(task, error)
         finally:
             with self._lock:
                 self._running.pop(task.task_id, None)

@@ -28,6 +28,10 @@
     (the application was installed: its autorun services start), ``failures(packageId)``
     (its services' failures since then) and the signal ``serviceFailed(failure)``; a
     failure is a dict: ``id``, ``package``, ``service``, ``message``, ``traceback``.
+``NaoqiSimTasks``
+    The calls clients posted (``post``, ``pCall``) that failed on the robot, which a real
+    robot only logs: the signal ``taskFailed(failure)``; a failure is a dict: ``id`` (the
+    task id ``pCall`` returned), ``call`` (``ALAudioPlayer.playFile``), ``message``.
 """
 from __future__ import annotations
 
@@ -182,3 +186,14 @@ class NaoqiSimApps(SimModule):
     def failures(self, packageId: str) -> List[Dict[str, Any]]:
         """The failures of the application's services since it was last installed."""
         return self._manager()._package_failures(packageId)
+
+
+class NaoqiSimTasks(SimModule):
+    """The posted calls that failed on the robot (see the module doc)."""
+
+    NAME = "NaoqiSimTasks"
+
+    def __init__(self, sim: SimContext) -> None:
+        super().__init__(sim)
+        self.taskFailed = qi.Signal("(m)")
+        sim.tasks.watch_failures(self.taskFailed)

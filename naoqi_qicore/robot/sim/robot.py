@@ -15,7 +15,9 @@ stops.  Besides the NAOqi services it registers six services of its own (not rec
   process, and the verdict of its expectations (see :mod:`naoqi_qicore.robot.sim.control`);
 * ``NaoqiSimFiles``: where its files are (see :mod:`naoqi_qicore.robot.sim.control`);
 * ``NaoqiSimApps``: the applications installed in its files and the failures of their
-  services (see :mod:`naoqi_qicore.robot.sim.control`).
+  services (see :mod:`naoqi_qicore.robot.sim.control`);
+* ``NaoqiSimTasks``: the calls clients posted that failed (see
+  :mod:`naoqi_qicore.robot.sim.control`).
 
 Its services stay registered under their names: one a client unregisters is registered
 again (:mod:`naoqi_qicore.robot.sim.registry`).
@@ -42,7 +44,8 @@ import qi
 from naoqi_qicore.robot.robot_files import SIM_TOKEN_FILE, RobotFiles
 from naoqi_qicore.robot.sim.context import ROBOTS, SimContext
 from naoqi_qicore.robot.sim.control import (NaoqiSimActivities, NaoqiSimApps, NaoqiSimFiles,
-                                            NaoqiSimRecorder, NaoqiSimScenario)
+                                            NaoqiSimRecorder, NaoqiSimScenario,
+                                            NaoqiSimTasks)
 from naoqi_qicore.robot.sim.facade import recording_facade
 from naoqi_qicore.robot.sim.listen import (ListenRefused, endpoints_problem,
                                           libqi_listen_url, listen_url_problem,
@@ -193,7 +196,7 @@ class SimulatedRobot:
                         NaoqiSimActivities(self._context),
                         NaoqiSimScenario(self._context, lambda: self._scenario),
                         self._perception, NaoqiSimFiles(self._context, token),
-                        NaoqiSimApps(self._context)):
+                        NaoqiSimApps(self._context), NaoqiSimTasks(self._context)):
             served[control.NAME] = recording_facade(control.NAME, control)  # not recorded
         self._services = OwnServices(self._session, _LOG)
         for name, served_object in served.items():

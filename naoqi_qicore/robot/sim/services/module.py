@@ -283,9 +283,9 @@ class SimModule:
         if not args or not isinstance(args[0], str):
             raise TypeError("%s::pCall: first argument must be a method name" % self.NAME)
         method = self._method(args[0])
-        activity = Activity()
+        activity, what = Activity(), "%s.%s" % (self.NAME, args[0])
         if is_deferred(method):
-            return self._post_deferred(method, args[1:], activity)
+            return self._post_deferred(method, args[1:], activity, what)
 
         def run() -> Any:
             try:
@@ -297,16 +297,18 @@ class SimModule:
                         del self._posted[task_id]
 
         with self._lock:
-            task_id = self._sim.tasks.start(run, owner=self)
+            task_id = self._sim.tasks.start(run, owner=self, what=what)
             self._posted[task_id] = activity
         return task_id
 
-    def _post_deferred(self, method: Callable, args: Tuple[Any, ...], activity: Activity) -> int:
-        """``pCall`` of a :func:`deferred` method: started here, followed without a thread."""
+    def _post_deferred(self, method: Callable, args: Tuple[Any, ...], activity: Activity,
+                       what: str) -> int:
+        """``pCall`` of a :func:`deferred` method (the call ``what``): started here, followed
+        without a thread."""
         with running_as(activity):
             future = method(*args)
         with self._lock:
-            task_id = self._sim.tasks.follow(future, owner=self)
+            task_id = self._sim.tasks.follow(future, owner=self, what=what)
             if not future.done():
                 self._posted[task_id] = activity
 
