@@ -507,9 +507,6 @@ def run_corpus(corpus: Path, seconds: float, workers: int, scenario: Optional[st
     """Every corpus behavior (whose id holds ``only``; with ``every`` N, one in N of them in
     id order, a sample across the corpus), ``workers`` at a time (they mostly wait: for
     the robot, for their timelines, for people)."""
-    logging.getLogger("naoqi_qicore").setLevel(logging.CRITICAL)
-    import qi
-    qi.logging.setLevel(qi.logging.ERROR)
     behaviors = [(name, path) for name, path in corpus_behaviors(corpus)
                  if only in name][::every]
     wall, cpu = time.monotonic(), time.process_time()
@@ -579,6 +576,10 @@ def main() -> int:
     parser.add_argument("--every", type=int, default=1,
                         help="a sample: one behavior in this many, in id order")
     options = parser.parse_args()
+    # the runs' own log lines: what the report says of each run is what counts
+    logging.getLogger("naoqi_qicore").setLevel(logging.CRITICAL)
+    import qi
+    qi.logging.setLevel(qi.logging.ERROR)
     if not (options.corpus / "files").is_dir():
         print("no corpus at %s" % options.corpus, file=sys.stderr)
         return 2
