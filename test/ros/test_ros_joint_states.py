@@ -152,8 +152,10 @@ def test_pepper_gets_its_own_description_and_joints(programs, probe) -> None:
     assert ET.fromstring(description[-1].data).get("name") == "pepper"
     assert list(joint_states[-1].name) == JointTable("pepper").body
     readings = steady()[:31]
-    rate = (len(readings) - 1) / (stamp(readings[-1]) - stamp(readings[0]))
-    assert 20.0 <= rate <= 31.0  # joint_states_rate 30
+    # the period the bridge keeps: the median time between readings (a loaded machine may
+    # hold a few of them back, which the mean rate would blame on the bridge)
+    intervals = sorted(stamp(b) - stamp(a) for a, b in zip(readings, readings[1:]))
+    assert 1 / 35.0 <= intervals[len(intervals) // 2] <= 1 / 25.0, intervals  # rate 30
 
 
 def test_publish_joint_states_false_leaves_them_to_naoqi_driver2(programs, probe) -> None:
