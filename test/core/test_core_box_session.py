@@ -19,6 +19,17 @@ def one_box(code: str):
     return flow_box("root", -1, [box], [link(0, 2, 1, 2), link(1, 4, 0, 4)])
 
 
+def logged(harness, matches, seconds: float = 10.0) -> bool:
+    """Whether an entry ``matches`` reaches the box log within ``seconds`` (box callbacks
+    run in threads of their own)."""
+    end = time.monotonic() + seconds
+    while not any(matches(entry) for entry in list(harness.log)):
+        if time.monotonic() > end:
+            return False
+        time.sleep(0.01)
+    return True
+
+
 def test_the_robots_own_address_is_the_robot():
     assert is_robot_itself("tcp://127.0.0.1:9559")
     assert is_robot_itself("tcp://localhost")
@@ -65,10 +76,7 @@ def onWord(self, key, value, message):
     harness.settle()
     assert [entry[1] for entry in harness.log] == ["subscribed"]
     session.service("ALMemory").raiseEvent("WordRecognized", ["hello", 0.9])
-    for _ in range(200):
-        if any(entry[1] == "unsubscribed" for entry in harness.log):
-            break
-        time.sleep(0.01)
+    assert logged(harness, lambda entry: entry[1] == "unsubscribed")
     assert ("l1_Box", "word", "WordRecognized", ["hello", 0.9]) in harness.log
     assert harness.kinds("error") == []
     assert session.service("ALMemory").getSubscribers("WordRecognized") == []
@@ -87,9 +95,9 @@ def onInput_onStart(self):
         self.memory.subscribeToEvent(event, self.getName(), "onEvent")
     record(self.getName(), "subscribed")
 def onEvent(self, key, value, message):
-    if key == "WordRecognized":
-        record(self.getName(), "word", str(value[0]))
+    if key == "WordRecognized":  # recorded once done: the stop below cannot cut it short
         self.memory.unsubscribeToEvent("WordRecognized", self.getName())
+        record(self.getName(), "word", str(value[0]))
 def onUnload(self):
     self.memory.unsubscribeToEvent("SpeechDetected", self.getName())
 """), session=session, naoqi=True)
@@ -101,11 +109,7 @@ def onUnload(self):
     assert [info[0] for info in asr.getSubscribersInfo()] == ["l1_Box"]
     assert [info[0] for info in faces.getSubscribersInfo()] == ["l1_Box"]
     assert asr.simulateRecognition("non", 0.8)
-    for _ in range(200):
-        if ("l1_Box", "word", "non") in harness.log:
-            break
-        time.sleep(0.01)
-    assert ("l1_Box", "word", "non") in harness.log
+    assert logged(harness, lambda entry: entry == ("l1_Box", "word", "non"))
     assert [info[0] for info in asr.getSubscribersInfo()] == ["l1_Box"]  # SpeechDetected
     harness.player.stop()
     harness.settle()

@@ -36,7 +36,7 @@ def test_play_file_lasts_the_file_length(sim, sound):
     player = sim.service("ALAudioPlayer")
     started = time.monotonic()
     player.playFile(sound)
-    assert time.monotonic() - started == pytest.approx(0.3, abs=0.1)
+    assert 0.29 <= time.monotonic() - started < 3.0  # the length, whatever the machine's load
     assert player.getLoadedFilesIds() == []
 
 
@@ -74,11 +74,13 @@ def test_posted_loop_runs_until_stopped(sim, sound):
     assert player.wait(task, 1000) is False
 
 
-def test_play_file_from_position_and_stop_all(sim, sound):
+def test_play_file_from_position_and_stop_all(sim):
     player = sim.service("ALAudioPlayer")
+    write_silence(str(sim.files.local("/home/nao/long.wav").path), 20.0, rate=1000)
     started = time.monotonic()
-    player.playFileFromPosition(sound, 0.25)
-    assert time.monotonic() - started < 0.2
+    player.playFileFromPosition("/home/nao/long.wav", 19.9)
+    # the last tenth of a second, not the 20 seconds (a loaded machine may add a few)
+    assert 0.09 <= time.monotonic() - started < 10.0
     task = player.pCall("playWebStream", "http://radio.example/stream", 1.0, 0.0)
     assert wait_until(lambda: player.getLoadedFilesNames() == ["http://radio.example/stream"])
     player.stopAll()

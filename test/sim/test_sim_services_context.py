@@ -180,6 +180,17 @@ def test_post_wait_stop_and_is_running(sim):
     assert sim.memory.values("ALTextToSpeech/Status")[-1][1] == "stopped"
 
 
+def test_a_stop_of_every_call_right_after_pcall_ends_the_posted_call(sim):
+    """A posted call runs from pCall on, not from when its thread starts: a stopAll coming
+    first ends it (a stream would play forever otherwise)."""
+    player = sim.service("ALAudioPlayer")
+    for _ in range(20):
+        task = player.pCall("playWebStream", "http://radio.example/stream", 1.0, 0.0)
+        player.stopAll()
+        assert player.wait(task, 5000) is False
+    assert player.getLoadedFilesIds() == []
+
+
 def test_pcall_of_unknown_method_fails(sim):
     with pytest.raises(RuntimeError, match="ALLeds::pCall: method 'explode' does not exist"):
         sim.service("ALLeds").pCall("explode")

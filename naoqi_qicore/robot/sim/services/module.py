@@ -296,8 +296,13 @@ class SimModule:
                     for task_id in [t for t, a in self._posted.items() if a is activity]:
                         del self._posted[task_id]
 
-        with self._lock:
-            task_id = self._sim.tasks.start(run, owner=self, what=what)
+        with self._lock:  # running from now on: a stopAll before its thread starts ends it
+            self._activities.add(activity)
+            try:
+                task_id = self._sim.tasks.start(run, owner=self, what=what)
+            except BaseException:
+                self._activities.discard(activity)
+                raise
             self._posted[task_id] = activity
         return task_id
 
