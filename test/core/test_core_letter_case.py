@@ -2,7 +2,6 @@
 and where it was looked up (core.letter_case, core.box_paths, core.dialog_box), and the
 corpus report counts it as the behavior's."""
 import errno
-import os
 import sys
 from pathlib import Path
 
