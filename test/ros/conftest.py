@@ -2,8 +2,9 @@
 
 Every process runs with the venv's interpreter, inherits the per-run ROS_DOMAIN_ID of
 test/conftest.py, logs into the test's tmp_path and is stopped (SIGINT, then SIGKILL)
-when the test ends.  Their temporary files go into the test's tmp_path too (TMPDIR): a
-process a test kills on purpose (a robot disappearing) leaves nothing in the system's /tmp.
+when the test ends.  Their temporary files go into a folder beside the test's tmp_path
+(TMPDIR): a process a test kills on purpose (a robot disappearing) leaves nothing in the
+system's /tmp.
 """
 import os
 import signal
@@ -41,7 +42,9 @@ class Program:
 
     def start(self) -> None:
         path = [str(REPO)] + [p for p in os.environ.get("PYTHONPATH", "").split(os.pathsep) if p]
-        temporary = self.log.parent / "tmp"
+        # beside the test's tmp_path, not in it: behaviors a test writes there are
+        # converted with the folder they are in
+        temporary = self.log.parent.with_name(self.log.parent.name + "-tmp")
         temporary.mkdir(exist_ok=True)
         env = dict(os.environ, PYTHONPATH=os.pathsep.join(path), PYTHONUNBUFFERED="1",
                    TMPDIR=str(temporary))
