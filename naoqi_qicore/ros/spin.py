@@ -1,7 +1,10 @@
 """Running a node as a program: ``--help``, init, spin, clean shutdown on Ctrl-C or SIGTERM."""
+import ctypes
+import logging
+import os
 import signal
 import sys
-from typing import Any, Callable, List, Optional
+from typing import Any, Callable, List, NoReturn, Optional
 
 import rclpy
 import rclpy.logging
@@ -38,6 +41,24 @@ def one_at_a_time_executor() -> Executor:
     return EventsExecutor() if EventsExecutor is not None else SingleThreadedExecutor()
 
 
+def end_process(status: int) -> NoReturn:
+    """End the process now with exit code ``status``, once everything it wrote is out.
+
+    A normal exit destroys libqi's static objects while threads of its own may still run,
+    which aborts the process now and then ("terminate called without an active
+    exception", exit -6 instead of ``status``): a program whose node is closed has nothing
+    left to clean up that the system does not.
+    """
+    logging.shutdown()
+    for stream in (sys.stdout, sys.stderr):
+        try:
+            stream.flush()
+        except (OSError, ValueError):
+            pass
+    ctypes.CDLL(None).fflush(None)  # what C code (rcutils, libqi) buffered
+    os._exit(status)
+
+
 def asks_for_help(args: List[str]) -> bool:
     """True when the program's own arguments (those outside ``--ros-args``) hold
     ``-h`` or ``--help``."""
@@ -49,7 +70,8 @@ def run_node(make_node: Callable[[], Node], program: NodeProgram,
     """Create the node with ``make_node`` and spin it with :func:`one_at_a_time_executor`
     until Ctrl-C, SIGTERM, or the node ends the program by setting its ``exit_status``
     attribute (then that is the exit code); with ``--help``, print what ``program`` says
-    and return.
+    and return.  Run as a program (``args`` None: the command line), the process then
+    ends with :func:`end_process`.
 
     libqi's log follows the node's log level (:func:`~naoqi_qicore.robot.qi_log.follow_log_level`).
     The node's ``close()`` method, if any, runs while ROS is still up (so that it can
@@ -85,4 +107,7 @@ def run_node(make_node: Callable[[], Node], program: NodeProgram,
             node.destroy_node()
         rclpy.try_shutdown()
     status = getattr(node, "exit_status", None)
-    return status if status is not None else 0
+    status = status if status is not None else 0
+    if args is None:
+        end_process(status)
+    return status
