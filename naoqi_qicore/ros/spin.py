@@ -86,6 +86,7 @@ def run_node(make_node: Callable[[], Node], program: NodeProgram,
     follow_log_level(int(rclpy.logging.get_logger(program.node_name).get_effective_level()))
     previous = signal.signal(signal.SIGTERM, _interrupt)
     node = None
+    status = None
     try:
         node = make_node()
         executor = one_at_a_time_executor()
@@ -95,7 +96,7 @@ def run_node(make_node: Callable[[], Node], program: NodeProgram,
             executor.spin_once(timeout_sec=0.2)
     except NodeSetupError as error:
         print("error: %s" % error, file=sys.stderr)
-        return 2
+        status = 2
     except (KeyboardInterrupt, ExternalShutdownException):
         pass
     finally:
@@ -106,8 +107,8 @@ def run_node(make_node: Callable[[], Node], program: NodeProgram,
                 close()
             node.destroy_node()
         rclpy.try_shutdown()
-    status = getattr(node, "exit_status", None)
-    status = status if status is not None else 0
+    if status is None:
+        status = getattr(node, "exit_status", None) or 0
     if args is None:
         end_process(status)
     return status
