@@ -166,6 +166,26 @@ def test_dialog_language_and_threshold(sim):
         dialog.setASRConfidenceThreshold(3)
 
 
+def test_dialog_converts_language_names_and_qichat_codes(sim):
+    """An application asks ALDialog the QiChat code of the robot's language to pick its
+    topic files (``convertLongToNU(getLanguage())``), and the other way round."""
+    dialog = sim.service("ALDialog")
+    assert dialog.convertLongToNU(dialog.getLanguage()) == "enu"
+    assert [dialog.convertLongToNU(name) for name in ("French", "Japanese", "German")] == \
+        ["frf", "jpj", "ged"]
+    assert dialog.convertNUToLong("frf") == "French"
+    names = dialog.getLanguageListNUToLong()
+    assert names["enu"] == "English" and dialog.getLanguageListLongToNU()["Chinese"] == "mnc"
+    # every language the robot has installed converts both ways
+    assert sorted(names.values()) == sorted(speech.INSTALLED_LANGUAGES)
+    assert all(dialog.convertNUToLong(dialog.convertLongToNU(name)) == name
+               for name in speech.INSTALLED_LANGUAGES)
+    with pytest.raises(RuntimeError, match="convertLongToNU: unknown language 'Elvish'"):
+        dialog.convertLongToNU("Elvish")
+    with pytest.raises(RuntimeError, match="convertNUToLong: unknown language code 'xx'"):
+        dialog.convertNUToLong("xx")
+
+
 def test_bad_topics_name_the_line(sim):
     with pytest.raises(qichat.TopicError, match="line 1: expected 'topic"):
         qichat.parse_topic("u:(hi) hello")

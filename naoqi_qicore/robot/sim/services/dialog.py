@@ -409,6 +409,28 @@ class ALDialog(Extractor):
         """Dialog language."""
         return self._language
 
+    def getLanguageListNUToLong(self) -> Dict[str, str]:
+        """QiChat language code (``enu``) -> NAOqi language name (``English``)."""
+        return dict(QICHAT_LANGUAGES)
+
+    def getLanguageListLongToNU(self) -> Dict[str, str]:
+        """NAOqi language name (``English``) -> QiChat language code (``enu``)."""
+        return {name: code for code, name in QICHAT_LANGUAGES.items()}
+
+    def convertNUToLong(self, Language: str) -> str:  # noqa: N803 (NAOqi's name)
+        """The NAOqi name of the QiChat language code ``Language`` (``frf`` -> ``French``)."""
+        name = QICHAT_LANGUAGES.get(Language)
+        if name is None:
+            raise self._error("convertNUToLong", "unknown language code '%s'" % Language)
+        return name
+
+    def convertLongToNU(self, Language: str) -> str:  # noqa: N803 (NAOqi's name)
+        """The QiChat code of the NAOqi language name ``Language`` (``French`` -> ``frf``)."""
+        code = self.getLanguageListLongToNU().get(Language)
+        if code is None:
+            raise self._error("convertLongToNU", "unknown language '%s'" % Language)
+        return code
+
     def setConcept(self, conceptName: str, language: str, content: List[str],
                    store: bool = False) -> None:
         """Set a dynamic concept's values (``store``: keep them across restarts)."""
