@@ -71,6 +71,17 @@ def test_post_tasks_and_signals_cross_the_wire(robot):
     assert frames.getBehaviorPath(behavior) == "/data/apps/x"
 
 
+def test_a_services_signal_that_goes_with_an_event_reaches_clients(robot):
+    """A client connects to ALPeoplePerception.justArrived; the robot raising
+    PeoplePerception/JustArrived (a scenario's people, or the event itself) fires it."""
+    context, client = robot
+    arrived = []
+    client.service("ALPeoplePerception").justArrived.connect(arrived.append)
+    person = context.service("ALPeoplePerception").simulatePersonArrives(1.5)
+    context.service("ALMemory").raiseEvent("PeoplePerception/JustArrived", 42)
+    assert wait_until(lambda: arrived == [person, 42])
+
+
 def test_image_buffers_cross_the_wire(robot):
     _, client = robot
     video = client.service("ALVideoDevice")
