@@ -92,11 +92,12 @@ def test_people_perception_signals_go_with_its_events(sim):
     people.simulatePersonLeaves(first)
     people.resetPopulation()
     assert wait_until(lambda: len(heard) == 4)
-    assert heard == [("arrived", first), ("arrived", second), ("left", first),
-                     ("left", second)]
+    # each emission reaches the callbacks from libqi's threads: in any order
+    assert sorted(heard) == [("arrived", first), ("arrived", second), ("left", first),
+                             ("left", second)]
     # the robot's other events fire no signal of its
     sim.memory.raiseEvent("PeoplePerception/PeopleDetected", [])
-    assert len(heard) == 4
+    assert not wait_until(lambda: len(heard) > 4, timeout=0.3)
 
 
 def test_people_faces_and_mood(sim):
