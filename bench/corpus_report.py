@@ -35,7 +35,10 @@ working, or waits in its own code; ``engine`` when the engine itself failed.
 
 A project whose ``manifest.xml`` declares services (``<service name=.. execStart=..>``) is a
 service app: the report says how many of its services the simulated robot ran (started at
-least once), and counts the service apps whose services ran.
+least once), and how many of those that did not run are started on request only
+(``autorun="false"``) and were never asked to start: the behavior does not start them (another
+behavior of the application, or its user, does); then it counts the service apps whose
+services ran.
 
 Then the totals, and the targets: behaviors with no error of ours (98%), behaviors that
 make progress (90%: it ended, a box beyond the first two started, a second timeline state
@@ -246,6 +249,8 @@ class Outcome:
     #: the services its application declares, and how many of them the robot ran
     app_services: int = 0
     services_ran: int = 0
+    #: services that did not run, started on request only and never asked to
+    services_not_asked: int = 0
 
     @property
     def ours(self) -> List[Tuple[str, str, str, str]]:
@@ -431,6 +436,8 @@ def run_one(name: str, path: Path, seconds: float, scenario: Optional[str]) -> O
                         if info["name"].startswith(installed.package_id + ".")]
             outcome.app_services = len(services)
             outcome.services_ran = sum(info["starts"] > 0 for info in services)
+            outcome.services_not_asked = sum(info["starts"] == 0 and not info["autorun"]
+                                             for info in services)
         except Exception as error:  # the engine's own failure
             outcome.error = "%s: %s" % (type(error).__name__, error)
         finally:
@@ -496,6 +503,9 @@ class Report:
             "ended": sum(outcome.ended for outcome in converted),
             "service apps": sum(outcome.app_services > 0 for outcome in converted),
             "service ran": sum(outcome.services_ran > 0 for outcome in converted),
+            "service not asked": sum(outcome.app_services > 0 and outcome.services_ran == 0
+                                     and outcome.services_not_asked > 0
+                                     for outcome in converted),
             "not ended": dict(not_ended.most_common()),
             "robots": dict(collections.Counter(outcome.robot for outcome in converted)),
             "error classes": dict(classes.most_common()),
@@ -534,8 +544,10 @@ def print_report(report: Report, seconds: float, out: Any = None) -> None:
         if outcome.why_not[0]:
             print("    not ended: %s [%s]: %s" % outcome.why_not, file=out)
         if outcome.app_services:
-            print("    app services: %d declared, %d ran" % (outcome.app_services,
-                                                          outcome.services_ran), file=out)
+            print("    app services: %d declared, %d ran%s" % (
+                outcome.app_services, outcome.services_ran,
+                ", %d started on request only and not asked to by this behavior"
+                % outcome.services_not_asked if outcome.services_not_asked else ""), file=out)
         for kind, rule, reason, text in outcome.errors:
             print("    %s [%s] (%s): %s" % (kind, rule, reason, text.splitlines()[0][:110]),
                   file=out)
@@ -552,8 +564,8 @@ def print_report(report: Report, seconds: float, out: Any = None) -> None:
         totals["progress"], 100.0 * totals["progress"] / count), file=out)
     print("reached its end:  %d (%.1f%%) in %.0f s" % (
         totals["ended"], 100.0 * totals["ended"] / count, seconds), file=out)
-    print("service apps:     %d, their services ran in %d" % (
-        totals["service apps"], totals["service ran"]), file=out)
+    print("service apps:     %d, their services ran in %d, were not asked to start in %d" % (
+        totals["service apps"], totals["service ran"], totals["service not asked"]), file=out)
     print("did not, why:", file=out)
     for name, number in totals["not ended"].items():
         print("  %4d %s" % (number, name), file=out)

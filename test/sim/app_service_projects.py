@@ -138,6 +138,30 @@ if __name__ == "__main__":
     stk.runner.run_service(ALAnnouncer)
 '''
 
+#: a service reacting to people with ALPeoplePerception's own qi signal (NAOqi 2.5+) and
+#: picking its topic by the QiChat code of the robot's language; it ends once it greeted
+WELCOMER = '''\
+import qi
+import stk.runner
+import stk.services
+
+class ALWelcomer(object):
+    def __init__(self, qiapp):
+        self.qiapp = qiapp
+        self.s = stk.services.ServiceCache(qiapp.session)
+        dialog = self.s.ALDialog
+        self.topic = "welcome_%s.top" % dialog.convertLongToNU(dialog.getLanguage())
+        self.s.ALPeoplePerception.justArrived.connect(self.on_arrival)
+
+    @qi.nobind
+    def on_arrival(self, person):
+        self.s.ALMemory.insertData("Welcomer/Arrived", [person, self.topic])
+        self.qiapp.stop()
+
+if __name__ == "__main__":
+    stk.runner.run_service(ALWelcomer)
+'''
+
 #: the box that starts a service of its application and ends when the service ends (as
 #: Choregraphe's "Run App Script" box), then greets through the service it registered
 RUNS_THE_SERVICE = '''
@@ -170,6 +194,13 @@ GREETS = '''for attempt in range(200):
     # its stop() ends its process: the answer may never come (as on a robot), so the box
     # does not wait for it; the end of the service is what it waits for
     greeter.stop(_async=True)'''
+
+#: once the service registered, someone comes to the robot
+WELCOMES = '''for attempt in range(200):
+        if "ALWelcomer" in [info["name"] for info in self.session().services()]:
+            break
+        time.sleep(0.05)
+    self.session().service("ALPeoplePerception").simulatePersonArrives(1.0)'''
 
 #: a box calling, when the behavior loads, a service the application's autorun service
 #: registered
@@ -214,7 +245,7 @@ def service_project(folder: Path, box_code: str, services: Dict[str, str]) -> Pa
     """``folder/project/``: the application :data:`PACKAGE_ID` declaring ``services``
     (name -> execStart, ``|autorun`` appended for an autorun one), with the scripts above
     in ``scripts/`` (``main.py``: :data:`GREETER`, ``crash.py``: :data:`CRASHING`,
-    ``announcer.py``: :data:`ANNOUNCER`) and stk in ``scripts/stk/``, and behavior_1
+    ``announcer.py``: :data:`ANNOUNCER`, ``welcomer.py``: :data:`WELCOMER`) and stk in ``scripts/stk/``, and behavior_1
     whose Script box runs ``box_code``; returns the project folder."""
     project = folder / "project"
     (project / "scripts" / "stk").mkdir(parents=True)
@@ -231,6 +262,7 @@ def service_project(folder: Path, box_code: str, services: Dict[str, str]) -> Pa
     (project / "scripts" / "main.py").write_text(GREETER)
     (project / "scripts" / "crash.py").write_text(CRASHING)
     (project / "scripts" / "announcer.py").write_text(ANNOUNCER)
+    (project / "scripts" / "welcomer.py").write_text(WELCOMER)
     (project / "behavior_1").mkdir()
     script_behavior(project / "behavior_1", "behavior", dedent(box_code))
     return project

@@ -10,7 +10,7 @@ import pytest
 
 sys.path.insert(0, os.path.dirname(__file__))
 from app_service_projects import (CALLS_THE_ANNOUNCER, GREETS, PACKAGE_ID,  # noqa: E402
-                                  AppRun, python_app_project, runs_the_service,
+                                  WELCOMES, AppRun, python_app_project, runs_the_service,
                                   service_project)
 from test_sim_services_context import wait_until as wait_for  # noqa: E402
 from naoqi_qicore.converter.writer import MAIN_PY  # noqa: E402
@@ -93,6 +93,19 @@ def test_the_python_app_layouts_main_py_is_its_service(tmp_path):
         assert app.memory("Test/StopReason") == EXITED
     finally:
         app.close()
+
+
+@pytest.mark.slow  # real processes: the services'
+def test_a_service_hears_a_modules_signal_and_asks_the_dialog_its_language_code(run):
+    """An application's service connects to ALPeoplePerception.justArrived (a qi signal
+    of the module, NAOqi 2.5+) and names its topic by ALDialog.convertLongToNU."""
+    welcomer = run(runs_the_service("Welcomer", WELCOMES),
+                   {"Welcomer": "scripts/welcomer.py"})
+    player = welcomer.play()
+    assert (player.status, player.errors) == ("FINISHED", [])
+    person = welcomer.memory("PeoplePerception/JustArrived")
+    assert welcomer.memory("Welcomer/Arrived") == [person, "welcome_enu.top"]
+    assert welcomer.memory("Test/StopReason") == EXITED
 
 
 @pytest.mark.slow  # real processes: the services'

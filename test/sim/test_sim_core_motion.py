@@ -49,11 +49,9 @@ def test_joint_names_chains_and_limits(nao):
 
 
 def test_angles_evolve_during_an_interpolation(motion):
-    future = motion.angleInterpolation("HeadYaw", 1.0, 0.6, True, _async=True)
-    time.sleep(0.3)
-    middle = head_yaw(motion)
-    assert 0.05 < middle < 0.95
-    assert not future.isFinished()
+    # long enough to be seen half-way on a loaded machine
+    future = motion.angleInterpolation("HeadYaw", 1.0, 3.0, True, _async=True)
+    assert wait_until(lambda: 0.05 < head_yaw(motion) < 0.95, 3.0)
     future.value()
     assert head_yaw(motion) == pytest.approx(1.0, abs=1e-9)
 

@@ -5,7 +5,8 @@ import time
 import pytest
 
 from naoqi_qicore.robot.sim.expectations import Expectation, Verdict, parse_expectation
-from naoqi_qicore.robot.sim.observations import RunObserver
+from naoqi_qicore.robot.sim.observations import SAID, TABLET, RobotWatch, RunObserver
+from naoqi_qicore.robot.sim.recorder import CallRecord
 from naoqi_qicore.robot.sim.scenario import ScenarioError, load_scenario, parse_scenario
 from naoqi_qicore.robot.sim.services import speech
 
@@ -164,6 +165,45 @@ def play(robot, text):
     lines = []
     runner = robot.play_scenario(parse_scenario(text, "t.yaml"), lines.append)
     return runner, lines
+
+
+class LaggingMemory:
+    """ALMemory's notifications as the robot's dispatcher thread gives them, run when the
+    test says (a loaded machine: they lag behind the calls)."""
+
+    def __init__(self):
+        self.pending, self.watchers = [], []
+
+    def _watch(self, watcher):
+        self.watchers.append(watcher)
+
+    def _unwatch(self, watcher):
+        self.watchers.remove(watcher)
+
+    def _after_notifications(self, call):
+        self.pending.append(call)
+
+    def raiseEvent(self, key, value):
+        self.pending.append(lambda: [watcher(key, value) for watcher in self.watchers])
+
+    def dispatch(self):
+        while self.pending:
+            self.pending.pop(0)()
+
+
+def test_the_robot_is_seen_doing_things_in_the_order_it_did_them():
+    """A call that ends after a sentence is seen after it, however late the sentence's
+    notifications come: a scenario waiting for the sentence then for the tablet sees both."""
+    memory, record, seen = LaggingMemory(), CallRecord(), []
+    watch = RobotWatch(memory, record, seen.append)
+    memory.raiseEvent("ALTextToSpeech/CurrentSentence", "hello there")
+    memory.raiseEvent("ALTextToSpeech/TextDone", 1)
+    call = record.start("ALTabletService", "showImage", ["http://198.18.0.1/apps/t/a.png"])
+    record.end(call, True)
+    memory.dispatch()
+    watch.close()
+    assert [(o.kind, o.name) for o in seen if o.kind in (SAID, TABLET)] == [
+        (SAID, "hello there"), (TABLET, "http://198.18.0.1/apps/t/a.png")]
 
 
 def test_expectations_of_every_kind_hold_as_the_robot_and_behavior_do_them(pepper):

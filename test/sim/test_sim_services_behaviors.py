@@ -170,3 +170,13 @@ def test_behavior_queries_and_errors(sim):
     assert manager.getDefaultBehaviors() == ["dialog_applauncher/."]
     assert manager.removeBehavior("animations/Sit/Gestures/Hey_1")
     assert not manager.isBehaviorInstalled("animations/Sit/Gestures/Hey_1")
+
+
+def test_package_manager_knows_the_installed_applications(sim):
+    packages = sim.service("PackageManager")
+    assert not packages.hasPackage("greeter")
+    (sim.files.apps / "greeter").mkdir(parents=True, exist_ok=True)
+    assert packages.hasPackage("greeter")
+    assert not any(packages.hasPackage(name) for name in ("greet", "", ".", "../apps/greeter"))
+    (sim.files.apps / "elsewhere").symlink_to(sim.files.apps / "greeter")
+    assert not packages.hasPackage("elsewhere")

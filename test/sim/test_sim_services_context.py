@@ -22,6 +22,10 @@ class FakeMemory:
         self.data: Dict[str, Any] = {}
         self.events: List[Tuple[str, Any]] = []
         self._lock = threading.Lock()
+        self._watchers: List[Callable[[str, Any], None]] = []
+
+    def _watch(self, watcher: Callable[[str, Any], None]) -> None:
+        self._watchers.append(watcher)
 
     def insertData(self, key: str, value: Any) -> None:
         with self._lock:
@@ -31,6 +35,8 @@ class FakeMemory:
         with self._lock:
             self.data[key] = value
             self.events.append((key, value))
+        for watcher in list(self._watchers):
+            watcher(key, value)
 
     def getData(self, key: str) -> Any:
         with self._lock:

@@ -35,6 +35,21 @@ def test_video_device_image_array(sim):
         video.getImageRemote("cam")
 
 
+def test_video_device_answers_its_resolutions_and_cameras(sim, pepper):
+    """What an application computes its image sizes and cameras from."""
+    video = sim.service("ALVideoDevice")
+    assert video.resolutionToSizes(1) == [320, 240]
+    assert video.resolutionToSizes(8) == [40, 30]
+    assert video.sizesToResolution(640, 480) == 2
+    assert video.sizesToResolution(641, 480) == -1
+    assert all(video.sizesToResolution(*video.resolutionToSizes(index)) == index
+               for index in (0, 1, 2, 3, 4, 7, 8))
+    with pytest.raises(RuntimeError, match="resolutionToSizes: unknown resolution 42"):
+        video.resolutionToSizes(42)
+    assert video.getCameraIndexes() == [0, 1]
+    assert pepper.service("ALVideoDevice").getCameraIndexes() == [0, 1, 2]
+
+
 def test_photo_capture_writes_images(sim):
     photo = sim.service("ALPhotoCapture")
     photo.setResolution(0)
@@ -154,10 +169,10 @@ def test_dcm_time_and_timed_led_commands(sim):
     start = dcm.getTime(0)
     assert dcm.getTime(1000) - start >= 1000
     device = "Head/Led/Front/Left/0/Actuator/Value"
-    dcm.set([device, "ClearAll", [[1.0, dcm.getTime(100)]]])
-    time.sleep(0.03)
-    assert 0.0 < leds.getIntensity(device) < 1.0
-    assert wait_until(lambda: leds.getIntensity(device) == 1.0)
+    # a fade long enough to be seen half-way on a loaded machine
+    dcm.set([device, "ClearAll", [[1.0, dcm.getTime(1000)]]])
+    assert wait_until(lambda: 0.0 < leds.getIntensity(device) < 1.0)
+    assert wait_until(lambda: leds.getIntensity(device) == 1.0, timeout=5.0)
     dcm.set(["ChestBoard/Button/Sensor/Value", "Merge", [[0.5, dcm.getTime(10)]]])
     assert wait_until(lambda: sim.memory.data.get(
         "Device/SubDeviceList/ChestBoard/Button/Sensor/Value") == 0.5)

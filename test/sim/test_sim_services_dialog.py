@@ -166,6 +166,67 @@ def test_dialog_language_and_threshold(sim):
         dialog.setASRConfidenceThreshold(3)
 
 
+def test_dialog_converts_language_names_and_qichat_codes(sim):
+    """An application asks ALDialog the QiChat code of the robot's language to pick its
+    topic files (``convertLongToNU(getLanguage())``), and the other way round."""
+    dialog = sim.service("ALDialog")
+    assert dialog.convertLongToNU(dialog.getLanguage()) == "enu"
+    assert [dialog.convertLongToNU(name) for name in ("French", "Japanese", "German")] == \
+        ["frf", "jpj", "ged"]
+    assert dialog.convertNUToLong("frf") == "French"
+    names = dialog.getLanguageListNUToLong()
+    assert names["enu"] == "English" and dialog.getLanguageListLongToNU()["Chinese"] == "mnc"
+    # every language the robot has installed converts both ways
+    assert sorted(names.values()) == sorted(speech.INSTALLED_LANGUAGES)
+    assert all(dialog.convertNUToLong(dialog.convertLongToNU(name)) == name
+               for name in speech.INSTALLED_LANGUAGES)
+    with pytest.raises(RuntimeError, match="convertLongToNU: unknown language 'Elvish'"):
+        dialog.convertLongToNU("Elvish")
+    with pytest.raises(RuntimeError, match="convertNUToLong: unknown language code 'xx'"):
+        dialog.convertNUToLong("xx")
+
+
+TAGGED = """topic: ~survey()
+language: enu
+u:(_~numbers) %score thanks for $1
+u:(hello) hi ^deactivate(greeting)
+u:(hello) %greeting hello again
+proposal: %QUESTION How do you rate us?
+proposal: %BYE Goodbye
+"""
+
+
+def test_dialog_tags_switch_rules_and_say_proposals(sim):
+    """activateTag/deactivateTag switch the rules tagged so (u: rules too, as ^activate and
+    ^deactivate do); gotoTag(tag, topic) says the tagged proposal, as often as asked."""
+    dialog = sim.service("ALDialog")
+    dialog.setConcept("numbers", "English", ["one", "two"])
+    topic = dialog.loadTopicContent(TAGGED.replace("~numbers", "~numbers_dyn").replace(
+        "language: enu\n", "language: enu\ndynamic: numbers_dyn\n"))
+    dialog.setConcept("numbers_dyn", "English", ["one", "two"])
+    dialog.activateTopic(topic)
+    dialog.subscribe("survey")
+    dialog.deactivateTag("score", topic)
+    dialog.forceInput("two")
+    assert sim.memory.getData("Dialog/NotUnderstood") == "two"
+    dialog.activateTag("score", topic)
+    dialog.forceInput("two")
+    assert sim.memory.getData("Dialog/Answered") == "thanks for two"
+    dialog.forceInput("hello")
+    dialog.forceInput("hello")  # the first answer switched its tagged sibling off
+    assert sim.memory.values("Dialog/Answered")[-2:] == ["hi", "hi"]
+    for _ in range(2):
+        dialog.gotoTag("QUESTION", topic)
+        assert sim.memory.getData("Dialog/Answered") == "How do you rate us?"
+    dialog.gotoTag("BYE", topic)
+    assert sim.memory.getData("Dialog/Answered") == "Goodbye"
+    with pytest.raises(RuntimeError, match="gotoTag: topic 'survey' has no proposal tagged "
+                                           "'score'"):
+        dialog.gotoTag("score", topic)
+    with pytest.raises(RuntimeError, match="deactivateTag: topic 'other' is not loaded"):
+        dialog.deactivateTag("score", "other")
+
+
 def test_bad_topics_name_the_line(sim):
     with pytest.raises(qichat.TopicError, match="line 1: expected 'topic"):
         qichat.parse_topic("u:(hi) hello")

@@ -71,6 +71,38 @@ def test_post_tasks_and_signals_cross_the_wire(robot):
     assert frames.getBehaviorPath(behavior) == "/data/apps/x"
 
 
+def test_a_services_signal_that_goes_with_an_event_reaches_clients(robot):
+    """A client connects to ALPeoplePerception.justArrived; the robot raising
+    PeoplePerception/JustArrived (a scenario's people, or the event itself) fires it."""
+    context, client = robot
+    arrived = []
+    client.service("ALPeoplePerception").justArrived.connect(arrived.append)
+    person = context.service("ALPeoplePerception").simulatePersonArrives(1.5)
+    context.service("ALMemory").raiseEvent("PeoplePerception/JustArrived", 42)
+    # two emissions may reach the client's callbacks in either order (libqi's threads)
+    assert wait_until(lambda: sorted(arrived) == sorted([person, 42]), timeout=10.0)
+
+
+def test_a_private_naoqi_method_is_called_and_recorded_by_its_name():
+    """``ALAnimatedSpeech._stopAll``: clients call it by its NAOqi name, and the call record
+    names it so."""
+    context = FakeSim("pepper")
+    server, client = qi.Session(), qi.Session()
+    record = CallRecord()
+    try:
+        server.listenStandalone("tcp://127.0.0.1:0")
+        server.registerService("ALAnimatedSpeech", recording_facade(
+            "ALAnimatedSpeech", context.service("ALAnimatedSpeech"), record))
+        client.connect(server.endpoints()[0])
+        assert client.service("ALAnimatedSpeech")._stopAll(True) is None
+        assert [(call["service"], call["method"]) for call in record.since()] == [
+            ("ALAnimatedSpeech", "_stopAll")]
+    finally:
+        client.close()
+        server.close()
+        context.close()
+
+
 def test_image_buffers_cross_the_wire(robot):
     _, client = robot
     video = client.service("ALVideoDevice")

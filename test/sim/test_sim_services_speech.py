@@ -110,6 +110,26 @@ def test_animated_speech_says_the_text_between_instructions_and_stops(sim, monke
     assert animated.wait(task, 1000) is False
 
 
+def test_animated_speech_private_stop_all_ends_every_sentence(sim, monkeypatch):
+    """``ALAnimatedSpeech._stopAll(blocking)``, which NAOqi's own applications call before
+    saying something else, ends the animated sentences, their gestures and what is queued."""
+    monkeypatch.setattr(movement, "ANIMATION_SECONDS", 30.0)
+    animated = sim.service("ALAnimatedSpeech")
+    gesturing = animated.say("^start(animations/Stand/Gestures/Test_1) Hi "
+                             "^wait(animations/Stand/Gestures/Test_1)")
+    assert wait_until(lambda: sim.memory.data.get("ALTextToSpeech/CurrentSentence") == "Hi")
+    tts = sim.service("ALTextToSpeech")
+    saying, queued = tts.say("a long sentence " * 20), tts.say("another one")
+    assert wait_until(lambda: sim.memory.data.get("ALTextToSpeech/CurrentSentence", ""
+                                                  ).startswith("a long sentence"))
+    started = time.monotonic()
+    animated.stopAll(True)
+    assert gesturing.done() and saying.result(1.0) is None and queued.result(1.0) is None
+    assert sim.memory.data.get("ALTextToSpeech/CurrentSentence") != "another one"
+    assert time.monotonic() - started < 5.0
+    assert type(animated).stopAll.__qi_name__ == "_stopAll"
+
+
 def test_animated_speech_body_language_modes(pepper):
     animated = pepper.service("ALAnimatedSpeech")
     animated.setBodyLanguageModeFromStr("contextual")

@@ -81,6 +81,25 @@ def test_service_manager_knows_the_services_of_installed_applications(sim):
             method("x")
 
 
+def test_people_perception_signals_go_with_its_events(sim):
+    """NAOqi 2.5+'s ALPeoplePerception has the qi signals justArrived and justLeft (the
+    person's id) beside its PeoplePerception/JustArrived and JustLeft events."""
+    people = sim.service("ALPeoplePerception")
+    heard = []
+    people.justArrived.connect(lambda person: heard.append(("arrived", person)))
+    people.justLeft.connect(lambda person: heard.append(("left", person)))
+    first, second = people.simulatePersonArrives(1.0), people.simulatePersonArrives(2.0)
+    people.simulatePersonLeaves(first)
+    people.resetPopulation()
+    assert wait_until(lambda: len(heard) == 4)
+    # each emission reaches the callbacks from libqi's threads: in any order
+    assert sorted(heard) == [("arrived", first), ("arrived", second), ("left", first),
+                             ("left", second)]
+    # the robot's other events fire no signal of its
+    sim.memory.raiseEvent("PeoplePerception/PeopleDetected", [])
+    assert not wait_until(lambda: len(heard) > 4, timeout=0.3)
+
+
 def test_people_faces_and_mood(sim):
     people = sim.service("ALPeoplePerception")
     person = people.simulatePersonArrives(1.2)

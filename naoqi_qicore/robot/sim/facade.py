@@ -133,11 +133,13 @@ def _recording_method(service_name: str, method_name: str, target: Callable,
 def recording_facade(service_name: str, service: Any,
                      record: Optional[CallRecord] = None) -> Any:
     """An object for ``qi.Session.registerService`` that serves ``service`` and records its
-    calls in ``record`` (None: not recorded, for the robot's control services)."""
+    calls in ``record`` (None: not recorded, for the robot's control services) under the
+    names clients call them by (``_stopAll`` for a private method of NAOqi)."""
     attributes: Dict[str, Any] = {}
     for name, function in public_methods(service).items():
-        attributes[name] = _recording_method(service_name, name, getattr(service, name),
-                                             record, function)
+        attributes[name] = _recording_method(service_name,
+                                             getattr(function, "__qi_name__", None) or name,
+                                             getattr(service, name), record, function)
     facade_class = qi.multiThreaded()(type(service_name, (), attributes))
     facade = facade_class()
     for name, value in vars(service).items():

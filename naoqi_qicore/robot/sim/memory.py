@@ -11,7 +11,8 @@ notifies, in order, from one dispatcher thread:
 * every ``subscribeToEvent``/``subscribeToMicroEvent`` subscription, by calling
   ``callback(key, value, message)`` on the named module (a simulated service or a service a
   client registered in the robot's service directory);
-* the simulator's own in-process watchers (``_watch``: scenarios observing the robot).
+* the simulator's own in-process watchers (``_watch``: scenarios observing the robot, the
+  services' signals that go with an event).
 """
 from __future__ import annotations
 

@@ -71,13 +71,16 @@ class RobotWatch:
         self._observe(Observation(EVENT, key, value))
 
     def _on_call(self, entry: Dict[str, Any]) -> None:
-        self._observe(Observation(CALL, "%s.%s" % (entry["service"], entry["method"]),
-                                  entry.get("args")))
+        seen = [Observation(CALL, "%s.%s" % (entry["service"], entry["method"]),
+                            entry.get("args"))]
         if entry["service"] == "ALTabletService" and "error" not in entry \
                 and entry.get("result") is not False:
             shown = self._tablet_shows(entry["method"], entry.get("args") or [])
             if shown is not None:
-                self._observe(shown)
+                seen.append(shown)
+        # seen after the robot's events that came before the call (the sentence it said
+        # before a page was shown), as they happened
+        self._memory._after_notifications(lambda: [self._observe(each) for each in seen])
 
     def _tablet_shows(self, method: str, args: Any) -> Optional[Observation]:
         """What a successful tablet call put on the screen (None for nothing)."""

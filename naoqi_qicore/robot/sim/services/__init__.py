@@ -24,6 +24,7 @@ from naoqi_qicore.robot.sim.services.leds import ALLeds
 from naoqi_qicore.robot.sim.services.movement import (ALAnimationPlayer, ALBackgroundMovement,
                                                       ALListeningMovement, ALSpeakingMovement)
 from naoqi_qicore.robot.sim.services.navigation import ALNavigation, ALVisualCompass
+from naoqi_qicore.robot.sim.services.packages import PackageManager
 from naoqi_qicore.robot.sim.services.perception import (ALFaceCharacteristics, ALFaceDetection,
                                                         ALMood, ALPeoplePerception, ALSonar,
                                                         ALTouch)
@@ -52,7 +53,6 @@ TABLE_SERVICES: Dict[str, Tuple[str, ...]] = {
     "ALUserInfo": BOTH, "ALUserSession": BOTH, "ALVideoRecorder": BOTH,
     "ALVisionRecognition": BOTH, "ALVisualSpaceHistory": BOTH,
     "ALVoiceEmotionAnalysis": BOTH, "ALWavingDetection": BOTH, "ALWorldRepresentation": BOTH,
-    "PackageManager": BOTH,
 }
 
 SERVICE_CLASSES: Dict[str, type] = {cls.NAME: cls for cls in (
@@ -64,7 +64,7 @@ SERVICE_CLASSES: Dict[str, type] = {cls.NAME: cls for cls in (
     ALPeoplePerception, ALPhotoCapture, ALPreferenceManager, ALPythonBridge, ALRobotPosture,
     ALServiceManager, ALSonar, ALSoundDetection, ALSoundLocalization, ALSpeakingMovement,
     ALSpeechRecognition, ALSystem, ALTabletService, ALTextToSpeech, ALTouch, ALTracker,
-    ALVideoDevice, ALVisualCompass, DCM,
+    ALVideoDevice, ALVisualCompass, DCM, PackageManager,
 )}
 SERVICE_CLASSES.update((name, table_service(name, robots))
                        for name, robots in TABLE_SERVICES.items())

@@ -310,7 +310,7 @@ API: Dict[str, Tuple[str, ...]] = {
         "removeBlockingEvent(eventName: str) -> none",
         "wordsRecognizedCallback(grammar: any, utteranceSize: int) -> none",
         "endOfUtteranceCallback() -> bool",
-        "gotoTag(topicName: str, tagName: str) -> none",
+        "gotoTag(tagName: str, topicName: str) -> none",
         "noPick(topicName: str) -> none",
         "compileAll() -> none",
         "compileBundle(param1: str) -> none",

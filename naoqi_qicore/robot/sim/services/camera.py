@@ -158,6 +158,21 @@ class ALVideoDevice(SimModule):
         """A handle's color space."""
         return self._handle("getColorSpace", handle)[2]
 
+    def getCameraIndexes(self) -> List[int]:
+        """The indexes of the robot's cameras."""
+        return sorted(self._cameras)
+
+    def resolutionToSizes(self, resolution: int) -> List[int]:
+        """``[width, height]`` of the images of resolution index ``resolution``."""
+        if resolution not in RESOLUTIONS:
+            raise self._error("resolutionToSizes", "unknown resolution %d" % resolution)
+        return list(RESOLUTIONS[resolution])
+
+    def sizesToResolution(self, width: int, height: int) -> int:
+        """The resolution index of ``width`` x ``height`` images, -1 for none."""
+        found = [index for index, sizes in RESOLUTIONS.items() if sizes == (width, height)]
+        return found[0] if found else -1
+
 
 class ALPhotoCapture(SimModule):
     """Pictures written as image files (synthetic content)."""

@@ -11,7 +11,7 @@ import ast
 import posixpath
 import random
 import re
-from typing import Any, Callable, Dict, List, Optional, Sequence, Set, Tuple
+from typing import Any, Callable, Dict, Iterator, List, Optional, Sequence, Set, Tuple
 
 from naoqi_qicore.converter.pyport import port_script
 from naoqi_qicore.core.dialog_box import QICHAT_LANGUAGES
@@ -21,7 +21,7 @@ from naoqi_qicore.robot.sim.own_calls import OwnService, call_own
 from naoqi_qicore.robot.sim.services.extractor import Extractor
 from naoqi_qicore.robot.sim.services.module import Activity, check_range, current_activity
 from naoqi_qicore.robot.sim.services.qichat import (IncludeReader, Output, Rule, Step, Topic,
-                                                    TopicError, Undefined, answer_for, candidates,
+                                                    TopicError, Undefined, candidates,
                                                     match_event, match_input, matches,
                                                     parse_topic, render_output,
                                                     split_arguments, topic_concept)
@@ -216,6 +216,8 @@ class ALDialog(Extractor):
         self._expected: List[Tuple[Topic, Rule]] = []
         #: proposals said (and not reactivated since), by id, per topic
         self._used: Dict[str, Set[int]] = {}
+        #: topic -> the tags switched off (deactivateTag, ^deactivate): their rules do not answer
+        self._off_tags: Dict[str, Set[str]] = {}
         #: the last proposal said, per topic
         self._last_proposal: Dict[str, Rule] = {}
         #: ALMemory events the dialog subscribed to for its event rules
@@ -264,6 +266,7 @@ class ALDialog(Extractor):
         with self._lock:
             self._topics[topic.name] = topic
             self._used[topic.name] = set()
+            self._off_tags[topic.name] = set()
             self._last_proposal.pop(topic.name, None)
         return topic.name
 
@@ -328,6 +331,7 @@ class ALDialog(Extractor):
         with self._lock:
             del self._topics[topicName]
             self._used.pop(topicName, None)
+            self._off_tags.pop(topicName, None)
             self._last_proposal.pop(topicName, None)
 
     def activateTopic(self, topicName: str) -> None:
@@ -409,6 +413,28 @@ class ALDialog(Extractor):
         """Dialog language."""
         return self._language
 
+    def getLanguageListNUToLong(self) -> Dict[str, str]:
+        """QiChat language code (``enu``) -> NAOqi language name (``English``)."""
+        return dict(QICHAT_LANGUAGES)
+
+    def getLanguageListLongToNU(self) -> Dict[str, str]:
+        """NAOqi language name (``English``) -> QiChat language code (``enu``)."""
+        return {name: code for code, name in QICHAT_LANGUAGES.items()}
+
+    def convertNUToLong(self, Language: str) -> str:  # noqa: N803 (NAOqi's name)
+        """The NAOqi name of the QiChat language code ``Language`` (``frf`` -> ``French``)."""
+        name = QICHAT_LANGUAGES.get(Language)
+        if name is None:
+            raise self._error("convertNUToLong", "unknown language code '%s'" % Language)
+        return name
+
+    def convertLongToNU(self, Language: str) -> str:  # noqa: N803 (NAOqi's name)
+        """The QiChat code of the NAOqi language name ``Language`` (``French`` -> ``frf``)."""
+        code = self.getLanguageListLongToNU().get(Language)
+        if code is None:
+            raise self._error("convertLongToNU", "unknown language '%s'" % Language)
+        return code
+
     def setConcept(self, conceptName: str, language: str, content: List[str],
                    store: bool = False) -> None:
         """Set a dynamic concept's values (``store``: keep them across restarts)."""
@@ -452,24 +478,71 @@ class ALDialog(Extractor):
         except RuntimeError:
             return None
 
+    def _switch_tag(self, topic: Topic, tag: str, on: bool) -> None:
+        """Switch the rules of ``topic`` tagged ``tag`` on or off: an off rule does not
+        answer, an off proposal is not proposed (on again: it may be once more)."""
+        with self._lock:
+            off = self._off_tags.setdefault(topic.name, set())
+            used = self._used.setdefault(topic.name, set())
+            (off.discard if on else off.add)(tag)
+            for proposal in topic.proposals:
+                if tag in proposal.tags:
+                    (used.discard if on else used.add)(id(proposal))
+
+    def _answers(self, topic: Topic, rule: Rule) -> bool:
+        """Whether ``rule`` may answer: none of its tags is switched off."""
+        with self._lock:
+            off = self._off_tags.get(topic.name, set())
+            return not any(tag in off for tag in rule.tags)
+
+    def _matches(self, input: str) -> Iterator[Tuple[Topic, Rule, Any]]:
+        """(topic, rule, match) of the rules that may answer ``input`` now, in order."""
+        topics, expected = self._listening_to()
+        for topic, rule, found in matches(topics, input, self._dynamic_concept, expected,
+                                          self._variable):
+            if self._answers(topic, rule):
+                yield topic, rule, found
+
     def _match(self, input: str) -> Optional[Tuple[str, Rule]]:
         """(topic name, rule) that would answer ``input`` now, or None."""
-        topics, expected = self._listening_to()
-        return answer_for(topics, input, self._dynamic_concept, expected, self._variable)
+        for topic, rule, _ in self._matches(input):
+            return topic.name, rule
+        return None
 
     def forceInput(self, input: str) -> None:
         """Act as if the user said ``input``: answer from the activated topics."""
         self._raise_event("Dialog/LastInput", input)
         if not self._subscribers:
             return
-        topics, expected = self._listening_to()
-        for topic, rule, found in matches(topics, input, self._dynamic_concept, expected,
-                                          self._variable):
+        topics, _ = self._listening_to()
+        for topic, rule, found in self._matches(input):
             answer = self._render(topics, topic, rule, found.stored, found.assignments)
             if answer is not None:
                 self._answer(topic, rule, answer, found.stored, found.assignments)
                 return
         self._raise_event("Dialog/NotUnderstood", input)
+
+    def activateTag(self, tagName: str, topicName: str) -> None:
+        """Let the rules of a loaded topic tagged ``tagName`` answer again (``^activate``)."""
+        self._switch_tag(self._topic("activateTag", topicName), tagName, True)
+
+    def deactivateTag(self, tagName: str, topicName: str) -> None:
+        """Keep the rules of a loaded topic tagged ``tagName`` from answering
+        (``^deactivate``)."""
+        self._switch_tag(self._topic("deactivateTag", topicName), tagName, False)
+
+    def gotoTag(self, tagName: str, topicName: str) -> None:
+        """Say the proposal of a loaded topic tagged ``tagName``, said before or not (as
+        ``^gotoReactivate``); the topic gets the focus."""
+        topic = self._topic("gotoTag", topicName)
+        with self._lock:
+            tagged = next((p for p in topic.proposals if tagName in p.tags), None)
+            if tagged is not None:
+                self._used.setdefault(topic.name, set()).discard(id(tagged))
+        if tagged is None:
+            raise self._error("gotoTag", "topic '%s' has no proposal tagged '%s'"
+                              % (topicName, tagName))
+        self._propose(topic, tagged, 0)
 
     def forceOutput(self) -> None:
         """Say the next proposal of the focused topic."""
@@ -619,11 +692,7 @@ class ALDialog(Extractor):
                 except RuntimeError:
                     pass  # already unset
         elif name in ("activate", "deactivate"):
-            with self._lock:
-                used = self._used.setdefault(topic.name, set())
-                for proposal in topic.proposals:
-                    if args.strip() in proposal.tags:
-                        (used.discard if name == "activate" else used.add)(id(proposal))
+            self._switch_tag(topic, args.strip(), name == "activate")
         elif name in ("addToConcept", "removeFromConcept"):
             parts = split_arguments(args)
             if len(parts) == 2 and parts[0].startswith("~"):
@@ -733,6 +802,8 @@ class ALDialog(Extractor):
             groups = [[(t, r) for r in t.rules] for t in topics if t.name in only]
         for group in groups:
             for topic, rule in group:
+                if not self._answers(topic, rule):
+                    continue
                 found = match_event(rule, event, topic_concept(topics or [topic],
                                                                self._dynamic_concept, topic),
                                     seen)

@@ -14,6 +14,8 @@
 * Files: a path a client gives names a file of the robot's own files
   (:meth:`SimModule._file`, see :mod:`naoqi_qicore.robot.robot_files`), never another one:
   services get a place below the root's handle, not a path.
+* Signals that go with events: the qi signals of :attr:`SimModule.EVENT_SIGNALS` fire with
+  the value of their ALMemory event each time the robot raises it.
 """
 import inspect
 import math
@@ -22,6 +24,8 @@ import typing
 from concurrent.futures import Future, InvalidStateError
 from contextlib import contextmanager
 from typing import Any, Callable, Dict, Iterator, List, Optional, Set, Tuple
+
+import qi
 
 from naoqi_qicore.file_root import RootedPath
 from naoqi_qicore.robot.robot_files import HOME, RobotPathError
@@ -206,6 +210,10 @@ class SimModule:
     NAME = "SimModule"
     ROBOTS: Tuple[str, ...] = ("nao", "pepper")
     VERSION = "2.8.6.23"
+    #: the qi signals NAOqi documents for the module that go with an ALMemory event of its:
+    #: signal name -> (qi signature, event); each fires with the event's value whenever the
+    #: robot's ALMemory raises the event
+    EVENT_SIGNALS: Dict[str, Tuple[str, str]] = {}
 
     def __init_subclass__(cls, **kwargs: Any) -> None:
         super().__init_subclass__(**kwargs)
@@ -218,6 +226,18 @@ class SimModule:
         self._lock = threading.RLock()
         self._activities: Set[Activity] = set()
         self._posted: Dict[int, Activity] = {}  # running posted tasks
+        self._event_signals: Dict[str, List[qi.Signal]] = {}
+        for signal_name, (signature, event) in self.EVENT_SIGNALS.items():
+            signal = qi.Signal(signature)
+            setattr(self, signal_name, signal)
+            self._event_signals.setdefault(event, []).append(signal)
+        if self._event_signals:
+            self._memory()._watch(self._event_raised)
+
+    def _event_raised(self, key: str, value: Any) -> None:
+        """Fire the :attr:`EVENT_SIGNALS` that go with the ALMemory event ``key``."""
+        for signal in self._event_signals.get(key, ()):
+            signal(value)
 
     # -- shared by the subclasses ---------------------------------------------------------
     def _error(self, method: str, message: str) -> RuntimeError:

@@ -21,6 +21,9 @@ class ALPeoplePerception(Extractor):
     NAME = "ALPeoplePerception"
     OUTPUTS = (PEOPLE + "PeopleList", PEOPLE + "VisiblePeopleList")
     EVENTS = (PEOPLE + "JustArrived", PEOPLE + "JustLeft", PEOPLE + "PeopleDetected")
+    # the "Signal list" of NAOqi 2.5+'s ALPeoplePerception API: the person's id
+    EVENT_SIGNALS = {"justArrived": ("(i)", PEOPLE + "JustArrived"),
+                     "justLeft": ("(i)", PEOPLE + "JustLeft")}
 
     def __init__(self, sim: Any) -> None:
         super().__init__(sim)

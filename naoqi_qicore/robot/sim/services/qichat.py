@@ -219,7 +219,7 @@ class Func(Node):
 
 
 class Tag(Node):
-    """``%name``: a proposal's tag or a bookmark."""
+    """``%name``: a rule's tag (where its output starts) or a bookmark."""
 
     __slots__ = ("name",)
 
@@ -846,16 +846,22 @@ def _with_scripts(nodes: List[Node], scripts: List[str]) -> List[Node]:
     return replaced(nodes)
 
 
+def _leading_tags(output: List[Node]) -> List[str]:
+    """The rule's tags: the ``%tag`` an output starts with (taken out of ``output``), the
+    names ``^activate``/``^deactivate``/``^goto`` and ALDialog's ``*Tag`` methods use."""
+    tags = []
+    while output and isinstance(output[0], Tag):
+        tags.append(output.pop(0).name)  # type: ignore[attr-defined]
+    return tags
+
+
 def _rule(topic: Topic, statement: _Statement, parents: Dict[int, Rule]) -> None:
     keyword, number = statement.keyword, statement.line
     if keyword == "proposal":
         output = _with_scripts(_Reader(statement.text, "output", statement.lines).read(),
                                statement.scripts)
-        tags = []
-        while output and isinstance(output[0], Tag):
-            tags.append(output.pop(0).name)  # type: ignore[attr-defined]
-        read = Rule("", statement.text.strip(), kind="proposal", line=number, tags=tags,
-                    scripts=statement.scripts, output=output)
+        read = Rule("", statement.text.strip(), kind="proposal", line=number,
+                    tags=_leading_tags(output), scripts=statement.scripts, output=output)
         topic.proposals.append(read)
         parents[0] = read
         return
@@ -866,8 +872,8 @@ def _rule(topic: Topic, statement: _Statement, parents: Dict[int, Rule]) -> None
                                    ).read(), statement.scripts)
     kind, level = keyword[0], int(keyword[1:] or 0)
     read = Rule(pattern, answer.strip(), kind=kind, level=level, line=number,
-                functions=functions, scripts=statement.scripts, input=input_nodes,
-                output=output)
+                functions=functions, tags=_leading_tags(output), scripts=statement.scripts,
+                input=input_nodes, output=output)
     if kind == "c" and level == 0:
         raise TopicError("c0: is not a callback rule; use c1: to c9:", number)
     # a uN: rule belongs to the last rule read at level N-1, wherever it is (a u2: after a
@@ -1336,17 +1342,6 @@ def topic_concept(topics: Sequence[Topic], dynamic: Callable[[str], List[str]],
         values = dynamic(name)
         return list(values) if values else None
     return lookup
-
-
-def answer_for(topics: List[Topic], heard: str, concept: Callable[[str], List[str]],
-               expected: Sequence[Tuple[Topic, Rule]] = (),
-               variable: Optional[VariableLookup] = None,
-               ) -> Optional[Tuple[str, Rule]]:
-    """(topic name, first matching rule) for an input: the ``expected`` sub-rules first,
-    then the rules of ``topics`` in order; concepts come from the topics, else from
-    ``concept`` (dynamic concepts)."""
-    found = find_answer(topics, heard, concept, expected, variable)
-    return None if found is None else (found[0].name, found[1])
 
 
 def candidates(topics: Sequence[Topic], expected: Sequence[Tuple[Topic, Rule]] = ()

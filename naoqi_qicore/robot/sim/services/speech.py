@@ -21,6 +21,7 @@ ALDialog says its answers the same way (their variables, rule functions and ``%s
 blocks are steps too).  The animations are recorded as the robot's own calls of
 ALAnimationPlayer (``run``, ``runTag``).
 """
+import concurrent.futures
 import itertools
 import re
 import threading
@@ -533,10 +534,13 @@ class ALAnimatedSpeech(SimModule):
     stand (see the module)."""
 
     NAME = "ALAnimatedSpeech"
+    #: how long ``_stopAll(True)`` waits for the sentences it stopped to end (s)
+    STOP_WAIT_S = 5.0
 
     def __init__(self, sim: Any) -> None:
         super().__init__(sim)
         self._mode = 1
+        self._saying: Dict["Future[None]", Activity] = {}  # sentence being said -> its activity
 
     @deferred
     def say(self, text: str, configuration: Optional[Dict[str, Any]] = None
@@ -550,8 +554,12 @@ class ALAnimatedSpeech(SimModule):
         done: "Future[None]" = Future()
 
         def end(_: Any = None) -> None:
+            with self._lock:
+                self._saying.pop(done, None)
             self._raise_event("ALAnimatedSpeech/EndOfAnimatedSpeech", text)
             settle(done)
+        with self._lock:
+            self._saying[done] = activity
         if all(step[0] == "say" for step in steps):  # no instruction: no thread needed
             with running_as(activity):  # stopping a posted call stops its sentence
                 spoken = self._sim.service("ALTextToSpeech")._say(
@@ -570,6 +578,20 @@ class ALAnimatedSpeech(SimModule):
             self._sim.tasks.start(perform)
         done.add_done_callback(lambda _: activity.interrupt() if done.cancelled() else None)
         return done
+
+    def stopAll(self, blocking: bool) -> None:
+        """``_stopAll``, the private method NAOqi's own applications call before making
+        the robot say something else: stop every sentence said or waiting to be said and
+        the animated sentences' gestures (``blocking``: return once they ended)."""
+        with self._lock:
+            saying = list(self._saying.items())
+        for _, activity in saying:
+            activity.interrupt()
+        self._sim.service("ALTextToSpeech").stopAll()
+        if blocking:
+            concurrent.futures.wait([done for done, _ in saying], timeout=self.STOP_WAIT_S)
+
+    stopAll.__qi_name__ = "_stopAll"  # type: ignore[attr-defined]
 
     def setBodyLanguageMode(self, bodyLanguageMode: int) -> None:
         """0 disabled, 1 random, 2 contextual."""
