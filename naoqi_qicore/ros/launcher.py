@@ -76,6 +76,8 @@ EXIT_EXPECTATION_FAILED = 4
 EXIT_INTERRUPTED = 130
 #: how long a process may take to stop after SIGINT before it gets SIGTERM, then SIGKILL
 STOP_TIMEOUT = 10.0
+#: how long closing waits for a cancelled run's result to be printed once it has come
+REPORT_TIMEOUT = 5.0
 #: port of the live view of ``--view`` without a port
 VIEW_PORT = 8765
 #: port of the Foxglove server of ``--foxglove`` without a port (Foxglove's default
@@ -389,7 +391,7 @@ class AutoRun:
     def close(self) -> None:
         """Cancel the run if it still runs (its result is printed), then leave ROS."""
         if self._goal is not None and self._goal.cancel() is not None:
-            time.sleep(0.1)  # the result's printing thread
+            self.ended.wait(REPORT_TIMEOUT)  # the result's lines, printed by its own thread
         self._context.try_shutdown()
         self._thread.join(5)
 

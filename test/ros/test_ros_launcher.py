@@ -133,6 +133,54 @@ def onInput_onStart(self):
     assert not [line for line in launcher.lines if "lost" in line or "stopFocus:" in line]
 
 
+def test_closing_a_cancelled_run_waits_until_its_result_is_printed(monkeypatch) -> None:
+    """The result of a run cancelled at Ctrl-C is printed by the run's own thread; on a
+    loaded machine that thread may come late, and the launcher must not leave ROS and exit
+    before it has printed (it waited a fixed 0.1 s, and the result line was lost)."""
+    import threading
+    import time
+
+    from naoqi_qicore.ros import launcher, run_client
+    printed = []
+
+    def slow_say(line, stream=None) -> None:
+        time.sleep(0.5)  # a printing thread kept from the CPU
+        printed.append(line)
+
+    class Goal:
+        status = 5
+
+        def __init__(self) -> None:
+            self.done = threading.Event()
+
+        def cancel(self, timeout: float = 10.0) -> str:
+            self.done.set()
+            return "result"
+
+        def wait(self, timeout=None) -> str:
+            self.done.wait()
+            return "result"
+
+        def succeeded(self) -> bool:
+            return False
+
+    class Context:
+        def try_shutdown(self) -> None:
+            pass
+
+    monkeypatch.setattr(launcher, "say", slow_say)
+    monkeypatch.setattr(run_client, "result_lines", lambda result, status: ["result STOPPED"])
+    run = launcher.AutoRun.__new__(launcher.AutoRun)  # its parts, without a ROS node
+    run._goal, run._context, run._on_end = Goal(), Context(), lambda: None
+    run._thread = threading.Thread(target=lambda: None)
+    run._thread.start()
+    run.ended, run.succeeded, run.result = threading.Event(), None, None
+    threading.Thread(target=run._report, daemon=True).start()
+    run.close()
+    assert printed == ["run_behavior: result STOPPED"]
+    assert run.ended.is_set() and run.succeeded is False
+
+
 def test_a_behavior_that_cannot_be_read_stops_everything(tmp_path, repo_root) -> None:
     launcher = subprocess.run(
         python_program("naoqi_qicore.ros.launcher", str(tmp_path / "missing.xar"),
