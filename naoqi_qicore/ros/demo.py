@@ -42,6 +42,8 @@ from naoqi_qicore.xar.model import Behavior
 
 #: the demo calls behavior/goto once the behavior has played this far
 GOTO_AFTER_FRAME = 45
+#: how long the demo waits, after the run's result, for the runner to release the focus (s)
+FOCUS_RELEASE_TIMEOUT = 5.0
 #: time step of the plotted joint angles (s)
 PLOT_STEP = 0.02
 
@@ -65,6 +67,9 @@ class Watcher:
         self._running = False
         self.state: Optional[BehaviorState] = None
         self.changed = threading.Condition()
+        self._focused = False  # an activity had the focus while the demo watched
+        #: set once an activity that had the focus while the demo watched has released it
+        self.focus_released = threading.Event()
         node.create_subscription(BehaviorState, "behavior/state", self._on_state, LATCHED)
         node.create_subscription(ActivityFocus, "behavior/focus", self._on_focus, LATCHED)
 
@@ -98,6 +103,10 @@ class Watcher:
         details = focus_details(focus)
         if focus.focused_activity or details:  # else no activity had the focus yet
             self.print("focus  %r (%s)" % (focus.focused_activity, "; ".join(details)))
+        if focus.focused_activity:
+            self._focused = True
+        elif self._focused:
+            self.focus_released.set()
 
     def wait_for(self, predicate, timeout: float) -> BehaviorState:
         with self.changed:
@@ -286,7 +295,7 @@ def run_demo(behavior: Path, out: Path, goto_label: str) -> int:
             raise RuntimeError("the run did not end within 60 s")
         for line in result_lines(result, goal.status):
             watcher.print(line)
-        time.sleep(0.5)  # let the last focus change arrive
+        watcher.focus_released.wait(FOCUS_RELEASE_TIMEOUT)  # the runner's focus release
         succeeded = goal.status == GoalStatus.STATUS_SUCCEEDED
         try:  # the boxes that started during the run, as the live view collected them
             ran_paths = fetch_state(view_port)["ran_boxes"]

@@ -464,3 +464,34 @@ def test_a_stop_of_the_runners_own_motion_spares_the_joints_the_bridge_moves_sin
         Bridge.ready = False
         node.destroy_node()
         rclpy.shutdown(context=context)
+
+
+def test_the_demo_waits_for_the_focus_its_run_took_to_be_released(capsys) -> None:
+    """The demo's last focus line comes when the runner releases the focus, which a loaded
+    machine may deliver late: the demo waits for that release (it slept a fixed 0.5 s), and
+    only an activity seen focused while it watched counts."""
+    import time
+
+    from naoqi_qicore.msg import ActivityFocus
+    from naoqi_qicore.ros.demo import Watcher
+
+    class Node:
+        def __init__(self) -> None:
+            self.callbacks = {}
+
+        def create_subscription(self, kind, topic, callback, qos) -> None:
+            self.callbacks[topic] = callback
+
+    node = Node()
+    watcher = Watcher(node, time.monotonic())
+    focus = node.callbacks["behavior/focus"]
+    focus(ActivityFocus(focused_activity="", previous_activity="an/earlier_run"))
+    assert not watcher.focus_released.is_set()
+    focus(ActivityFocus(focused_activity="naoqi_qicore/wave", changed_by="/behavior_runner",
+                        change_call="switchFocus"))
+    assert not watcher.focus_released.is_set()
+    threading.Timer(0.3, focus, [ActivityFocus(
+        focused_activity="", previous_activity="naoqi_qicore/wave",
+        changed_by="/behavior_runner", change_call="stopFocus")]).start()
+    assert watcher.focus_released.wait(5)
+    assert "previous stopped by /behavior_runner (stopFocus)" in capsys.readouterr().out
