@@ -4,6 +4,7 @@ import os
 import signal
 import subprocess
 import sys
+import time
 
 import pytest
 
@@ -114,6 +115,9 @@ class _WideSession:
     def close(self):
         self.closed = True
         self._session.close()
+        # dropped, as the robot drops its own: libqi then lets go of the registered objects
+        # (the robot's stop waits for that)
+        self._session = None
 
     def __getattr__(self, name):
         return getattr(self._session, name)
@@ -123,8 +127,11 @@ def test_the_robot_checks_what_libqi_really_bound(monkeypatch):
     monkeypatch.setattr(robot_module.qi, "Session", _WideSession)
     _WideSession.opened = []
     robot = SimulatedRobot(listen="tcp://127.0.0.1:0", allow_eval=True)
+    started = time.monotonic()
     with pytest.raises(ListenRefused) as refused:
         robot.start()
+    # told at once: the refusal's traceback holds none of the services libqi must let go of
+    assert time.monotonic() - started < robot_module.RELEASE_TIMEOUT_S
     assert refused.value.remote
     assert "libqi listens on tcp://127.0.0.1:" in refused.value.problem
     assert "192.0.2.7 is not loopback" in refused.value.problem
