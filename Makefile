@@ -1,5 +1,5 @@
 # naoqi_qicore: `make demo` runs the demo on the simulated robot, `make test` runs the tests,
-# `make check` the quick ones (no ROS nodes, no real processes, no corpus sweeps).
+# `make check` the quick ones (no ROS nodes, no corpus sweeps, few programs started).
 # Both set everything up first (`make setup`): a virtual environment in .venv with pinned
 # ROS 2 wheels, libqi and tools, and this package with its generated ROS 2 interfaces.
 

@@ -39,6 +39,7 @@ def naoqi_sim(*arguments: str, timeout: float = 30):
 
 
 # -- the listen URL ----------------------------------------------------------------------------
+@pytest.mark.slow  # real processes: left out of make check
 def test_naoqi_sim_refuses_a_url_that_libqi_reads_as_another_address():
     # Python's URL parser sees the host 127.0.0.1; libqi binds 0.0.0.0 (every interface)
     code, out, err = naoqi_sim("--listen", "tcp://0.0.0.0:0\\@127.0.0.1", timeout=20)
@@ -49,6 +50,7 @@ def test_naoqi_sim_refuses_a_url_that_libqi_reads_as_another_address():
                            "address: no user, path, backslash, space or escape)")
 
 
+@pytest.mark.slow  # real processes: left out of make check
 @pytest.mark.parametrize("host", ["127.0.0.01", "127.0.0.001", "127.00.0.1", "127.1",
                                   "localhost"])
 def test_naoqi_sim_hands_libqi_the_canonical_address(host):
@@ -66,6 +68,7 @@ def test_naoqi_sim_hands_libqi_the_canonical_address(host):
     assert process.returncode == 0, err
 
 
+@pytest.mark.slow  # real processes: left out of make check
 def test_naoqi_sim_refuses_ipv6_which_libqi_cannot_listen_on():
     code, out, err = naoqi_sim("--listen", "tcp://[::1]:0", timeout=20)
     assert code == 2 and READY not in out
@@ -145,6 +148,7 @@ def test_the_robot_checks_what_libqi_really_bound(monkeypatch):
         client.close()
 
 
+@pytest.mark.slow  # real processes: left out of make check
 def test_naoqi_sim_on_every_interface_needs_allow_remote():
     code, out, err = naoqi_sim("--listen", "tcp://0.0.0.0:0", timeout=20)
     assert code == 2 and READY not in out
@@ -184,6 +188,7 @@ def onInput_onStart(self):
 """
 
 
+@pytest.mark.slow  # real processes: left out of make check
 def test_a_behavior_using_the_bridge_runs_when_the_user_turns_eval_on(tmp_path):
     out = tmp_path / "converted"
     convert(script_behavior(tmp_path, "bridge", "", root_code=USES_THE_BRIDGE), out)

@@ -414,6 +414,7 @@ def _inserted(record: Path) -> dict:
             if call["method"] == "insertData" and call["args"][0].startswith("Test/")}
 
 
+@pytest.mark.slow  # real processes: left out of make check
 def test_a_project_runs_from_where_the_robot_keeps_applications(tmp_path):
     out = tmp_path / "converted"
     convert(layout_project(tmp_path), out)

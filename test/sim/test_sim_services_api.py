@@ -186,6 +186,7 @@ def test_extractor_methods(sim):
 
 
 # -- services with state ------------------------------------------------------------------------
+@pytest.mark.slow  # real processes: left out of make check
 def test_breath_config_from_another_process(tmp_path):
     """``session.service("ALMotion").setBreathConfig([["Bpm", 15.0]])`` from a process of its
     own, against ``naoqi_sim``."""
