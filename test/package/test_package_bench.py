@@ -10,6 +10,8 @@ from typing import Dict, List, NamedTuple
 
 import pytest
 
+pytestmark = pytest.mark.long_running(minutes=0.7)
+
 REPO = Path(__file__).resolve().parents[2]
 BENCH = REPO / "bench"
 BEHAVIOR = REPO / "examples" / "wave_hello" / "behavior.xar"

@@ -20,6 +20,8 @@ from naoqi_qicore.converter.api import convert  # noqa: E402
 sys.path.insert(0, os.path.dirname(__file__))
 from robot_projects import ENV, REPO, script_behavior  # noqa: E402
 
+pytestmark = pytest.mark.long_running(minutes=0.4)
+
 READY = "naoqi_sim: listening on "
 EVAL_OFF = "evaluating Python code is off on this simulated robot"
 

@@ -27,6 +27,9 @@ sys.path.insert(0, os.path.dirname(__file__))
 from robot_projects import (ENV, LAST, PACKAGE_ID, layout_project,  # noqa: E402
                             script_behavior)
 from sim_core_support import wait_until  # noqa: E402
+
+pytestmark = pytest.mark.long_running(minutes=0.3)
+
 OUTSIDE = "is outside the robot's files (/home/nao/..., /tmp/...)"
 
 

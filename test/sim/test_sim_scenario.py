@@ -14,6 +14,8 @@ from naoqi_qicore.robot.sim.services import speech
 qi = pytest.importorskip("qi")
 from naoqi_qicore.robot.sim import SimulatedRobot  # noqa: E402
 
+pytestmark = pytest.mark.long_running(minutes=0.5)
+
 
 # -- reading ----------------------------------------------------------------------------------
 def test_a_scenario_file_is_read_into_steps(tmp_path):
