@@ -120,6 +120,7 @@ def test_sigterm_during_writing_removes_the_staging_folder(tmp_path, xar, monkey
     assert "interrupted (SIGTERM)" in capsys.readouterr().err
 
 
+@pytest.mark.slow  # real processes: left out of make check
 def test_xar_convert_killed_by_sigterm_leaves_nothing(tmp_path, project, box):
     big = tmp_path / "in" / "big.xar"
     big.parent.mkdir()

@@ -17,6 +17,7 @@ from core_builders import (behavior, curve, flow_box, link, script_box, string_p
                            timeline_box)
 
 REPO = Path(__file__).resolve().parents[2]
+pytestmark = pytest.mark.slow  # real processes: left out of make check
 
 MARKS = """
 import os

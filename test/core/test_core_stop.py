@@ -11,6 +11,8 @@ from naoqi_qicore.core.player import STOP_DEADLINE
 
 from core_builders import flow_box, link, script_box
 
+pytestmark = pytest.mark.long_running(minutes=0.5)
+
 #: a stop returns within the deadline plus this much (a loaded machine)
 SLACK = 0.6
 

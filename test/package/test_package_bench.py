@@ -10,6 +10,8 @@ from typing import Dict, List, NamedTuple
 
 import pytest
 
+pytestmark = pytest.mark.long_running(minutes=0.7)
+
 REPO = Path(__file__).resolve().parents[2]
 BENCH = REPO / "bench"
 BEHAVIOR = REPO / "examples" / "wave_hello" / "behavior.xar"
@@ -18,13 +20,11 @@ BEHAVIOR = REPO / "examples" / "wave_hello" / "behavior.xar"
 class Run(NamedTuple):
     """How a bench script is run here: its arguments (``{corpus}``: a corpus folder whose
     ``files`` hold the behavior, ``{behavior}``: the behavior, ``{work}``: a scratch
-    folder), a line its output must have (it got to its end), whether it takes more than a
-    few seconds, and whether it exits 1 when its targets are missed (which tiny counts do
-    not measure)."""
+    folder), a line its output must have (it got to its end), and whether it exits 1 when
+    its targets are missed (which tiny counts do not measure)."""
 
     arguments: List[str]
     says: str
-    slow: bool = False
     judges: bool = False
 
 
@@ -37,14 +37,14 @@ SCRIPTS: Dict[str, Run] = {
                            "--profile", "3"], "target convert peak RSS"),
     "corpus_report.py": Run(["--corpus", "{corpus}", "--seconds", "1", "--workers", "1"],
                             "1 behaviors, 1 converted"),
-    "bench_ros.py": Run(["--count", "2"], "cancel -> STOPPED result", slow=True),
+    "bench_ros.py": Run(["--count", "2"], "cancel -> STOPPED result"),
     "bench_soak.py": Run(["--cycles", "4", "--warmup", "1", "--rest", "0"], "growth: ",
-                         slow=True, judges=True),
+                         judges=True),
     "bench_live_view.py": Run(["--behavior", "{behavior}", "--past", "root/",
-                               "--seconds", "0.5"], "page: ", slow=True),
+                               "--seconds", "0.5"], "page: "),
     # with one Foxglove client: the plain run is the same script without that option
     "bench_bridge_readings.py": Run(["--seconds", "1", "--foxglove-clients", "1"],
-                                    "foxglove client 1: /joint_states ", slow=True),
+                                    "foxglove client 1: /joint_states "),
 }
 
 
@@ -73,9 +73,8 @@ def test_every_bench_script_is_run_here() -> None:
     assert helpers <= used, "bench modules no script uses: %s" % sorted(helpers - used)
 
 
-@pytest.mark.parametrize("script", [
-    pytest.param(name, marks=[pytest.mark.slow] if run.slow else [])
-    for name, run in sorted(SCRIPTS.items())])
+@pytest.mark.slow  # real processes: left out of make check
+@pytest.mark.parametrize("script", sorted(SCRIPTS))
 def test_a_bench_script_runs_with_tiny_counts(script: str, tmp_path: Path) -> None:
     if script == "bench_live_view.py":
         sys.path.insert(0, str(BENCH))

@@ -69,6 +69,7 @@ def test_the_launch_file_runs_programs_that_exist(venv: Path, arguments: dict) -
         assert path.is_file() and os.access(path, os.X_OK), path
 
 
+@pytest.mark.slow  # real processes: left out of make check
 def test_every_program_has_a_help_that_describes_it(venv: Path) -> None:
     """``--help`` prints usage and the parameters or options, and exits 0 at once: no
     node, no robot (no libqi line, nothing logged by a node)."""

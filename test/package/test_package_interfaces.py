@@ -61,6 +61,7 @@ def test_type_names() -> None:
         "state": "naoqi_qicore/BehaviorState"}
 
 
+@pytest.mark.slow  # real processes: left out of make check
 def test_goto_round_trips_between_processes(node) -> None:
     server = start_peer("serve")
     try:
@@ -78,6 +79,7 @@ def test_goto_round_trips_between_processes(node) -> None:
         server.wait()
 
 
+@pytest.mark.slow  # real processes: left out of make check
 def test_state_and_focus_reach_a_late_subscriber(node) -> None:
     publisher = start_peer("publish")
     received = {}

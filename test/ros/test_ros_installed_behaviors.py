@@ -30,6 +30,8 @@ from test_ros_action import Goal  # noqa: E402
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "sim"))
 from robot_projects import PACKAGE_ID, layout_project  # noqa: E402
 
+pytestmark = pytest.mark.long_running(minutes=0.5)
+
 HEY = "animations/Stand/Gestures/Hey_1"
 LONG = "animations/Stand/Waiting/ScratchHead_1"
 

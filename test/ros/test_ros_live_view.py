@@ -24,6 +24,8 @@ from naoqi_qicore.xar.parser import parse_xar_bytes, parse_xar_file
 from live_view_client import EventReader, post, request, start_runner
 from process_tools import kill_processes, wait_until
 
+pytestmark = pytest.mark.long_running(minutes=1)
+
 REPO = Path(__file__).resolve().parents[2]
 LABELS = [{"label": "Hello", "frame": 1}, {"label": "Wave", "frame": 30},
           {"label": "Skip", "frame": 70}, {"label": "Bow", "frame": 90}]

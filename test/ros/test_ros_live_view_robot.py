@@ -20,6 +20,8 @@ from view_behaviors import TABLET_COLOR, eyes_behavior, tablet_project
 
 Image = pytest.importorskip("PIL.Image")
 
+pytestmark = pytest.mark.long_running(minutes=1)
+
 
 def test_the_figures_hold_every_joint_and_link_of_both_robots() -> None:
     for robot, eyes, chest in (("nao", True, True), ("pepper", True, False)):

@@ -15,6 +15,8 @@ from naoqi_qicore.msg import BehaviorState, RobotConnection  # noqa: E402
 from naoqi_qicore.ros.launcher import free_tcp_port  # noqa: E402
 from process_tools import wait_until  # noqa: E402
 
+pytestmark = pytest.mark.long_running(minutes=0.7)
+
 SECRET = "s3cr3t-Pa55"
 RUNNER = "naoqi_qicore: behavior_runner robot connection"
 BRIDGE = "naoqi_qicore: naoqi_bridge robot connection"

@@ -21,6 +21,8 @@ from naoqi_qicore.ros.run_client import BehaviorRunClient  # noqa: E402
 from naoqi_qicore.srv import (GoTo, ListBehaviors, LoadBehavior, Play,  # noqa: E402
                               SetLifeState, SwitchFocus)
 
+pytestmark = pytest.mark.long_running(minutes=1.8)
+
 FPS = 25.0
 LABELS = {"Hello": 1, "Wave": 30, "Skip": 70, "Bow": 90}
 ACTIVITY = "naoqi_qicore/wave_hello"

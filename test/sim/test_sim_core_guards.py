@@ -20,6 +20,8 @@ from naoqi_qicore.robot.sim.recorder import (DEFAULT_LIMIT, CallRecord,  # noqa:
 sys.path.insert(0, os.path.dirname(__file__))
 from sim_core_support import SimProcess  # noqa: E402
 
+pytestmark = pytest.mark.long_running(minutes=0.7)
+
 
 # -- E: the loopback guard resolves the host ------------------------------------------------
 

@@ -14,6 +14,8 @@ from sim_core_support import sim_session, wait_until  # noqa: E402
 
 from naoqi_qicore.robot.sim.bezier import BezierCurve  # noqa: E402
 
+pytestmark = pytest.mark.long_running(minutes=0.3)
+
 
 @pytest.fixture(scope="module")
 def nao():

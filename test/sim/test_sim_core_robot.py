@@ -144,6 +144,7 @@ def test_context_builds_services_on_demand():
         SimContext("romeo", {})
 
 
+@pytest.mark.slow  # real processes: left out of make check
 def test_command_line_prints_the_url_and_stops_on_sigint(tmp_path):
     record = tmp_path / "cli.jsonl"
     sim = start_sim("pepper", record)
@@ -158,6 +159,7 @@ def test_command_line_prints_the_url_and_stops_on_sigint(tmp_path):
     assert code == 0, sim.stderr
 
 
+@pytest.mark.slow  # real processes: left out of make check
 def test_command_line_refuses_remote_addresses():
     done = subprocess.run([sys.executable, "-m", "naoqi_qicore.robot.sim", "--listen",
                            "tcp://0.0.0.0:0"], capture_output=True, text=True, timeout=30,
@@ -166,6 +168,7 @@ def test_command_line_refuses_remote_addresses():
     assert done.stdout == ""
 
 
+@pytest.mark.slow  # real processes: left out of make check
 def test_command_line_stops_on_sigterm():
     sim = SimProcess("nao")
     sim.wait_ready()

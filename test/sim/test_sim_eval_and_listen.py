@@ -4,6 +4,7 @@ import os
 import signal
 import subprocess
 import sys
+import time
 
 import pytest
 
@@ -18,6 +19,8 @@ from naoqi_qicore.converter.api import convert  # noqa: E402
 
 sys.path.insert(0, os.path.dirname(__file__))
 from robot_projects import ENV, REPO, script_behavior  # noqa: E402
+
+pytestmark = pytest.mark.long_running(minutes=0.4)
 
 READY = "naoqi_sim: listening on "
 EVAL_OFF = "evaluating Python code is off on this simulated robot"
@@ -38,6 +41,7 @@ def naoqi_sim(*arguments: str, timeout: float = 30):
 
 
 # -- the listen URL ----------------------------------------------------------------------------
+@pytest.mark.slow  # real processes: left out of make check
 def test_naoqi_sim_refuses_a_url_that_libqi_reads_as_another_address():
     # Python's URL parser sees the host 127.0.0.1; libqi binds 0.0.0.0 (every interface)
     code, out, err = naoqi_sim("--listen", "tcp://0.0.0.0:0\\@127.0.0.1", timeout=20)
@@ -48,6 +52,7 @@ def test_naoqi_sim_refuses_a_url_that_libqi_reads_as_another_address():
                            "address: no user, path, backslash, space or escape)")
 
 
+@pytest.mark.slow  # real processes: left out of make check
 @pytest.mark.parametrize("host", ["127.0.0.01", "127.0.0.001", "127.00.0.1", "127.1",
                                   "localhost"])
 def test_naoqi_sim_hands_libqi_the_canonical_address(host):
@@ -65,6 +70,7 @@ def test_naoqi_sim_hands_libqi_the_canonical_address(host):
     assert process.returncode == 0, err
 
 
+@pytest.mark.slow  # real processes: left out of make check
 def test_naoqi_sim_refuses_ipv6_which_libqi_cannot_listen_on():
     code, out, err = naoqi_sim("--listen", "tcp://[::1]:0", timeout=20)
     assert code == 2 and READY not in out
@@ -114,6 +120,9 @@ class _WideSession:
     def close(self):
         self.closed = True
         self._session.close()
+        # dropped, as the robot drops its own: libqi then lets go of the registered objects
+        # (the robot's stop waits for that)
+        self._session = None
 
     def __getattr__(self, name):
         return getattr(self._session, name)
@@ -123,8 +132,11 @@ def test_the_robot_checks_what_libqi_really_bound(monkeypatch):
     monkeypatch.setattr(robot_module.qi, "Session", _WideSession)
     _WideSession.opened = []
     robot = SimulatedRobot(listen="tcp://127.0.0.1:0", allow_eval=True)
+    started = time.monotonic()
     with pytest.raises(ListenRefused) as refused:
         robot.start()
+    # told at once: the refusal's traceback holds none of the services libqi must let go of
+    assert time.monotonic() - started < robot_module.RELEASE_TIMEOUT_S
     assert refused.value.remote
     assert "libqi listens on tcp://127.0.0.1:" in refused.value.problem
     assert "192.0.2.7 is not loopback" in refused.value.problem
@@ -138,6 +150,7 @@ def test_the_robot_checks_what_libqi_really_bound(monkeypatch):
         client.close()
 
 
+@pytest.mark.slow  # real processes: left out of make check
 def test_naoqi_sim_on_every_interface_needs_allow_remote():
     code, out, err = naoqi_sim("--listen", "tcp://0.0.0.0:0", timeout=20)
     assert code == 2 and READY not in out
@@ -177,6 +190,7 @@ def onInput_onStart(self):
 """
 
 
+@pytest.mark.slow  # real processes: left out of make check
 def test_a_behavior_using_the_bridge_runs_when_the_user_turns_eval_on(tmp_path):
     out = tmp_path / "converted"
     convert(script_behavior(tmp_path, "bridge", "", root_code=USES_THE_BRIDGE), out)

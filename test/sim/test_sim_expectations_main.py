@@ -9,7 +9,8 @@ from pathlib import Path
 import pytest
 
 pytest.importorskip("qi")
-pytestmark = pytest.mark.slow  # real processes: left out of make check
+#: real processes: left out of make check
+pytestmark = [pytest.mark.slow, pytest.mark.long_running(minutes=0.8)]
 
 REPO = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(REPO / "test" / "ros"))

@@ -15,6 +15,8 @@ from naoqi_qicore.robot.sim.services.qichat import parse_topic
 sys.path.insert(0, os.path.dirname(__file__))
 from test_sim_qichat import sim  # noqa: F401,E402  (a simulated NAO built in-process)
 
+pytestmark = pytest.mark.long_running(minutes=0.3)
+
 NOTHING = None  # the step gets no answer
 
 #: construct -> (topic body after its header, steps): a step is ("hear", words, answer),

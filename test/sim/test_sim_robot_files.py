@@ -27,6 +27,9 @@ sys.path.insert(0, os.path.dirname(__file__))
 from robot_projects import (ENV, LAST, PACKAGE_ID, layout_project,  # noqa: E402
                             script_behavior)
 from sim_core_support import wait_until  # noqa: E402
+
+pytestmark = pytest.mark.long_running(minutes=0.3)
+
 OUTSIDE = "is outside the robot's files (/home/nao/..., /tmp/...)"
 
 
@@ -414,6 +417,7 @@ def _inserted(record: Path) -> dict:
             if call["method"] == "insertData" and call["args"][0].startswith("Test/")}
 
 
+@pytest.mark.slow  # real processes: left out of make check
 def test_a_project_runs_from_where_the_robot_keeps_applications(tmp_path):
     out = tmp_path / "converted"
     convert(layout_project(tmp_path), out)

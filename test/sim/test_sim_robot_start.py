@@ -38,6 +38,7 @@ def first_services(url: str, process: subprocess.Popen, timeout: float = 30.0) -
     pytest.fail("could not connect to %s within %.0f s" % (url, timeout))
 
 
+@pytest.mark.slow  # real processes: left out of make check
 @pytest.mark.parametrize("robot", ["nao", "pepper"])
 def test_a_client_connecting_at_once_finds_every_service(robot):
     url = "tcp://127.0.0.1:%d" % free_tcp_port()

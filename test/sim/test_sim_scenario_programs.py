@@ -13,7 +13,6 @@ from pathlib import Path
 import pytest
 
 qi = pytest.importorskip("qi")
-pytestmark = pytest.mark.slow  # real processes: left out of make check
 
 REPO = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(REPO / "test" / "ros"))
@@ -22,7 +21,8 @@ from script_behaviors import WAITS_FOR_YES, script_behavior  # noqa: E402
 from naoqi_qicore.converter.api import convert, convert_in_project  # noqa: E402
 from naoqi_qicore.robot.sim.recorder import read_calls  # noqa: E402
 
-pytestmark = pytest.mark.long_running(minutes=1)
+#: real processes: left out of make check
+pytestmark = [pytest.mark.slow, pytest.mark.long_running(minutes=1)]
 
 READY = "naoqi_sim: listening on "
 ENV = dict(os.environ, PYTHONPATH=os.pathsep.join([str(REPO)] + [

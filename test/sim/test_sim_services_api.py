@@ -25,6 +25,8 @@ from naoqi_qicore.robot.sim.scenario import parse_scenario  # noqa: E402
 from naoqi_qicore.robot.sim.services import SERVICE_CLASSES, api, body  # noqa: E402
 from naoqi_qicore.robot.sim.services.api_table import API, GROUPS  # noqa: E402
 
+pytestmark = pytest.mark.long_running(minutes=0.4)
+
 NOT_SIMULATED = "is part of NAOqi's API but is not simulated"
 #: an argument of each documented type
 SAMPLES = {"int": 0, "float": 0.0, "str": "", "bool": False, "list": [], "dict": {}, "any": []}
@@ -186,6 +188,7 @@ def test_extractor_methods(sim):
 
 
 # -- services with state ------------------------------------------------------------------------
+@pytest.mark.slow  # real processes: left out of make check
 def test_breath_config_from_another_process(tmp_path):
     """``session.service("ALMotion").setBreathConfig([["Bpm", 15.0]])`` from a process of its
     own, against ``naoqi_sim``."""

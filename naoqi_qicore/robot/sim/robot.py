@@ -185,9 +185,27 @@ class SimulatedRobot:
         services register in a service directory listening on a loopback port of its own
         until then)."""
         assert self._session is not None and self._context is not None
-        assert self._record is not None
         self._session.listenStandalone(PRIVATE_URL)
         private = set(self._session.endpoints())
+        self._register(first, token)
+        self._session.listen(listen)
+        endpoints = list(self._session.endpoints())
+        problem = None if self.allow_remote else endpoints_problem(endpoints)
+        if problem is not None:  # checked on what libqi bound, before anything else
+            raise ListenRefused(self.listen, "libqi listens on %s: %s" % (
+                ", ".join(endpoint for endpoint in endpoints if endpoint not in private)
+                or "nothing", problem), remote=True)
+        self._context.endpoints = endpoints  # ALPythonBridge evaluates only on loopback
+        self._url = self._listening_url(
+            [endpoint for endpoint in endpoints if endpoint not in private], listen)
+
+    def _register(self, first: List[str], token: str) -> None:
+        """Build every service (``first`` first) and register it in the service directory.
+        Only the session and weak references hold the services once this returns: the
+        traceback of a start refused afterwards keeps none of them, so that its stop does
+        not wait for libqi to let them go."""
+        assert self._session is not None and self._context is not None
+        assert self._record is not None
         self._context.remote = self._session.service
         served = {name: recording_facade(name, service, self._record)
                   for name, service in self._context.build_all(order=first).items()}
@@ -203,16 +221,6 @@ class SimulatedRobot:
             self._services.register(name, served_object)
             self._registered.append(weakref.ref(served_object))
         self._services.watch()
-        self._session.listen(listen)
-        endpoints = list(self._session.endpoints())
-        problem = None if self.allow_remote else endpoints_problem(endpoints)
-        if problem is not None:  # checked on what libqi bound, before anything else
-            raise ListenRefused(self.listen, "libqi listens on %s: %s" % (
-                ", ".join(endpoint for endpoint in endpoints if endpoint not in private)
-                or "nothing", problem), remote=True)
-        self._context.endpoints = endpoints  # ALPythonBridge evaluates only on loopback
-        self._url = self._listening_url(
-            [endpoint for endpoint in endpoints if endpoint not in private], listen)
 
     @staticmethod
     def _listening_url(endpoints: List[str], listen: str) -> str:
