@@ -117,16 +117,18 @@ class Watcher:
             return self.state
 
 
-def call(node, service_type, name: str, request, timeout: float = 30.0):
-    """Call a service from the demo node (spun by another thread)."""
-    client = node.create_client(service_type, name)
+def call(client, request, timeout: float = 30.0):
+    """Call a service from the demo node (spun by another thread).  ``client`` is made well
+    before the call: a server answering a client it has not discovered yet drops the answer
+    (the middleware's "failed to send response"), which a client made just before its call
+    meets on a loaded machine."""
     if not client.wait_for_service(timeout_sec=timeout):
-        raise RuntimeError("service %s did not appear" % name)
+        raise RuntimeError("service %s did not appear" % client.srv_name)
     done = threading.Event()
     future = client.call_async(request)
     future.add_done_callback(lambda _: done.set())
     if not done.wait(timeout):
-        raise RuntimeError("no answer from %s" % name)
+        raise RuntimeError("no answer from %s" % client.srv_name)
     return future.result()
 
 
@@ -279,6 +281,7 @@ def run_demo(behavior: Path, out: Path, goto_label: str) -> int:
         started = time.monotonic()
         watcher = Watcher(node, started)
         runs = BehaviorRunClient(node)  # made before the node spins in another thread
+        goto = node.create_client(GoTo, "behavior/goto")  # discovered long before its call
         spinner.start()
         watcher.wait_for(lambda s: s.status == BehaviorState.LOADED, 60)
         say("run: behavior/run goal sent (the loaded behavior)")
@@ -288,7 +291,7 @@ def run_demo(behavior: Path, out: Path, goto_label: str) -> int:
                                   or s.status != BehaviorState.PLAYING, 30)
         say("goto %s (called at frame %d)" % (goto_label, before.frame))
         goto_time = time.time()
-        answer = call(node, GoTo, "behavior/goto", GoTo.Request(label=goto_label))
+        answer = call(goto, GoTo.Request(label=goto_label))
         say("goto answered: %s" % answer.message)
         result = goal.wait(60)
         if result is None:
