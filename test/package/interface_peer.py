@@ -1,9 +1,10 @@
 """The other process of the interface tests: serves GoTo or publishes messages.
 
 Usage: ``python interface_peer.py serve|publish``. It prints ``ready`` once its
-endpoints exist and exits after one exchange (or after 30 s).
+endpoints exist and exits once the test closes its stdin (or after 30 s).
 """
 import sys
+import threading
 import time
 
 import rclpy
@@ -17,8 +18,11 @@ LATCHED = QoSProfile(depth=1, durability=DurabilityPolicy.TRANSIENT_LOCAL,
 
 
 def serve(node) -> None:
-    """Answer one GoTo call, echoing what was asked into the response."""
+    """Answer GoTo calls, echoing what was asked into the response, until the test closes
+    stdin (or 30 s): a client may have to ask again, since the middleware drops an answer
+    to a client the server has not discovered yet ("failed to send response")."""
     calls = []
+    closed = threading.Event()
 
     def go_to(request, response):
         calls.append(request)
@@ -27,14 +31,16 @@ def serve(node) -> None:
         response.frame = 42 if request.label else request.frame
         return response
 
+    def read_until_closed() -> None:
+        sys.stdin.read()
+        closed.set()
+
     node.create_service(GoTo, "behavior/goto", go_to)
+    threading.Thread(target=read_until_closed, daemon=True).start()
     print("ready", flush=True)
     deadline = time.monotonic() + 30
-    while not calls and time.monotonic() < deadline:
+    while not closed.is_set() and time.monotonic() < deadline:
         rclpy.spin_once(node, timeout_sec=0.1)
-    # Let the response leave before the node goes away.
-    for _ in range(10):
-        rclpy.spin_once(node, timeout_sec=0.05)
 
 
 def publish(node) -> None:
