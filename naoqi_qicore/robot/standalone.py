@@ -186,9 +186,11 @@ def main(folder: str, argv: Optional[List[str]] = None) -> int:
             await_services=lambda names: wait_for_services(session, names, timeout))
         if feed is not None:
             feed.player = player
-        status, ending = _play(player, Path(folder).resolve().name, feed)
+        status, ending = _play(player, Path(folder).resolve().name, feed, options.verbose)
         return status
     finally:
+        if not options.verbose:
+            _quiet_libqi()
         session.close()
         if simulated is not None:
             simulated.stop()
@@ -244,9 +246,19 @@ def _reporter(verbose: bool, feed: Optional[_ScenarioFeed] = None) -> Any:
     return report
 
 
-def _play(player: Any, name: str, feed: Optional[_ScenarioFeed] = None) -> Tuple[int, str]:
+def _quiet_libqi() -> None:
+    """Show libqi's errors only: once a run has ended, the warnings libqi gives as the
+    behavior's connections close (a signal link already gone...) say nothing of the run,
+    and would come before the lines saying how it ended."""
+    import qi
+    qi.logging.setLevel(qi.logging.ERROR)
+
+
+def _play(player: Any, name: str, feed: Optional[_ScenarioFeed] = None,
+          verbose: bool = False) -> Tuple[int, str]:
     """Load and play ``player`` until its run ends, a signal stops it or the expectations of
-    ``feed``'s scenario are decided; the exit status and the lines saying how it ended."""
+    ``feed``'s scenario are decided; the exit status and the lines saying how it ended
+    (libqi's warnings quieted from the unload on, unless ``verbose``)."""
     signals: List[int] = []
     previous = {number: signal.signal(number, lambda signum, frame: signals.append(signum))
                 for number in (signal.SIGINT, signal.SIGTERM)}
@@ -279,6 +291,8 @@ def _play(player: Any, name: str, feed: Optional[_ScenarioFeed] = None) -> Tuple
     finally:
         if feed is not None and not signals:
             verdict = feed.verdict(status, player.error_count, player.last_error)
+        if not verbose:
+            _quiet_libqi()
         player.unload()
         for number, handler in previous.items():
             signal.signal(number, handler)
