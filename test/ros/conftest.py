@@ -28,6 +28,8 @@ from naoqi_qicore.ros.qos import COMMANDS, LATCHED  # noqa: E402
 from process_tools import wait_until  # noqa: E402
 
 REPO = Path(__file__).resolve().parents[2]
+#: how long a new client waits, once it sees a service, for the server to discover it
+SERVER_DISCOVERY_S = 0.5
 
 
 class Program:
@@ -159,10 +161,15 @@ class Probe:
 
     def call(self, service_type: Any, name: str, request: Any = None,
              timeout: float = 20.0) -> Any:
-        """Call a service and return its response (fails the test on timeout)."""
+        """Call a service and return its response (fails the test on timeout).  A client's
+        first call waits ``SERVER_DISCOVERY_S`` after the service is seen: the server's
+        middleware drops an answer to a client it has not discovered yet ("failed to send
+        response (timeout)"), which a server just started meets."""
         client = self._clients.get(name)
         if client is None:
             client = self._clients[name] = self.node.create_client(service_type, name)
+            wait_until(lambda: client.service_is_ready(), timeout, "service " + name)
+            time.sleep(SERVER_DISCOVERY_S)
         wait_until(lambda: client.service_is_ready(), timeout, "service " + name)
         future = client.call_async(request if request is not None else service_type.Request())
         done = threading.Event()
