@@ -495,9 +495,10 @@ class ALDialog(Extractor):
             off = self._off_tags.get(topic.name, set())
             return not any(tag in off for tag in rule.tags)
 
-    def _matches(self, input: str) -> Iterator[Tuple[Topic, Rule, Any]]:
-        """(topic, rule, match) of the rules that may answer ``input`` now, in order."""
-        topics, expected = self._listening_to()
+    def _matches(self, input: str, topics: List[Topic], expected: List[Tuple[Topic, Rule]]
+                 ) -> Iterator[Tuple[Topic, Rule, Any]]:
+        """(topic, rule, match) of the rules of ``topics`` (with the ``expected`` answers
+        of :meth:`_listening_to`) that may answer ``input`` now, in order."""
         for topic, rule, found in matches(topics, input, self._dynamic_concept, expected,
                                           self._variable):
             if self._answers(topic, rule):
@@ -505,7 +506,7 @@ class ALDialog(Extractor):
 
     def _match(self, input: str) -> Optional[Tuple[str, Rule]]:
         """(topic name, rule) that would answer ``input`` now, or None."""
-        for topic, rule, _ in self._matches(input):
+        for topic, rule, _ in self._matches(input, *self._listening_to()):
             return topic.name, rule
         return None
 
@@ -514,8 +515,8 @@ class ALDialog(Extractor):
         self._raise_event("Dialog/LastInput", input)
         if not self._subscribers:
             return
-        topics, _ = self._listening_to()
-        for topic, rule, found in self._matches(input):
+        topics, expected = self._listening_to()
+        for topic, rule, found in self._matches(input, topics, expected):
             answer = self._render(topics, topic, rule, found.stored, found.assignments)
             if answer is not None:
                 self._answer(topic, rule, answer, found.stored, found.assignments)
