@@ -1,6 +1,8 @@
-"""Settings shared by every test: a private ROS 2 domain, the corpus location, sound files."""
+"""Settings shared by every test: a private ROS 2 domain, the corpus location, sound files,
+Ctrl-C reaching the programs the tests start."""
 import os
 import random
+import signal
 import struct
 from pathlib import Path
 
@@ -18,6 +20,18 @@ if _WORKER.startswith("gw"):
     os.environ["ROS_DOMAIN_ID"] = str(
         (int(os.environ["ROS_DOMAIN_ID"]) + int(_WORKER[2:])) % 101 + 1)
 os.environ.setdefault("ROS_AUTOMATIC_DISCOVERY_RANGE", "LOCALHOST")
+
+# The tests stop the programs they start with SIGINT, as Ctrl-C in a terminal does.  A run
+# started in the background by a script (``make test &``, a CI step) inherits SIGINT
+# ignored (POSIX: an asynchronous list without job control), which its children would keep
+# (an ignored signal stays ignored across exec, and Python then installs no Ctrl-C
+# handler): each program would wait out its test's stop timeout.  With a handler here, the
+# children start with SIGINT's default.
+if signal.getsignal(signal.SIGINT) is signal.SIG_IGN:
+    try:
+        signal.signal(signal.SIGINT, signal.default_int_handler)
+    except ValueError:  # not the main thread: its children keep what it has
+        pass
 
 
 @pytest.fixture(scope="session")
