@@ -35,7 +35,7 @@ import os
 import queue
 import threading
 from pathlib import Path
-from typing import Any, Callable, List, Optional, Tuple, Union
+from typing import TYPE_CHECKING, Any, Callable, List, Optional, Tuple, Union
 
 from rcl_interfaces.msg import FloatingPointRange, IntegerRange
 from rclpy.node import Node
@@ -51,7 +51,6 @@ from naoqi_qicore.robot.robot_apps import install_on_robot
 from naoqi_qicore.robot.session import (SERVICE_TIMEOUT, ConnectionState, RobotAddress,
                                         RobotSession)
 from naoqi_qicore.ros import diagnostics
-from naoqi_qicore.ros.bag_recorder import BagRecorder
 from naoqi_qicore.ros.behavior_cache import behavior_name, default_cache_dir, load_behavior
 from naoqi_qicore.ros.node_parameters import NodeParameter, NodeProgram, declare_parameters
 from naoqi_qicore.ros.path_roots import (default_behavior_roots, is_under, outside_message,
@@ -71,6 +70,9 @@ from naoqi_qicore.ros.run_client import result_lines
 from naoqi_qicore.ros.sim_scenario import ScenarioFeed, scenario_service
 from naoqi_qicore.ros.spin import NodeSetupError, run_node
 from naoqi_qicore.srv import GoTo, ListBehaviors, ListInstalledBehaviors, LoadBehavior, Play
+
+if TYPE_CHECKING:
+    from naoqi_qicore.ros.bag_recorder import BagRecorder
 
 #: longest wait for ALAutonomousLife.switchFocus to answer (s)
 FOCUS_TIMEOUT = 30.0
@@ -183,11 +185,13 @@ class BehaviorRunner(Node):
         self._life: Any = None
         self._sim: Any = None
         self._view: Optional[LiveView] = None
-        self._recorder: Optional[BagRecorder] = None
+        self._recorder: Optional["BagRecorder"] = None
 
         self._state_pub = self.create_publisher(BehaviorState, "behavior/state", LATCHED)
         self._focus_pub = self.create_publisher(ActivityFocus, "behavior/focus", LATCHED)
         if self.get_parameter("bag_file").value:
+            # imported when recording: the MCAP writer is most of its start-up time
+            from naoqi_qicore.ros.bag_recorder import BagRecorder
             try:
                 self._recorder = BagRecorder(self, self.get_parameter("bag_file").value)
             except ValueError as error:

@@ -6,10 +6,12 @@ missing); answers name them by the robot's paths.
 """
 import math
 import posixpath
-from typing import Any, Dict, List
+from typing import TYPE_CHECKING, Any, Dict, List
 
-import numpy
 import qi
+
+if TYPE_CHECKING:
+    import numpy
 
 from naoqi_qicore.robot.sim.services.module import SimModule
 
@@ -26,8 +28,9 @@ PICTURE_FORMATS = {"jpg": "jpeg", "jpeg": "jpeg", "png": "png", "bmp": "bmp", "t
                    "tif": "tiff"}
 
 
-def synthetic_image(width: int, height: int, layers: int, now: float) -> numpy.ndarray:
+def synthetic_image(width: int, height: int, layers: int, now: float) -> "numpy.ndarray":
     """height x width x layers uint8: a gradient and a vertical bar moving with ``now``."""
+    import numpy  # on the first image: a robot started for anything else does without it
     xs = numpy.linspace(0, 255, width, dtype=numpy.float32)
     ys = numpy.linspace(0, 255, height, dtype=numpy.float32)
     image = numpy.empty((height, width, 3), dtype=numpy.uint8)
