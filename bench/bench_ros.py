@@ -51,8 +51,6 @@ from naoqi_qicore.ros.qos import LATCHED  # noqa: E402
 from naoqi_qicore.ros.run_client import BehaviorRunClient  # noqa: E402
 from naoqi_qicore.srv import GoTo, Play  # noqa: E402
 
-#: how long each goal of the goal measurement runs before it is cancelled (s)
-RUN_BEFORE_CANCEL = 0.1
 IO = ('<Input name="onLoad" type="1" type_size="1" nature="0" inner="1" id="1" />'
       '<Input name="onStart" type="1" type_size="1" nature="2" inner="0" id="2" />'
       '<Input name="onStop" type="1" type_size="1" nature="3" inner="0" id="3" />'
@@ -140,8 +138,10 @@ def wait_done(future, what: str, timeout: float = 30.0):
 
 def run_goals(runs: BehaviorRunClient, record: "Record", is_motion: Callable[[dict], bool],
               count: int, gap: float) -> Tuple[List[float], List[float]]:
-    """``count`` behavior/run goals, each cancelled :data:`RUN_BEFORE_CANCEL` s after it was
-    accepted: (goal accepted -> first ALMotion call, cancel -> STOPPED result) latencies."""
+    """``count`` behavior/run goals, each cancelled once its first motion has reached the
+    robot: (goal accepted -> first ALMotion call, cancel -> STOPPED result) latencies.  (A
+    cancel at a fixed time after the goal could come, on a loaded machine, before the run's
+    motion, which then never reached the robot.)"""
     motion_latencies, cancel_latencies = [], []
     for _ in range(count):
         time.sleep(gap)
@@ -152,14 +152,13 @@ def run_goals(runs: BehaviorRunClient, record: "Record", is_motion: Callable[[di
         result_future = handle.get_result_async()
         result_time: List[float] = []
         result_future.add_done_callback(lambda _: result_time.append(time.time()))
-        time.sleep(RUN_BEFORE_CANCEL)
+        motion_latencies.append(record.first_after(accepted, is_motion) - accepted)
         cancelled = time.time()
         handle.cancel_goal_async()
         result = wait_done(result_future, "a result").result
         if result.status != BehaviorState.STOPPED:
             raise RuntimeError("a cancelled goal ended %d: %s" % (result.status, result.message))
         cancel_latencies.append(result_time[0] - cancelled)
-        motion_latencies.append(record.first_after(accepted, is_motion) - accepted)
     return motion_latencies, cancel_latencies
 
 
