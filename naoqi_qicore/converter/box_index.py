@@ -17,7 +17,7 @@ for each box from its part.
 from __future__ import annotations
 
 import functools
-from typing import Callable, Dict, List, Optional, Tuple
+from typing import Callable, Dict, Iterable, List, Optional, Tuple
 
 from lxml import etree
 
@@ -149,12 +149,15 @@ class BoxIndex:
         self._motions: Dict[str, Callable[[], object]] = {}
 
     @classmethod
-    def read(cls, folder: str, data: bytes) -> "BoxIndex":
-        """The index ``data`` read from ``folder``'s :data:`BOX_INDEX`; XarError when it is
-        not one."""
+    def read(cls, folder: str, pieces: Iterable[bytes]) -> "BoxIndex":
+        """The index read from ``folder``'s :data:`BOX_INDEX`, whose bytes are ``pieces``
+        (fed to the parser one by one); XarError when it is not one."""
         path = folder + BOX_INDEX
+        parser = safe_xml_parser()
         try:
-            root = etree.fromstring(data, safe_xml_parser(), base_url=path)
+            for piece in pieces:
+                parser.feed(piece)
+            root = parser.close()
         except etree.XMLSyntaxError as error:
             raise XarError("not well-formed XML: %s" % error.msg, path,
                            error.position[0] if error.position else None) from None
