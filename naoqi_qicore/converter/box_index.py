@@ -82,6 +82,11 @@ def _same(value: object) -> object:
     return value
 
 
+#: what an index entry says of a box: (the numbers of its root part and of its other parts,
+#: one tuple shared by the entries naming the same parts), whether it has a code file, the
+#: number of its motion file's part (None: no motion file)
+_Entry = Tuple[Tuple[Optional[str], Optional[str]], bool, Optional[str]]
+
 #: what a memo holds for a key it was never asked
 _UNKNOWN = object()
 
@@ -134,11 +139,11 @@ class _Kind:
 class BoxIndex:
     """The box index of one converted folder; :meth:`read` it, then ask it for boxes."""
 
-    def __init__(self, path: str, parts: List[str], entries: Dict[str, object]) -> None:
+    def __init__(self, path: str, parts: List[str], entries: Dict[str, "_Entry"]) -> None:
         self.path = path
         #: the text of each part, by number
         self.parts = parts
-        #: object name -> its ``<Box>`` entry
+        #: object name -> what its ``<Box>`` entry says (the parsed index is not kept)
         self.entries = entries
         self._parser = safe_xml_parser()
         self._parts: Dict[str, _Part] = {}
@@ -164,13 +169,17 @@ class BoxIndex:
         if root.tag != "BoxIndex" or root.get("format") != FORMAT:
             raise XarError("not a %s box index" % FORMAT, path, root.sourceline)
         parts = [part.text or "" for part in root.iterchildren("Part")]
-        entries: Dict[str, object] = {}
+        entries: Dict[str, _Entry] = {}
+        kinds: Dict[Tuple[Optional[str], Optional[str]], Tuple[Optional[str], Optional[str]]] = {}
         for entry in root.iterchildren("Box"):
-            name = entry.get("object")
+            get = entry.get
+            name = get("object")
             if name is None or name in entries:
                 raise XarError("box entry without an object name or named twice", path,
                                entry.sourceline, "Box")
-            entries[name] = entry
+            kind = get("root"), get("parts")
+            entries[name] = (kinds.setdefault(kind, kind), get("code") is not None,
+                             get("motion"))
         return cls(path, parts, entries)
 
     # -- boxes ------------------------------------------------------------------------------
@@ -183,8 +192,7 @@ class BoxIndex:
         entry = self.entries.get(name)
         if entry is None:
             return None
-        get = entry.get
-        key = get("root"), get("parts")
+        key, has_code, _ = entry
         kind = self._kinds.get(key, _UNKNOWN)
         if kind is _UNKNOWN:
             kind = self._kind(reader, *key)
@@ -192,7 +200,6 @@ class BoxIndex:
                 self._kinds[key] = kind
         if kind is None:
             return None
-        has_code = get("code") is not None
         head = box_file_head(name, has_code).encode("utf-8")
         tail = kind.tail
         if (len(data) != len(head) + len(tail) or not data.startswith(head)
@@ -210,7 +217,7 @@ class BoxIndex:
         """The motion of the box ``name`` whose motion file holds ``data``; None when the
         index does not know it or the file is not what the entry makes."""
         entry = self.entries.get(name)
-        number = entry.get("motion") if entry is not None else None
+        number = entry[2] if entry is not None else None
         part = self._part(number) if number is not None else None
         if part is None or data != motion_file_text(name, part.text).encode("utf-8"):
             return None
