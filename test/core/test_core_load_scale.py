@@ -228,9 +228,10 @@ def _with_names(environment, **names):
 def test_reading_a_folder_pauses_the_collector_and_restores_it(tmp_path, monkeypatch, enabled):
     write_converted(behavior(_chain(3, NESTED)), tmp_path / "out")
     seen = []
-    real_read = loader._read_open
-    monkeypatch.setattr(loader, "_read_open",
-                        lambda *args: seen.append(gc.isenabled()) or real_read(*args))
+    for reader in ("_read_open", "_read_pieces"):  # the box index is read in pieces
+        real = getattr(loader, reader)
+        monkeypatch.setattr(loader, reader, lambda *args, real=real:
+                            seen.append(gc.isenabled()) or real(*args))
     (gc.enable if enabled else gc.disable)()
     try:
         loaded = load_converted(tmp_path / "out")
