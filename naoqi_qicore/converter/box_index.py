@@ -17,7 +17,7 @@ for each box from its part.
 from __future__ import annotations
 
 import functools
-from typing import Callable, Dict, List, Optional, Tuple
+from typing import Callable, Dict, Iterable, List, Optional, Tuple
 
 from lxml import etree
 
@@ -82,6 +82,11 @@ def _same(value: object) -> object:
     return value
 
 
+#: what an index entry says of a box: (the numbers of its root part and of its other parts,
+#: one tuple shared by the entries naming the same parts), whether it has a code file, the
+#: number of its motion file's part (None: no motion file)
+_Entry = Tuple[Tuple[Optional[str], Optional[str]], bool, Optional[str]]
+
 #: what a memo holds for a key it was never asked
 _UNKNOWN = object()
 
@@ -134,11 +139,11 @@ class _Kind:
 class BoxIndex:
     """The box index of one converted folder; :meth:`read` it, then ask it for boxes."""
 
-    def __init__(self, path: str, parts: List[str], entries: Dict[str, object]) -> None:
+    def __init__(self, path: str, parts: List[str], entries: Dict[str, "_Entry"]) -> None:
         self.path = path
         #: the text of each part, by number
         self.parts = parts
-        #: object name -> its ``<Box>`` entry
+        #: object name -> what its ``<Box>`` entry says (the parsed index is not kept)
         self.entries = entries
         self._parser = safe_xml_parser()
         self._parts: Dict[str, _Part] = {}
@@ -149,25 +154,32 @@ class BoxIndex:
         self._motions: Dict[str, Callable[[], object]] = {}
 
     @classmethod
-    def read(cls, folder: str, data: bytes) -> "BoxIndex":
-        """The index ``data`` read from ``folder``'s :data:`BOX_INDEX`; XarError when it is
-        not one."""
+    def read(cls, folder: str, pieces: Iterable[bytes]) -> "BoxIndex":
+        """The index read from ``folder``'s :data:`BOX_INDEX`, whose bytes are ``pieces``
+        (fed to the parser one by one); XarError when it is not one."""
         path = folder + BOX_INDEX
+        parser = safe_xml_parser()
         try:
-            root = etree.fromstring(data, safe_xml_parser(), base_url=path)
+            for piece in pieces:
+                parser.feed(piece)
+            root = parser.close()
         except etree.XMLSyntaxError as error:
             raise XarError("not well-formed XML: %s" % error.msg, path,
                            error.position[0] if error.position else None) from None
         if root.tag != "BoxIndex" or root.get("format") != FORMAT:
             raise XarError("not a %s box index" % FORMAT, path, root.sourceline)
         parts = [part.text or "" for part in root.iterchildren("Part")]
-        entries: Dict[str, object] = {}
+        entries: Dict[str, _Entry] = {}
+        kinds: Dict[Tuple[Optional[str], Optional[str]], Tuple[Optional[str], Optional[str]]] = {}
         for entry in root.iterchildren("Box"):
-            name = entry.get("object")
+            get = entry.get
+            name = get("object")
             if name is None or name in entries:
                 raise XarError("box entry without an object name or named twice", path,
                                entry.sourceline, "Box")
-            entries[name] = entry
+            kind = get("root"), get("parts")
+            entries[name] = (kinds.setdefault(kind, kind), get("code") is not None,
+                             get("motion"))
         return cls(path, parts, entries)
 
     # -- boxes ------------------------------------------------------------------------------
@@ -180,8 +192,7 @@ class BoxIndex:
         entry = self.entries.get(name)
         if entry is None:
             return None
-        get = entry.get
-        key = get("root"), get("parts")
+        key, has_code, _ = entry
         kind = self._kinds.get(key, _UNKNOWN)
         if kind is _UNKNOWN:
             kind = self._kind(reader, *key)
@@ -189,7 +200,6 @@ class BoxIndex:
                 self._kinds[key] = kind
         if kind is None:
             return None
-        has_code = get("code") is not None
         head = box_file_head(name, has_code).encode("utf-8")
         tail = kind.tail
         if (len(data) != len(head) + len(tail) or not data.startswith(head)
@@ -207,7 +217,7 @@ class BoxIndex:
         """The motion of the box ``name`` whose motion file holds ``data``; None when the
         index does not know it or the file is not what the entry makes."""
         entry = self.entries.get(name)
-        number = entry.get("motion") if entry is not None else None
+        number = entry[2] if entry is not None else None
         part = self._part(number) if number is not None else None
         if part is None or data != motion_file_text(name, part.text).encode("utf-8"):
             return None

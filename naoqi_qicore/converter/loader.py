@@ -12,7 +12,7 @@ import errno
 import os
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Dict, List, Optional, Set, Tuple
+from typing import Dict, Iterator, List, Optional, Set, Tuple
 
 from lxml import etree
 
@@ -236,14 +236,38 @@ def _read_open(descriptor: int, path: str) -> bytes:
         data = os.read(descriptor, _FIRST_READ)
         if len(data) < _FIRST_READ and len(data) <= MAX_DOCUMENT_BYTES:
             return data  # read whole: a regular file reads short only at its end
-        chunks, size = [data], len(data)
-        while data and size <= MAX_DOCUMENT_BYTES:
-            data = os.read(descriptor, 1 << 20)
-            size += len(data)
-            chunks.append(data)
+        return b"".join(_pieces(descriptor, path, data))
+    except OSError as error:
+        raise XarError("cannot read: %s" % (error.strerror or error), path) from None
+    finally:
+        os.close(descriptor)
+
+
+def _pieces(descriptor: int, path: str, first: bytes = b"") -> Iterator[bytes]:
+    """``first``, then the rest of the file open as ``descriptor`` (``path``) in pieces of
+    :data:`_FIRST_READ` bytes; XarError when it is longer than ``MAX_DOCUMENT_BYTES``,
+    OSError when it cannot be read."""
+    data, size = first, len(first)
+    while True:
         if size > MAX_DOCUMENT_BYTES:
             raise XarError("file too large", path)
-        return b"".join(chunks)
+        if data:
+            yield data
+        data = os.read(descriptor, _FIRST_READ)
+        if not data:
+            return
+        size += len(data)
+
+
+def _read_pieces(path: str) -> Iterator[bytes]:
+    """The bytes of the file ``path`` in pieces, which a parser is fed without ever holding
+    the whole file (XarError when it cannot be read or is too large)."""
+    try:
+        descriptor = os.open(path, os.O_RDONLY | os.O_CLOEXEC)
+    except OSError as error:
+        raise XarError("cannot read: %s" % (error.strerror or error), path) from None
+    try:
+        yield from _pieces(descriptor, path)
     except OSError as error:
         raise XarError("cannot read: %s" % (error.strerror or error), path) from None
     finally:
@@ -316,10 +340,14 @@ def _box_index(folder: Path) -> Tuple[Optional[BoxIndex], Optional[str]]:
     prefix = os.path.join(str(folder), "")
     if not os.path.isfile(prefix + BOX_INDEX):
         return None, None
+    # read in pieces: the index of a large behavior is megabytes (its timelines)
+    pieces = _read_pieces(prefix + BOX_INDEX)
     try:
-        return BoxIndex.read(prefix, _read_file(prefix + BOX_INDEX)), None
+        return BoxIndex.read(prefix, pieces), None
     except XarError as error:
         return None, "%s (not used: the box files are read instead)" % error
+    finally:
+        pieces.close()
 
 
 def _read_converted(folder: Path, index: Optional[BoxIndex]) -> LoadedBehavior:

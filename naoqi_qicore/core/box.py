@@ -65,11 +65,18 @@ class DiagramNode:
         self.model = model
         self.label = label
         self.boxes: Dict[int, BoxNode] = {}
-        self.routes: Dict[Route, List[Route]] = {}
-        for link in model.links:
-            self.routes.setdefault((link.outputowner, link.indexofoutput), []).append(
-                (link.inputowner, link.indexofinput))
         self.load_count = 0
+
+    @functools.cached_property
+    def routes(self) -> Dict[Route, List[Route]]:
+        """(owner, port) -> the (owner, port) its links lead to; made when the diagram first
+        routes a signal (a behavior of thousands of boxes loads every diagram, and runs a
+        few)."""
+        routes: Dict[Route, List[Route]] = {}
+        for link in self.model.links:
+            routes.setdefault((link.outputowner, link.indexofoutput), []).append(
+                (link.inputowner, link.indexofinput))
+        return routes
 
     @property
     def loaded(self) -> bool:

@@ -197,6 +197,8 @@ class BoxCodeGuard:
         self._files: Dict[str, Optional[str]] = {}
         #: file name of code several boxes share -> those boxes
         self._sharing: Dict[str, Set[str]] = {}
+        #: key of a script text several boxes share -> the file name of its code
+        self._shared_files: Dict[str, str] = {}
         #: thread id -> the boxes whose code it runs, outermost first
         self._running: Dict[int, List[str]] = {}
         #: thread id -> (file name, line) of the line of box code it executes last
@@ -219,10 +221,14 @@ class BoxCodeGuard:
         same script text (``key`` tells that text apart: a hash of it), e.g.
         ``<box script 1a2b3c4d5e (behavior-1)>``; :meth:`frame_box` tells which box a frame
         of it runs."""
-        filename = "<box script %s (%s)>" % (_ascii(key), self._name)
         with self._lock:
-            self._files[filename] = None
-            self._sharing.setdefault(filename, set()).add(box_path)
+            filename = self._shared_files.get(key)
+            if filename is None:
+                filename = self._shared_files[key] = "<box script %s (%s)>" % (_ascii(key),
+                                                                                self._name)
+                self._files[filename] = None
+                self._sharing[filename] = set()
+            self._sharing[filename].add(box_path)
         return filename
 
     def _box_file(self, box_path: str) -> str:

@@ -35,6 +35,7 @@ import os
 import random
 import threading
 import time
+from collections import Counter
 from pathlib import Path
 from typing import Any, Callable, Dict, Iterator, List, Optional, Set, Tuple, Union
 
@@ -303,11 +304,13 @@ class BehaviorPlayer:
         self._by_name = {}
         self._box_classes = {}
         with collector_paused():  # thousands of long-lived objects: collections only cost
-            self.root = self._build(self.loaded.behavior.root, None, None)
-            self._shared_scripts = self._scripts_of_several_boxes()
+            built: List[BoxNode] = []  # parents before children, as boxes() gives them
+            self.root = self._build(self.loaded.behavior.root, None, None, built)
+            sources = [self._script_source(box) for box in built]
+            self._shared_scripts = _scripts_of_several_boxes(sources)
             self._wait_for_robot_services()
-            for box in self.boxes():
-                self._instantiate(box)
+            for box, source in zip(built, sources):
+                self._instantiate(box, source)
         if self.root.broken:
             self._close_project_modules()
             self._set_status("ERROR", self._last_error)
@@ -750,15 +753,18 @@ class BehaviorPlayer:
         self.record_error(BoxError("root", "state change", str(error), type(error).__name__,
                                    self.guard.format_exception(error)))
 
-    def _build(self, model: Box, parent: Optional[BoxNode],
-               diagram: Optional[DiagramNode]) -> BoxNode:
+    def _build(self, model: Box, parent: Optional[BoxNode], diagram: Optional[DiagramNode],
+               built: List[BoxNode]) -> BoxNode:
+        """The box of ``model`` with the boxes it holds, each appended to ``built``."""
         name = self.loaded.names.get(id(model)) or model.name
         box = BoxNode(self, model, name, parent, diagram)
+        built.append(box)
         self._by_name.setdefault(name, box)
         if box.content is not None:
             for child_diagram in box.content.diagrams.values():
                 for child in child_diagram.model.boxes:
-                    child_diagram.boxes[child.id] = self._build(child, box, child_diagram)
+                    child_diagram.boxes[child.id] = self._build(child, box, child_diagram,
+                                                                built)
         return box
 
     def _script_source(self, box: BoxNode) -> str:
@@ -769,16 +775,6 @@ class BehaviorPlayer:
             source = script.content if script is not None else ""
         return source
 
-    def _scripts_of_several_boxes(self) -> Dict[str, str]:
-        """Script text -> a key telling it apart, for the texts several boxes run: those
-        boxes share one compiled code (see ``core.guard``)."""
-        counts: Dict[str, int] = {}
-        for box in self.boxes():
-            source = self._script_source(box)
-            counts[source] = counts.get(source, 0) + 1
-        return {source: script_key(source) for source, count in counts.items()
-                if count > 1 and source.strip()}
-
     def _box_path_of(self, instance: Any) -> Optional[str]:
         """The path of the box whose object ``instance`` is (None: not one of this
         behavior's box objects)."""
@@ -787,8 +783,7 @@ class BehaviorPlayer:
         box = vars(instance).get("_box")
         return box.path if isinstance(box, BoxNode) and box.player is self else None
 
-    def _instantiate(self, box: BoxNode) -> None:
-        source = self._script_source(box)
+    def _instantiate(self, box: BoxNode, source: str) -> None:
         kind = (DialogBox if is_dialog_box(box.model) else GeneratedClass, tuple(box.outputs))
         base = self._box_classes.get(kind)
         if base is None:
@@ -844,6 +839,13 @@ class BehaviorPlayer:
             root.content.play()
         else:
             self.root_stopped("nothing to play")
+
+
+def _scripts_of_several_boxes(sources: List[str]) -> Dict[str, str]:
+    """Script text -> a key telling it apart, for the texts several boxes run (``sources``:
+    the text of each box): those boxes share one compiled code (see ``core.guard``)."""
+    return {source: script_key(source) for source, count in Counter(sources).items()
+            if count > 1 and source.strip()}
 
 
 def _in_converted_project(folder: Path) -> bool:

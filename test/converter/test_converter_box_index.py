@@ -128,6 +128,24 @@ def test_a_broken_index_is_left_aside_with_a_warning(converted, read_from_files,
     assert loaded.warnings[0].endswith("(not used: the box files are read instead)")
 
 
+def test_the_index_is_parsed_in_pieces_and_one_too_large_is_left_aside(converted,
+                                                                       read_from_files,
+                                                                       monkeypatch):
+    """The index is fed to its parser piece by piece (a large behavior's is megabytes):
+    read in many pieces it gives the same boxes; longer than a document may be, it is not
+    used, with a warning, and the box files are read."""
+    folder, behavior = converted
+    size = (folder / BOX_INDEX).stat().st_size
+    monkeypatch.setattr(loader, "_FIRST_READ", 64)  # many pieces
+    loaded = load_converted(folder)
+    assert loaded.behavior == behavior and loaded.warnings == [] and read_from_files == []
+    monkeypatch.setattr(loader, "MAX_DOCUMENT_BYTES", size - 1)
+    loaded = load_converted(folder)
+    assert loaded.behavior == behavior and len(read_from_files) == 6
+    assert loaded.warnings == ["%s: file too large (not used: the box files are read instead)"
+                               % (folder / BOX_INDEX)]
+
+
 def test_errors_and_warnings_name_the_box_files(project, box, tmp_path):
     late_key = box("Move", 1, "", '<Timeline enable="1" fps="25" size="15" start_frame="1" '
                    'end_frame="-1">%s</Timeline>' % (MOTION % "7"))

@@ -187,6 +187,21 @@ def test_box_loggers_are_made_when_first_used(make_harness):
     assert logger.parent is logging.getLogger("naoqi_qicore.box")
 
 
+def test_a_diagram_makes_its_routes_when_it_first_routes_a_signal(make_harness):
+    """Loading builds every diagram of a behavior, which runs a few: the table of where
+    each link leads is made by the diagram's first signal, and the signals follow it."""
+    harness = make_harness(_chain(3, RECORD))
+    harness.player.load()
+    diagram = harness.player.box_named("l1_Box1").diagram
+    assert "routes" not in vars(diagram)
+    harness.player.play()
+    harness.settle()
+    assert "routes" in vars(diagram)
+    assert diagram.routes[(1, 4)] == [(2, 2)] and diagram.routes[(0, 2)] == [(1, 2)]
+    assert [entry[:2] for entry in harness.log if entry[1] == "onStart"] == [
+        ("l1_Box1", "onStart"), ("l1_Box2", "onStart"), ("l1_Box3", "onStart")]
+
+
 @pytest.mark.parametrize("enabled", [True, False])
 def test_building_the_boxes_pauses_the_collector_and_restores_it(make_harness, enabled):
     seen = []
@@ -228,9 +243,10 @@ def _with_names(environment, **names):
 def test_reading_a_folder_pauses_the_collector_and_restores_it(tmp_path, monkeypatch, enabled):
     write_converted(behavior(_chain(3, NESTED)), tmp_path / "out")
     seen = []
-    real_read = loader._read_open
-    monkeypatch.setattr(loader, "_read_open",
-                        lambda *args: seen.append(gc.isenabled()) or real_read(*args))
+    for reader in ("_read_open", "_read_pieces"):  # the box index is read in pieces
+        real = getattr(loader, reader)
+        monkeypatch.setattr(loader, reader, lambda *args, real=real:
+                            seen.append(gc.isenabled()) or real(*args))
     (gc.enable if enabled else gc.disable)()
     try:
         loaded = load_converted(tmp_path / "out")
