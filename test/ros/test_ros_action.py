@@ -278,14 +278,17 @@ def onInput_onStart(self):
     goal.wait_feedback(lambda s: "root/Script" in s.active_boxes, 10, "the box running")
     time.sleep(0.5)
     # it spins: on a machine shared with other work it gets its share of the cores, not
-    # one of them (about 35 % of a core at a load of 8 on 2 cores), and stopped it uses
-    # none (below)
-    assert runner.cpu_percent(interval=1.0) > 15
+    # one of them (about 35 % of a core at a load of 8 on 2 cores, 10 % at a load of 20),
+    # and stopped it uses next to none
+    spinning = runner.cpu_percent(interval=1.0)
     goal.cancel()
     status, result = goal.result(5)
     assert result.status == BehaviorState.STOPPED
     assert [e for e in result.errors if e.where == "stop"] == []  # it could be stopped
-    assert runner.cpu_percent(interval=3.0) < 5.0
+    stopped = runner.cpu_percent(interval=3.0)
+    print("runner: %.0f %% of a core while the box spun, %.1f %% once stopped"
+          % (spinning, stopped))
+    assert stopped < 5.0 and spinning > max(5.0, 2 * stopped)
 
 
 def test_a_looping_box_makes_no_robot_call_after_cancel(stack_for, tmp_path) -> None:
