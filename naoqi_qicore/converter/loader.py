@@ -223,11 +223,16 @@ def _read_file(path: str, flags: int = 0) -> bytes:
 
     Plain system calls, and no ``fstat``: a behavior of thousands of boxes is thousands of
     small files, for which file objects and size queries cost more than the reading."""
+    return _read_open(_open(path, flags), path)
+
+
+def _open(path: str, flags: int = 0) -> int:
+    """A descriptor of the file ``path`` open for reading with ``flags`` added (XarError
+    when it cannot be opened)."""
     try:
-        descriptor = os.open(path, os.O_RDONLY | os.O_CLOEXEC | flags)
+        return os.open(path, os.O_RDONLY | os.O_CLOEXEC | flags)
     except OSError as error:
         raise XarError("cannot read: %s" % (error.strerror or error), path) from None
-    return _read_open(descriptor, path)
 
 
 def _read_open(descriptor: int, path: str) -> bytes:
@@ -259,13 +264,11 @@ def _pieces(descriptor: int, path: str, first: bytes = b"") -> Iterator[bytes]:
         size += len(data)
 
 
-def _read_pieces(path: str) -> Iterator[bytes]:
-    """The bytes of the file ``path`` in pieces, which a parser is fed without ever holding
-    the whole file (XarError when it cannot be read or is too large)."""
-    try:
-        descriptor = os.open(path, os.O_RDONLY | os.O_CLOEXEC)
-    except OSError as error:
-        raise XarError("cannot read: %s" % (error.strerror or error), path) from None
+def _read_pieces(path: str, flags: int = 0) -> Iterator[bytes]:
+    """The bytes of the file ``path`` (opened with ``flags`` added) in pieces, which a parser
+    is fed without ever holding the whole file (XarError when it cannot be read or is too
+    large)."""
+    descriptor = _open(path, flags)
     try:
         yield from _pieces(descriptor, path)
     except OSError as error:
@@ -341,7 +344,7 @@ def _box_index(folder: Path) -> Tuple[Optional[BoxIndex], Optional[str]]:
     if not os.path.isfile(prefix + BOX_INDEX):
         return None, None
     # read in pieces: the index of a large behavior is megabytes (its timelines)
-    pieces = _read_pieces(prefix + BOX_INDEX)
+    pieces = _read_pieces(prefix + BOX_INDEX, os.O_NOFOLLOW)  # as the box files: no link
     try:
         return BoxIndex.read(prefix, pieces), None
     except XarError as error:

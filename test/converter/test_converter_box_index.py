@@ -128,6 +128,19 @@ def test_a_broken_index_is_left_aside_with_a_warning(converted, read_from_files,
     assert loaded.warnings[0].endswith("(not used: the box files are read instead)")
 
 
+def test_an_index_that_is_a_link_is_not_followed(converted, read_from_files, tmp_path):
+    """As the box files, the index is read in its folder only: a link in its place (to an
+    index of the same boxes elsewhere) is left aside with a warning."""
+    folder, behavior = converted
+    index = folder / BOX_INDEX
+    elsewhere = tmp_path / "elsewhere.xml"
+    index.rename(elsewhere)
+    index.symlink_to(elsewhere)
+    loaded = load_converted(folder)
+    assert loaded.behavior == behavior and len(read_from_files) == 6
+    assert len(loaded.warnings) == 1 and loaded.warnings[0].startswith(str(index) + ": cannot")
+
+
 def test_the_index_is_parsed_in_pieces_and_one_too_large_is_left_aside(converted,
                                                                        read_from_files,
                                                                        monkeypatch):
