@@ -256,8 +256,10 @@ def test_in_a_browser_nao_waves_and_says_hello(programs, probe, browser, example
     browser.wait_for("!document.getElementById('speech').hidden", 10, "the speech bubble")
     assert browser.evaluate("document.getElementById('speech').textContent") == \
         "Hello, I am NAO. Watch me wave!"
-    assert "root/Say Hello" in browser.evaluate(
-        "document.getElementById('active').textContent")  # while Say Hello runs
+    # while Say Hello runs (the speech comes with the robot's stream, the boxes with the
+    # runner's: either may be shown first)
+    browser.wait_for("document.getElementById('active').textContent.includes('root/Say Hello')",
+                     10, "Say Hello among the active boxes")
     assert "started by /behavior_runner (switchFocus)" in browser.evaluate(
         "document.getElementById('focus-detail').textContent")  # who took the focus
 
