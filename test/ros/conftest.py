@@ -200,30 +200,61 @@ def probe() -> Iterator[Probe]:
     test_probe.close()
 
 
-@pytest.fixture
-def programs(tmp_path: Path) -> Iterator[Callable[..., Program]]:
-    """Start programs of the test; all are stopped at its end (and their logs shown on failure)."""
-    started: List[Program] = []
+class Programs:
+    """Starts programs (``programs(kind, *arguments)``) logging into ``folder``; a runner may
+    load the behaviors under ``roots`` (and the examples) unless its arguments say else."""
 
-    def start(kind: str, *arguments: str) -> Program:
+    def __init__(self, folder: Path, roots: List[Path]) -> None:
+        self.folder = folder
+        self.roots = [str(root) for root in roots] + [str(REPO / "examples")]
+        self.started: List[Program] = []
+
+    def __call__(self, kind: str, *arguments: str) -> Program:
         if kind == "sim":
-            program: Program = SimulatedRobotProcess(tmp_path, *arguments)
+            program: Program = SimulatedRobotProcess(self.folder, *arguments)
         else:
             module = {"bridge": "naoqi_qicore.ros.bridge",
                       "runner": "naoqi_qicore.ros.behavior_runner",
                       "convert": "naoqi_qicore.ros.convert_node"}[kind]
-            if kind == "runner":  # the test's own behaviors may be loaded (it may say else)
-                roots = [str(tmp_path), str(REPO / "examples")]
-                arguments = ("-p", "behavior_roots:=%s" % (roots,), *arguments)
-            program = Program(kind, python_program(module, "--ros-args", *arguments), tmp_path)
-        started.append(program)
+            if kind == "runner":
+                arguments = ("-p", "behavior_roots:=%s" % (self.roots,), *arguments)
+            program = Program(kind, python_program(module, "--ros-args", *arguments),
+                              self.folder)
+        self.started.append(program)
         return program
 
-    yield start
-    for program in reversed(started):
-        program.stop()
-    for program in started:
-        sys.stdout.write("---- %s ----\n%s\n" % (program.name, program.output()[-4000:]))
+    def stop_all(self) -> None:
+        """Stop them all, last started first, and show their logs (seen on a failure)."""
+        for program in reversed(self.started):
+            program.stop()
+        for program in self.started:
+            sys.stdout.write("---- %s ----\n%s\n" % (program.name, program.output()[-4000:]))
+
+
+@pytest.fixture
+def programs(tmp_path: Path) -> Iterator[Programs]:
+    """Start programs of the test; all are stopped at its end (and their logs shown on failure)."""
+    started = Programs(tmp_path, [tmp_path])
+    yield started
+    started.stop_all()
+
+
+@pytest.fixture(scope="module")
+def module_probe() -> Iterator[Probe]:
+    """A probe the tests of a module share (with :func:`module_programs`)."""
+    test_probe = Probe()
+    yield test_probe
+    test_probe.close()
+
+
+@pytest.fixture(scope="module")
+def module_programs(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Programs]:
+    """Programs the tests of a module share, stopped after its last test; a runner may load
+    behaviors from every test's tmp_path."""
+    started = Programs(tmp_path_factory.mktemp("module_programs"),
+                       [tmp_path_factory.getbasetemp()])
+    yield started
+    started.stop_all()
 
 
 @pytest.fixture

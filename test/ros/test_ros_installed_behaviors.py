@@ -25,7 +25,7 @@ from naoqi_qicore.ros.run_client import BehaviorRunClient  # noqa: E402
 from naoqi_qicore.srv import ListInstalledBehaviors  # noqa: E402
 
 from script_behaviors import script_behavior  # noqa: E402
-from test_ros_action import Goal  # noqa: E402
+from action_stack import Goal  # noqa: E402
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "sim"))
 from robot_projects import PACKAGE_ID, layout_project  # noqa: E402
