@@ -16,12 +16,13 @@ CHECK_TESTS := test/converter test/core test/sim test/package
 #: fixtures its tests share are made once); `make test TEST_WORKERS=0` runs them in one.
 #: A process that crashes fails the run: with a file per process, xdist 3.8.0 waits forever
 #: for a replacement's work.  Files go to the workers in the order test/conftest.py gives
-#: (the long ones first), not xdist's (the files with most tests first)
-TEST_WORKERS ?= 3
-#: the quick tests mostly wait (the simulated robot's real-time motions and speech, the
-#: engine's deadlines): one process more keeps two cores busy; `make check CHECK_WORKERS=0`
-#: runs them in one
-CHECK_WORKERS ?= 4
+#: (the long ones first), not xdist's (the files with most tests first).  The tests wait a
+#: lot (the robot's real-time motions and speech, programs starting): on 2 cores, 3 workers
+#: kept 1.4 of them busy (461 s), 5 workers 1.8 (408 s)
+TEST_WORKERS ?= 5
+#: the quick tests mostly wait too: on 2 cores, 4 workers took 60-69 s, 6 workers 54 s;
+#: `make check CHECK_WORKERS=0` runs them in one
+CHECK_WORKERS ?= 6
 PARALLEL := --dist loadfile --no-loadscope-reorder --max-worker-restart 0
 
 .PHONY: setup test check demo clean
