@@ -166,6 +166,8 @@ class BehaviorRunner(Node):
                                  "program ends with the run autoplay starts")
         self._lock = threading.RLock()
         self._focus_lock = threading.Lock()
+        #: held while behavior/focus is built and published: by one thread at a time, in order
+        self._focus_publish_lock = threading.Lock()
         # behavior/run goals start one at a time, each preempting the run before it
         self._start_lock = threading.Lock()
         self._loaded: Optional[_Loaded] = None
@@ -494,10 +496,8 @@ class BehaviorRunner(Node):
                     self.get_logger().warning(event.detail)  # box code's lines are logged
                 if event.kind == "status" and event.detail in ("FINISHED", "ERROR"):
                     self._run_ended_by_itself()
-            # the focus first: it is taken before a play starts and released before a run's
-            # end is published
-            if FOCUS_CHANGED in events:
-                self._publish_focus()
+            # the focus goes out first (_publish_state sees to it): it is taken before a play
+            # starts and released before a run's end is published
             self._publish_state(force=FRAME_MOVED in events)
 
     def _tell_scenario(self, event: Any) -> None:
@@ -657,11 +657,15 @@ class BehaviorRunner(Node):
         it as feedback of the goal being run.
 
         Built and published under the runner's lock, by whichever thread (events thread,
-        connection thread, services): states go out in the order they were built, so an
-        older state never follows the one saying how a run ended.
+        connection thread, services, the timer while playing): states go out, to the topic
+        and to the live view, in the order they were built, so an older state never follows
+        the one saying how a run ended.  A change of focus not published yet goes out first:
+        the focus is taken before a run's first box starts and released before its end is
+        told, and no state says otherwise.
         """
         if self._closed:
             return
+        self._publish_focus()
         with self._lock:
             message = self._state_message()
             key = (message.behavior, message.status, tuple(message.states),
@@ -672,9 +676,9 @@ class BehaviorRunner(Node):
             self._last_state = key
             self._state_pub.publish(message)
             RunActionServer.feedback(self._run, message)
-            player = self._loaded.player if self._loaded is not None else None
-        if self._view is not None:
-            self._view.show_state(message, player)
+            if self._view is not None:
+                self._view.show_state(message, self._loaded.player
+                                      if self._loaded is not None else None)
         self._diagnostics.update()
 
     def _diagnostic_statuses(self) -> list:
@@ -721,8 +725,10 @@ class BehaviorRunner(Node):
         self._events.put(FOCUS_CHANGED)
 
     def _publish_focus(self) -> None:
-        """Publish the focus if it changed (events thread only: one at a time, in order)."""
-        if not self._closed:
+        """Publish the focus if it changed (by any thread: one at a time, in order)."""
+        with self._focus_publish_lock:
+            if self._closed:
+                return
             message = self._focus.changed_message(self.get_clock().now().to_msg())
             if message is None:
                 return
