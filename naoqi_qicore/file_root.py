@@ -396,7 +396,12 @@ def _copy_file(source: str, folder: int, name: str) -> None:
 
 
 def _copy_folder(source: str, folder: int, skipped: frozenset) -> None:
-    for entry in sorted(os.scandir(source), key=lambda entry: entry.name):
+    try:
+        with os.scandir(source) as scan:
+            entries = sorted(scan, key=lambda entry: entry.name)
+    except FileNotFoundError:  # gone while its folder was copied
+        return
+    for entry in entries:
         if entry.name in skipped:
             continue
         path = os.path.join(source, entry.name)

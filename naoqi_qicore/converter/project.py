@@ -93,7 +93,10 @@ def project_files(root: Path, converted: Sequence[str] = ()) -> ProjectFiles:
             path = Path(folder, name)
             if relative in skipped or name == WRITTEN_LIST:  # a converted folder's own
                 continue
-            info = os.lstat(path)
+            try:
+                info = os.lstat(path)
+            except FileNotFoundError:  # gone since the folder was listed: not in it any more
+                continue
             if stat.S_ISLNK(info.st_mode):
                 found.warnings.append("%s: symbolic link left out of the converted project"
                                       % path)
@@ -111,6 +114,16 @@ def project_files(root: Path, converted: Sequence[str] = ()) -> ProjectFiles:
                                % (MAX_PROJECT_BYTES >> 20, MAX_PROJECT_FILES), str(root))
             found.files[relative] = path
     return found
+
+
+def tree_paths(folder: str) -> List[str]:
+    """The paths of everything below ``folder`` (its links not followed), sorted; what is
+    gone while it is read (a folder others write in) is left out, as is a folder that
+    cannot be read."""
+    paths: List[str] = []
+    for current, folders, names in os.walk(folder):
+        paths += (os.path.join(current, name) for name in folders + names)
+    return sorted(paths)
 
 
 def _is_link(found: ProjectFiles, relative: str, path: str) -> bool:

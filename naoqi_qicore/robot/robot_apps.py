@@ -43,7 +43,7 @@ from naoqi_qicore.converter.loader import LoadedBehavior
 from naoqi_qicore.robot.box_data import provide_box_data
 from naoqi_qicore.converter.project import (MAX_PROJECT_DEPTH, PROJECT_INDEX,
                                             is_project_folder, project_files, project_index,
-                                            project_index_entries)
+                                            project_index_entries, tree_paths)
 from naoqi_qicore.file_root import FileRoot, OutsideRootError
 from naoqi_qicore.robot.robot_files import LAST_UPLOADED, SIM_TOKEN_FILE, RobotFiles
 from naoqi_qicore.xar.elements import safe_xml_parser
@@ -205,11 +205,10 @@ def _stamp(sources: List[Path]) -> str:
     sha = hashlib.sha256()
     for source in sources:
         sha.update(("%s\0" % source).encode("utf-8", "surrogateescape"))
-        files = [source] if source.is_file() else sorted(source.rglob("*"))
-        for path in files:
+        for path in [str(source)] if source.is_file() else tree_paths(str(source)):
             try:
-                info = path.stat()
-            except OSError:
+                info = os.stat(path)
+            except OSError:  # gone since it was listed, or a dangling link
                 continue
             sha.update(("%s %d %d\0" % (path, info.st_size, info.st_mtime_ns)).encode(
                 "utf-8", "surrogateescape"))
@@ -323,7 +322,10 @@ def _copy_neighbours(folder: Path, skipped: List[str], apps: FileRoot,
         if apps.stat(destination, follow=False) is not None:
             continue  # a converted file of the same name wins
         apps.make_dirs(posixpath.dirname(destination))
-        apps.copy_in(path, destination)
+        try:
+            apps.copy_in(path, destination)
+        except FileNotFoundError:  # gone since it was listed (a folder others write in)
+            continue
     return list(found.warnings)
 
 

@@ -16,7 +16,7 @@ from typing import List, Optional, Tuple
 
 from naoqi_qicore.converter.api import convert, convert_in_project
 from naoqi_qicore.converter.loader import LoadedBehavior, load_converted
-from naoqi_qicore.converter.project import project_root, read_project_index
+from naoqi_qicore.converter.project import project_root, read_project_index, tree_paths
 from naoqi_qicore.converter.writer import FORMAT, MAIN_PY, MANIFEST
 
 #: suffixes of the files the converter reads
@@ -52,9 +52,12 @@ def _digest(path: Path, project: Optional[Path] = None) -> str:
         with open(file, "rb") as stream:
             for chunk in iter(lambda: stream.read(1 << 16), b""):
                 sha.update(chunk)
-    for file in sorted(project.rglob("*")) if project is not None else []:
-        info = file.lstat()
-        sha.update(("%s %d %d" % (file.relative_to(project), info.st_size,
+    for file in tree_paths(str(project)) if project is not None else []:
+        try:
+            info = os.lstat(file)
+        except FileNotFoundError:  # gone since it was listed: not in the project any more
+            continue
+        sha.update(("%s %d %d" % (os.path.relpath(file, project), info.st_size,
                                   info.st_mtime_ns)).encode())
     return sha.hexdigest()[:16]
 

@@ -465,6 +465,49 @@ def test_a_lone_behavior_is_installed_under_a_derived_id(tmp_path):
     assert (files.apps / "wave_it" / ".naoqi_qicore_installed").stat().st_mtime_ns == stamp
 
 
+def test_files_going_away_next_to_a_lone_behavior_are_left_out(tmp_path, monkeypatch):
+    """A lone behavior's folder where other programs write (a browser's profile, a
+    download folder): what is gone between its listing and its copy, or while its folder
+    is read, is not in the folder any more, and the behavior installs without it."""
+    import naoqi_qicore.converter.project as project
+    import naoqi_qicore.robot.robot_apps as robot_apps
+    (tmp_path / "wave it").mkdir()
+    xar = script_behavior(tmp_path / "wave it", "behavior", "pass")
+    scratch = tmp_path / "wave it" / "profile"
+    convert(xar, tmp_path / "out")
+    files = RobotFiles(tmp_path / "root")
+    real_files, real_walk = robot_apps.project_files, os.walk
+
+    def remake() -> None:
+        scratch.mkdir(exist_ok=True)
+        for name in ("lock.tmp", "journal.tmp"):
+            (scratch / name).write_text("x")
+
+    def listed_then_gone(*arguments):  # listed, then removed before the copy
+        found = real_files(*arguments)
+        (scratch / "lock.tmp").unlink()
+        return found
+
+    def gone_while_read(top, *arguments, **options):  # removed once its folder was listed
+        for current, folders, names in real_walk(top, *arguments, **options):
+            if current == str(scratch):
+                (scratch / "journal.tmp").unlink(missing_ok=True)
+            yield current, folders, names
+    for round, patch in enumerate(((robot_apps, "project_files", listed_then_gone),
+                                   (project.os, "walk", gone_while_read))):
+        remake()
+        sound = b"RIFF%d" % round  # changed: installed anew
+        (tmp_path / "wave it" / "hello.wav").write_bytes(sound)
+        with monkeypatch.context() as patched:
+            patched.setattr(*patch)
+            installed, warnings = install_behavior(files, load_converted(tmp_path / "out"))
+        assert warnings == []
+        app = files.apps / "wave_it"
+        assert (app / "hello.wav").read_bytes() == sound
+        present = sorted(path.name for path in scratch.iterdir())
+        assert sorted(path.name for path in (app / "profile").iterdir()) == present
+
+
 def test_a_manifest_id_that_is_no_folder_name_is_not_used(tmp_path):
     for uuid in ("../../etc", ".hidden", "a/b", "", "x" * 200):
         (tmp_path / "manifest.xml").write_text('<package uuid="%s"/>' % uuid)
