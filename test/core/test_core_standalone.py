@@ -128,7 +128,10 @@ def test_a_timeline_ending_with_its_motion_ends_cleanly(tmp_path):
     for process in runs:
         out, err = process.communicate(timeout=60)
         assert "box error" not in err, err
-        assert re.fullmatch(r"nod: FINISHED in 0\.[6-9] s, no errors", end_line(out)), out
+        # the timeline's 0.8 s, and no wait after it (a loaded machine adds its own delays:
+        # 1.0 s with both cores busy)
+        assert re.fullmatch(r"nod: FINISHED in (0\.[6-9]|1\.[0-4]) s, no errors",
+                            end_line(out)), out
         assert process.returncode == 0
 
 
