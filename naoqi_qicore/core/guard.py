@@ -115,6 +115,10 @@ def _audit(event: str, args: Tuple[Any, ...]) -> None:
 
 
 def _install_audit() -> None:
+    """Install :func:`_audit` (once per process), before a thread first runs box code
+    through a guard: until then no socket can belong to box code, and the hook, called
+    for every audited event of the process (each ``exec``, ``id()``, file opened...),
+    would only slow the loading of boxes down."""
     global _audit_installed
     with _audit_lock:
         if not _audit_installed:
@@ -177,7 +181,6 @@ class BoxCodeGuard:
 
     def __init__(self, name: str = "behavior",
                  box_of: Optional[Callable[[Any], Optional[str]]] = None) -> None:
-        _install_audit()
         self._name = _ascii(name)
         self._box_of = box_of
         self._lock = threading.Lock()
@@ -324,6 +327,8 @@ class BoxCodeGuard:
             boxes = self._running.setdefault(ident, [])
             boxes.append(box_path)
             depth = len(boxes) - 1
+        if not _audit_installed:
+            _install_audit()
         owner = _box_threads.get(ident)
         _box_threads[ident] = self
         previous = sys.gettrace()

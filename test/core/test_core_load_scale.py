@@ -2,11 +2,15 @@
 its imports once (and kept as one string), the boxes running one script sharing its code
 (and still told apart: by the box object a frame runs, else by the box whose code called
 it), loggers made on first use, the cyclic collector paused while the model and the boxes
-are built, and the converted folder read with clear errors (the speed itself is measured
+are built, no audit hook slowing the load down before box code runs, and the converted
+folder read with clear errors (the speed itself is measured
 by bench/bench_scale.py)."""
 import gc
 import logging
 import os
+import subprocess
+import sys
+import textwrap
 import threading
 import time
 import types
@@ -374,3 +378,22 @@ def test_a_straggler_in_shared_code_is_located_in_its_box():
         for end in gate:
             os.close(end)
         script.forget_box_scripts([filename])
+
+
+def test_no_audit_hook_is_installed_before_box_code_runs_through_a_guard():
+    """The guard's audit hook runs for every audited event of the process (each ``exec``
+    of a box script, each ``id()``, each file opened): a guard installs it when box code
+    first runs through it, where a socket it opens still belongs to the behavior."""
+    code = textwrap.dedent("""
+        import socket
+        from naoqi_qicore.core import guard
+        box_guard = guard.BoxCodeGuard("behavior-1")
+        assert not guard._audit_installed
+        opened = box_guard.run("root/Server", socket.socket)
+        assert guard._audit_installed
+        assert opened in box_guard._sockets
+        opened.close()
+    """)
+    root = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+    environment = dict(os.environ, PYTHONPATH=root)
+    subprocess.run([sys.executable, "-c", code], check=True, env=environment, timeout=60)
