@@ -332,6 +332,9 @@ class AutoRun:
         self._runs = BehaviorRunClient(self._node)  # made before the node spins
         self._on_end = on_end
         self._goal: Any = None
+        #: set by close(); then set once no goal is being sent (sent, refused, or never sent)
+        self._closing = threading.Event()
+        self._settled = threading.Event()
         self._last_line = ""
         #: None while the run has not ended, then whether its goal SUCCEEDED
         self.succeeded: Optional[bool] = None
@@ -349,17 +352,22 @@ class AutoRun:
                     raise
 
     def start(self, stop: threading.Event) -> None:
-        """Send the goal once the behavior is loaded (gives up when ``stop`` is set)."""
+        """Send the goal once the behavior is loaded (gives up when ``stop`` is set or the
+        run is closed)."""
         from naoqi_qicore.action import RunBehavior
-        while not self._loaded.wait(0.1):
-            if stop.is_set():
-                return
         try:
+            while not (stop.is_set() or self._closing.is_set()):
+                if self._loaded.wait(0.1):
+                    break
+            if stop.is_set() or self._closing.is_set():  # no run started after Ctrl-C
+                return
             self._goal = self._runs.run(RunBehavior.Goal(), self._feedback)
         except RuntimeError as error:
             say("run_behavior: %s" % error, sys.stderr)
             self._ended(False)
             return
+        finally:
+            self._settled.set()
         threading.Thread(target=self._report, daemon=True, name="run_behavior result").start()
 
     def _feedback(self, state: Any) -> None:
@@ -389,7 +397,11 @@ class AutoRun:
         self.ended.wait(timeout)
 
     def close(self) -> None:
-        """Cancel the run if it still runs (its result is printed), then leave ROS."""
+        """Cancel the run if it still runs (its result is printed), then leave ROS.  A goal
+        being sent is waited for first: Ctrl-C as its first feedback is printed, before the
+        runner's acceptance is in, cancels it too."""
+        self._closing.set()
+        self._settled.wait(REPORT_TIMEOUT)
         if self._goal is not None and self._goal.cancel() is not None:
             self.ended.wait(REPORT_TIMEOUT)  # the result's lines, printed by its own thread
         self._context.try_shutdown()

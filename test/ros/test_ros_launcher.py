@@ -2,6 +2,7 @@
 import signal
 import subprocess
 import sys
+import threading
 
 import pytest
 
@@ -137,7 +138,6 @@ def test_closing_a_cancelled_run_waits_until_its_result_is_printed(monkeypatch) 
     """The result of a run cancelled at Ctrl-C is printed by the run's own thread; on a
     loaded machine that thread may come late, and the launcher must not leave ROS and exit
     before it has printed (it waited a fixed 0.1 s, and the result line was lost)."""
-    import threading
     import time
 
     from naoqi_qicore.ros import launcher, run_client
@@ -170,15 +170,67 @@ def test_closing_a_cancelled_run_waits_until_its_result_is_printed(monkeypatch) 
 
     monkeypatch.setattr(launcher, "say", slow_say)
     monkeypatch.setattr(run_client, "result_lines", lambda result, status: ["result STOPPED"])
-    run = launcher.AutoRun.__new__(launcher.AutoRun)  # its parts, without a ROS node
-    run._goal, run._context, run._on_end = Goal(), Context(), lambda: None
-    run._thread = threading.Thread(target=lambda: None)
-    run._thread.start()
-    run.ended, run.succeeded, run.result = threading.Event(), None, None
+    run = auto_run_parts(launcher, Context())
+    run._goal = Goal()
+    run._settled.set()  # sent
     threading.Thread(target=run._report, daemon=True).start()
     run.close()
     assert printed == ["run_behavior: result STOPPED"]
     assert run.ended.is_set() and run.succeeded is False
+
+
+def auto_run_parts(launcher, context):
+    """An AutoRun's parts without a ROS node (``context`` stands for its ROS context)."""
+    run = launcher.AutoRun.__new__(launcher.AutoRun)
+    run._goal, run._context, run._on_end = None, context, lambda: None
+    run._thread = threading.Thread(target=lambda: None)
+    run._thread.start()
+    run._loaded, run._closing, run._settled = (threading.Event(), threading.Event(),
+                                               threading.Event())
+    run.ended, run.succeeded, run.result = threading.Event(), None, None
+    return run
+
+
+def test_ctrl_c_while_the_goal_is_being_sent_still_cancels_it(monkeypatch) -> None:
+    """Ctrl-C as the run's first feedback is printed, before the runner's acceptance of the
+    goal is in: closing waits for the goal to be sent, then cancels it and prints its
+    result (it found no goal yet, left, and the run went on unreported)."""
+    from naoqi_qicore.ros import launcher, run_client
+    printed = []
+    monkeypatch.setattr(launcher, "say", lambda line, stream=None: printed.append(line))
+    monkeypatch.setattr(run_client, "result_lines", lambda result, status: ["result STOPPED"])
+    accepted, cancelled = threading.Event(), threading.Event()
+
+    class Goal:
+        status = 5
+
+        def cancel(self, timeout: float = 10.0) -> str:
+            cancelled.set()
+            return "result"
+
+        def wait(self, timeout=None) -> str:
+            cancelled.wait()
+            return "result"
+
+        def succeeded(self) -> bool:
+            return False
+
+    class Runs:
+        def run(self, goal, on_feedback) -> Goal:
+            accepted.wait(10)  # the acceptance comes late
+            return Goal()
+
+    class Context:
+        def try_shutdown(self) -> None:
+            pass
+
+    run = auto_run_parts(launcher, Context())
+    run._runs, run._feedback = Runs(), lambda state: None
+    run._loaded.set()
+    threading.Thread(target=run.start, args=(threading.Event(),), daemon=True).start()
+    threading.Timer(0.5, accepted.set).start()  # accepted while the launcher closes
+    run.close()
+    assert cancelled.is_set() and printed == ["run_behavior: result STOPPED"]
 
 
 def test_a_behavior_that_cannot_be_read_stops_everything(tmp_path, repo_root) -> None:
