@@ -332,8 +332,9 @@ class AutoRun:
         self._runs = BehaviorRunClient(self._node)  # made before the node spins
         self._on_end = on_end
         self._goal: Any = None
-        #: set by close(); then set once no goal is being sent (sent, refused, or never sent)
+        #: set by close(): no goal is sent after it
         self._closing = threading.Event()
+        #: set once no goal is being sent any more (sent, refused, or given up)
         self._settled = threading.Event()
         self._last_line = ""
         #: None while the run has not ended, then whether its goal SUCCEEDED
