@@ -36,7 +36,8 @@ from sensor_msgs.msg import JointState  # noqa: E402
 from tf2_msgs.msg import TFMessage  # noqa: E402
 
 from foxglove_client import FoxgloveClient  # noqa: E402
-from naoqi_qicore.ros.launcher import Plan, ProcessGroup, free_tcp_port, wait_for_port  # noqa: E402
+from naoqi_qicore.ros.launcher import (SIMULATOR_LISTEN, Plan, ProcessGroup,  # noqa: E402
+                                       free_tcp_port, start_simulator)
 
 #: how long the processes run before the measure (s): started, connected, discovered
 SETTLE = 6.0
@@ -82,11 +83,9 @@ def main() -> int:
     group = ProcessGroup()
     clients: List[FoxgloveClient] = []
     try:
-        port = free_tcp_port()
-        url = "tcp://127.0.0.1:%d" % port
         plan = Plan(behavior="")
-        simulator = group.start("naoqi_sim", plan.simulator_command(url, "nao"))
-        wait_for_port("127.0.0.1", port, 30.0, simulator)
+        simulator, url = start_simulator(group.starter("naoqi_sim"),
+                                         plan.simulator_command(SIMULATOR_LISTEN, "nao"))
         foxglove_port = None if arguments.foxglove_clients is None else free_tcp_port()
         bridge = group.start("naoqi_bridge", plan.bridge_command(url, foxglove_port)
                              + list(arguments.bridge_arguments))

@@ -46,7 +46,8 @@ from std_srvs.srv import Trigger  # noqa: E402
 
 from naoqi_qicore.action import RunBehavior  # noqa: E402
 from naoqi_qicore.msg import BehaviorState  # noqa: E402
-from naoqi_qicore.ros.launcher import Plan, ProcessGroup, free_tcp_port, wait_for_port  # noqa: E402
+from naoqi_qicore.ros.launcher import (SIMULATOR_LISTEN, Plan, ProcessGroup,  # noqa: E402
+                                       start_simulator)
 from naoqi_qicore.ros.qos import LATCHED  # noqa: E402
 from naoqi_qicore.ros.run_client import BehaviorRunClient  # noqa: E402
 from naoqi_qicore.srv import GoTo, Play  # noqa: E402
@@ -179,10 +180,7 @@ def main() -> int:
     behavior = work / "bench.xar"
     behavior.write_text(BENCH_XAR)
     record_path = work / "robot-calls.jsonl"
-    port = free_tcp_port()
-    url = "tcp://127.0.0.1:%d" % port
-    plan = Plan(behavior=str(behavior), robot_url=url, record=str(record_path),
-                log_level="warn")
+    plan = Plan(behavior=str(behavior), record=str(record_path), log_level="warn")
     group = ProcessGroup()
     rclpy.init()
     node = rclpy.create_node("bench_ros")
@@ -209,8 +207,8 @@ def main() -> int:
         return answer
 
     try:
-        simulator = group.start("naoqi_sim", plan.simulator_command(url, "nao"))
-        wait_for_port("127.0.0.1", port, 30.0, simulator)
+        _, url = start_simulator(group.starter("naoqi_sim"),
+                                 plan.simulator_command(SIMULATOR_LISTEN, "nao"))
         group.start("naoqi_bridge", plan.bridge_command(url))
         group.start("behavior_runner", plan.runner_command(url))
         deadline = time.monotonic() + 60

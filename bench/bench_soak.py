@@ -48,7 +48,8 @@ from std_srvs.srv import Trigger  # noqa: E402
 
 from naoqi_qicore.action import RunBehavior  # noqa: E402
 from naoqi_qicore.msg import BehaviorState  # noqa: E402
-from naoqi_qicore.ros.launcher import Plan, ProcessGroup, free_tcp_port, wait_for_port  # noqa: E402
+from naoqi_qicore.ros.launcher import (SIMULATOR_LISTEN, Plan, ProcessGroup,  # noqa: E402
+                                       start_simulator)
 from naoqi_qicore.ros.qos import LATCHED  # noqa: E402
 from naoqi_qicore.srv import GoTo, LoadBehavior, Play  # noqa: E402
 
@@ -107,9 +108,8 @@ class Soak:
         self.behavior = behavior
         self.work = work or Path(tempfile.mkdtemp(prefix="bench_soak-"))
         self._own_work = work is None
-        port = free_tcp_port()
-        self.url = "tcp://127.0.0.1:%d" % port
-        plan = Plan(behavior=str(behavior), robot_url=self.url, log_level="error")
+        self.url = ""
+        plan = Plan(behavior=str(behavior), log_level="error")
         self._group = ProcessGroup()
         self._context = rclpy.Context()
         rclpy.init(context=self._context)
@@ -127,8 +127,8 @@ class Soak:
         self._spinner.start()
         self.pids: Dict[str, int] = {}
         try:
-            simulator = self._group.start("naoqi_sim", plan.simulator_command(self.url, "nao"))
-            wait_for_port("127.0.0.1", port, 30.0, simulator)
+            simulator, self.url = start_simulator(self._group.starter("naoqi_sim"),
+                                                  plan.simulator_command(SIMULATOR_LISTEN, "nao"))
             bridge = self._group.start("naoqi_bridge", plan.bridge_command(self.url))
             runner = self._group.start("behavior_runner", plan.runner_command(self.url))
             self.pids = dict(zip(PROGRAMS, (simulator.pid, bridge.pid, runner.pid)))

@@ -33,7 +33,8 @@ from naoqi_qicore.robot.sim.joints import JointTable
 from naoqi_qicore.robot.sim.recorder import read_calls
 from naoqi_qicore.robot.sim.services.posture import posture_angles
 from naoqi_qicore.ros.focus import focus_details
-from naoqi_qicore.ros.launcher import Plan, ProcessGroup, free_tcp_port, wait_for_port
+from naoqi_qicore.ros.launcher import (SIMULATOR_LISTEN, Plan, ProcessGroup, free_tcp_port,
+                                       start_simulator)
 from naoqi_qicore.ros.live_view import fetch_state, objects_by_path, view_url
 from naoqi_qicore.ros.qos import LATCHED
 from naoqi_qicore.ros.run_client import BehaviorRunClient, result_lines, state_line
@@ -258,10 +259,8 @@ def run_demo(behavior: Path, out: Path, goto_label: str) -> int:
     say("converting %s" % behavior)
     graph = out / "behavior_graph.svg"
     model = convert(behavior, out / "converted", graph)
-    port = free_tcp_port()
-    url = "tcp://127.0.0.1:%d" % port
     view_port = free_tcp_port()
-    plan = Plan(behavior=str(behavior), robot_url=url, record=str(record), log_level="warn")
+    plan = Plan(behavior=str(behavior), record=str(record), log_level="warn")
     group = ProcessGroup()
     rclpy.init()
     node = rclpy.create_node("naoqi_qicore_demo")
@@ -272,8 +271,8 @@ def run_demo(behavior: Path, out: Path, goto_label: str) -> int:
         robot, reason = plan.simulated_robot()
         print("demo: simulated %s robot: %s" % ("Pepper" if robot == "pepper" else "NAO",
                                                  reason), flush=True)
-        simulator = group.start("naoqi_sim", plan.simulator_command(url, robot))
-        wait_for_port("127.0.0.1", port, 30.0, simulator)
+        _, url = start_simulator(group.starter("naoqi_sim"),
+                                 plan.simulator_command(SIMULATOR_LISTEN, robot))
         group.start("naoqi_bridge", plan.bridge_command(url))
         group.start("behavior_runner", plan.runner_command(url, view_port))
         say("demo: live view at %s (open it in a browser to watch the run)"

@@ -50,6 +50,7 @@ installed beside it.
 import argparse
 import json
 import os
+import select
 import signal
 import socket
 import subprocess
@@ -94,19 +95,43 @@ def free_tcp_port() -> int:
         return probe.getsockname()[1]
 
 
-def wait_for_port(host: str, port: int, timeout: float, process: subprocess.Popen) -> None:
-    """Wait until ``host:port`` accepts connections; ``RuntimeError`` if it never does."""
+#: where a simulated robot started by a program listens: a free port of loopback, which it
+#: tells (``naoqi_sim --ready-fd``)
+SIMULATOR_LISTEN = "tcp://127.0.0.1:0"
+
+
+def start_simulator(start: Callable[[List[str], Tuple[int, ...]], subprocess.Popen],
+                    command: List[str], timeout: float = 30.0) -> Tuple[subprocess.Popen, str]:
+    """Start the ``naoqi_sim`` ``command`` with ``start(command, descriptors to pass)`` and
+    wait until clients can connect; the process and the URL it listens on.
+
+    The simulator tells its URL through a pipe once it listens: a port picked beforehand
+    may be taken by another program meanwhile, and a check that something listens there
+    could find that other program.  ``RuntimeError`` when it exits or is silent for
+    ``timeout`` s."""
+    read_end, write_end = os.pipe()
+    try:
+        process = start(command + ["--ready-fd", str(write_end)], (write_end,))
+    finally:
+        os.close(write_end)
+    told = b""
     deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        if process.poll() is not None:
-            raise RuntimeError("the simulated robot exited with code %d" % process.returncode)
-        try:
-            with socket.create_connection((host, port), timeout=0.2):
-                return
-        except OSError:
-            time.sleep(0.05)
-    raise RuntimeError("the simulated robot did not listen on %s:%d within %.0f s"
-                       % (host, port, timeout))
+    try:
+        while not told.endswith(b"\n"):
+            left = deadline - time.monotonic()
+            if left <= 0 or not select.select([read_end], [], [], left)[0]:
+                raise RuntimeError("the simulated robot did not listen within %.0f s" % timeout)
+            piece = os.read(read_end, 4096)
+            if not piece:  # it closed the pipe without a URL: it stopped
+                try:
+                    code = process.wait(5)
+                except subprocess.TimeoutExpired:
+                    code = None
+                raise RuntimeError("the simulated robot exited with code %s" % code)
+            told += piece
+    finally:
+        os.close(read_end)
+    return process, told.decode("utf-8").strip()
 
 
 def python_program(module: str, *arguments: str) -> List[str]:
@@ -272,14 +297,20 @@ class ProcessGroup:
         self.names: List[str] = []
 
     def start(self, name: str, command: List[str],
-              environment: Optional[Dict[str, str]] = None) -> subprocess.Popen:
-        """Start ``command`` (``environment``: variables added to this one's)."""
+              environment: Optional[Dict[str, str]] = None,
+              pass_fds: Tuple[int, ...] = ()) -> subprocess.Popen:
+        """Start ``command`` (``environment``: variables added to this one's; ``pass_fds``:
+        descriptors it inherits)."""
         # Own session: a terminal's Ctrl-C reaches only us, and we stop them in order.
-        process = subprocess.Popen(command, start_new_session=True,
+        process = subprocess.Popen(command, start_new_session=True, pass_fds=pass_fds,
                                    env=dict(os.environ, **environment) if environment else None)
         self.processes.append(process)
         self.names.append(name)
         return process
+
+    def starter(self, name: str) -> Callable[[List[str], Tuple[int, ...]], subprocess.Popen]:
+        """``start(command, pass_fds)`` starting the process ``name`` in this group."""
+        return lambda command, pass_fds: self.start(name, command, pass_fds=pass_fds)
 
     def first_exit(self, wake: threading.Event) -> Optional[int]:
         """Wait until a process exits or ``wake`` is set; the index of the exited process."""
@@ -433,11 +464,9 @@ def run(plan: Plan) -> int:
     try:
         url = plan.robot_url
         if plan.needs_simulated_robot():
-            port = free_tcp_port()
-            url = "tcp://127.0.0.1:%d" % port
             robot, reason = plan.simulated_robot()
-            simulator = group.start("naoqi_sim", plan.simulator_command(url, robot))
-            wait_for_port("127.0.0.1", port, 30.0, simulator)
+            _, url = start_simulator(group.starter("naoqi_sim"),
+                                     plan.simulator_command(SIMULATOR_LISTEN, robot))
             say("run_behavior: simulated %s robot at %s: %s"
                 % ("Pepper" if robot == "pepper" else "NAO", url, reason))
             if plan.expectations:

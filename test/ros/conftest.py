@@ -13,7 +13,7 @@ import sys
 import threading
 import time
 from pathlib import Path
-from typing import Any, Callable, Dict, Iterator, List, Optional
+from typing import Any, Callable, Dict, Iterator, List, Optional, Tuple
 
 import pytest
 
@@ -23,7 +23,8 @@ from rclpy.action import ActionClient  # noqa: E402
 from rclpy.executors import SingleThreadedExecutor  # noqa: E402
 
 from naoqi_qicore.robot.sim.recorder import read_calls  # noqa: E402
-from naoqi_qicore.ros.launcher import free_tcp_port, python_program, wait_for_port  # noqa: E402
+from naoqi_qicore.ros.launcher import (SIMULATOR_LISTEN, python_program,  # noqa: E402
+                                       start_simulator)
 from naoqi_qicore.ros.qos import COMMANDS, LATCHED  # noqa: E402
 from process_tools import wait_until  # noqa: E402
 
@@ -43,6 +44,10 @@ class Program:
         self.start()
 
     def start(self) -> None:
+        self.process = self.launch(self.command)
+
+    def launch(self, command: List[str], pass_fds: Tuple[int, ...] = ()) -> subprocess.Popen:
+        """Start ``command`` logging into the log file (``pass_fds``: descriptors it inherits)."""
         path = [str(REPO)] + [p for p in os.environ.get("PYTHONPATH", "").split(os.pathsep) if p]
         # beside the test's tmp_path, not in it: behaviors a test writes there are
         # converted with the folder they are in
@@ -51,8 +56,8 @@ class Program:
         env = dict(os.environ, PYTHONPATH=os.pathsep.join(path), PYTHONUNBUFFERED="1",
                    TMPDIR=str(temporary))
         with open(self.log, "a") as log:
-            self.process = subprocess.Popen(self.command, stdout=log, stderr=subprocess.STDOUT,
-                                            env=env, cwd=str(REPO))
+            return subprocess.Popen(command, stdout=log, stderr=subprocess.STDOUT, env=env,
+                                    cwd=str(REPO), pass_fds=pass_fds)
 
     def output(self) -> str:
         return self.log.read_text(errors="replace")
@@ -78,20 +83,20 @@ class Program:
 
 
 class SimulatedRobotProcess(Program):
-    """``naoqi_sim`` on a free loopback port, recording every call into a JSON Lines file;
-    ``arguments`` are more of its options (``--robot pepper``)."""
+    """``naoqi_sim`` on a free loopback port (the same one when started again), recording
+    every call into a JSON Lines file; ``arguments`` are more of its options (``--robot
+    pepper``)."""
 
     def __init__(self, log_dir: Path, *arguments: str) -> None:
-        self.port = free_tcp_port()
-        self.url = "tcp://127.0.0.1:%d" % self.port
+        self.url = SIMULATOR_LISTEN
         self.record = log_dir / "robot-calls.jsonl"
-        super().__init__("naoqi_sim", python_program(
-            "naoqi_qicore.robot.sim.cli", "--listen", self.url, "--record", str(self.record),
-            *arguments), log_dir)
+        self.arguments = arguments
+        super().__init__("naoqi_sim", [], log_dir)
 
     def start(self) -> None:
-        super().start()
-        wait_for_port("127.0.0.1", self.port, 30.0, self.process)
+        self.command = python_program("naoqi_qicore.robot.sim.cli", "--listen", self.url,
+                                      "--record", str(self.record), *self.arguments)
+        self.process, self.url = start_simulator(self.launch, self.command)
 
     def calls(self, service: Optional[str] = None, method: Optional[str] = None) -> List[Dict]:
         """The calls recorded so far, optionally only those of ``service.method``."""

@@ -12,7 +12,8 @@ pytest.importorskip("naoqi_qicore.core.player", reason="needs the engine")
 
 from naoqi_qicore.msg import BehaviorState, RobotConnection  # noqa: E402
 from process_tools import AutoplayLauncher, kill_processes, plant_modules  # noqa: E402
-from naoqi_qicore.ros.launcher import python_program  # noqa: E402
+from naoqi_qicore.ros.launcher import (SIMULATOR_LISTEN, ProcessGroup,  # noqa: E402
+                                       python_program, start_simulator)
 
 pytestmark = pytest.mark.long_running(minutes=1)
 
@@ -231,6 +232,30 @@ def test_ctrl_c_while_the_goal_is_being_sent_still_cancels_it(monkeypatch) -> No
     threading.Timer(0.5, accepted.set).start()  # accepted while the launcher closes
     run.close()
     assert cancelled.is_set() and printed == ["run_behavior: result STOPPED"]
+
+
+def test_a_simulated_robot_says_where_it_listens_itself() -> None:
+    """run_behavior learns the simulated robot's port from the simulator, once it listens:
+    on a port another program took, it fails instead of taking that program for the robot
+    (it checked that something listened on a port picked beforehand, which two launches at
+    once could both pick)."""
+    import socket
+    group = ProcessGroup()
+    command = python_program("naoqi_qicore.robot.sim.cli", "--listen")
+    try:
+        process, url = start_simulator(group.starter("naoqi_sim"), command + [SIMULATOR_LISTEN])
+        port = int(url.rsplit(":", 1)[1])
+        assert url == "tcp://127.0.0.1:%d" % port and port > 0 and process.poll() is None
+        with socket.create_connection(("127.0.0.1", port), timeout=5):
+            pass
+        with socket.socket() as taken:
+            taken.bind(("127.0.0.1", 0))
+            taken.listen()
+            busy = "tcp://127.0.0.1:%d" % taken.getsockname()[1]
+            with pytest.raises(RuntimeError, match="exited with code 1"):
+                start_simulator(group.starter("naoqi_sim"), command + [busy])
+    finally:
+        group.stop_all()
 
 
 def test_a_behavior_that_cannot_be_read_stops_everything(tmp_path, repo_root) -> None:

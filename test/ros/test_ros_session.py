@@ -1,4 +1,5 @@
 """RobotSession against a real libqi service directory in another process."""
+import socket
 import subprocess
 import sys
 import threading
@@ -10,7 +11,7 @@ import pytest
 qi = pytest.importorskip("qi")
 
 from naoqi_qicore.robot.session import ConnectionState, RobotAddress, RobotSession  # noqa: E402
-from naoqi_qicore.ros.launcher import free_tcp_port, wait_for_port  # noqa: E402
+from naoqi_qicore.ros.launcher import free_tcp_port  # noqa: E402
 
 SERVER = """
 import sys, time, qi
@@ -26,11 +27,24 @@ while True:
 """
 
 
+def wait_for_port(port: int, timeout: float, process: subprocess.Popen) -> None:
+    """Wait until ``process`` (or another program) accepts connections on ``port``."""
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        assert process.poll() is None, "the server exited with code %d" % process.returncode
+        try:
+            with socket.create_connection(("127.0.0.1", port), timeout=0.2):
+                return
+        except OSError:
+            time.sleep(0.05)
+    pytest.fail("the server did not listen on port %d within %.0f s" % (port, timeout))
+
+
 def start_server(port: int, register_after: float = 0.0) -> subprocess.Popen:
     server = subprocess.Popen([sys.executable, "-c", SERVER, "tcp://127.0.0.1:%d" % port,
                                str(register_after)],
                               stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    wait_for_port("127.0.0.1", port, 20.0, server)
+    wait_for_port(port, 20.0, server)
     return server
 
 

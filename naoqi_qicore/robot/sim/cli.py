@@ -2,6 +2,9 @@
 
 Prints ``naoqi_sim: listening on <URL>`` once clients can connect (the URL has the real
 port when ``--listen`` asks for port 0), then serves until interrupted and exits 0.
+``--ready-fd FD`` also writes that URL, one line, to the inherited descriptor FD and closes
+it: how the program that started it learns its port, and that its own simulator (not another
+program on that port) is ready.
 
 ``--scenario FILE|generic`` plays a scenario (:mod:`naoqi_qicore.robot.sim.scenario`: what
 people around the robot say and do), reporting each step on stderr; ``--interactive`` reads
@@ -12,6 +15,7 @@ from __future__ import annotations
 
 import argparse
 import logging
+import os
 import signal
 import sys
 import threading
@@ -35,6 +39,19 @@ def _positive(text: str) -> int:
     if value < 1:
         raise argparse.ArgumentTypeError("expected a positive number, got %r" % text)
     return value
+
+
+def _tell_ready(descriptor: int, url: str) -> None:
+    """Write ``url`` (one line) to ``descriptor`` and close it; a reader gone is no error."""
+    try:
+        os.write(descriptor, (url + "\n").encode("utf-8"))
+    except OSError:
+        pass
+    finally:
+        try:
+            os.close(descriptor)
+        except OSError:
+            pass
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -65,6 +82,9 @@ def _parser() -> argparse.ArgumentParser:
                         help="let ALPythonBridge evaluate the Python code clients send (off "
                              "by default: any local process could run code with this "
                              "process's rights); only while listening on loopback")
+    parser.add_argument("--ready-fd", type=int, metavar="FD",
+                        help="once clients can connect, write the URL they connect to (one "
+                             "line) to the inherited file descriptor FD and close it")
     parser.add_argument("--verbose", action="store_true", help="log libqi and service details")
     parser.add_argument("--ignore-sigint", action="store_true",
                         help="stop on SIGTERM only: a launcher that sends SIGINT to every "
@@ -117,6 +137,8 @@ def main(argv: Optional[List[str]] = None) -> int:
             say("naoqi_sim: cannot listen on %s: %s" % (args.listen, error), sys.stderr)
             return 1
         say(READY_PREFIX + robot.url)
+        if args.ready_fd is not None:
+            _tell_ready(args.ready_fd, robot.url)
         if scenario is not None:
             robot.play_scenario(scenario, lambda line: say("naoqi_sim: " + line, sys.stderr))
         if args.interactive:
