@@ -98,6 +98,11 @@ class SimulatedRobotProcess(Program):
                                       "--record", str(self.record), *self.arguments)
         self.process, self.url = start_simulator(self.launch, self.command)
 
+    @property
+    def port(self) -> int:
+        """The port it listens on."""
+        return int(self.url.rsplit(":", 1)[1])
+
     def calls(self, service: Optional[str] = None, method: Optional[str] = None) -> List[Dict]:
         """The calls recorded so far, optionally only those of ``service.method``."""
         if not self.record.exists():
