@@ -18,8 +18,8 @@ CHECK_TESTS := test/converter test/core test/sim test/package
 #: for a replacement's work.  Files go to the workers in the order test/conftest.py gives
 #: (the long ones first), not xdist's (the files with most tests first).  The tests wait a
 #: lot (the robot's real-time motions and speech, programs starting): on 2 cores, 3 workers
-#: kept 1.4 of them busy (461 s), 5 workers 1.8 (408 s)
-TEST_WORKERS ?= 5
+#: kept 1.4 of them busy (461 s), 5 workers 1.8 (408 s), 6 workers 370 s
+TEST_WORKERS ?= 6
 #: the quick tests mostly wait too: on 2 cores, 4 workers took 60-69 s, 6 workers 54 s;
 #: `make check CHECK_WORKERS=0` runs them in one
 CHECK_WORKERS ?= 6
