@@ -85,13 +85,14 @@ class BagRecorder:
         self._channels: Dict[str, int] = {}
         self._sequences: Dict[str, int] = {}
         self._closed = False
+        self._streams_awaited = False
+        self._robot_connected = threading.Event()
+        # last: the node may be spinning, and a latched message is received at once
         self._subscriptions = {
             topic: node.create_subscription(message_type, topic,
                                             self._receiver(topic, message_type, qos),
                                             qos, raw=True)
             for topic, message_type, qos in RUN_TOPICS}
-        self._streams_awaited = False
-        self._robot_connected = threading.Event()
 
     def wait_for_robot_streams(self, timeout: float = STREAMS_TIMEOUT) -> List[str]:
         """Once (the first play): wait until each of :data:`ROBOT_STREAMS` has a publisher
