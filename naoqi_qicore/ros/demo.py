@@ -259,7 +259,6 @@ def run_demo(behavior: Path, out: Path, goto_label: str) -> int:
     say("converting %s" % behavior)
     graph = out / "behavior_graph.svg"
     model = convert(behavior, out / "converted", graph)
-    view_port = free_tcp_port()
     plan = Plan(behavior=str(behavior), record=str(record), log_level="warn")
     group = ProcessGroup()
     rclpy.init()
@@ -273,6 +272,7 @@ def run_demo(behavior: Path, out: Path, goto_label: str) -> int:
                                                  reason), flush=True)
         _, url = start_simulator(group.starter("naoqi_sim"),
                                  plan.simulator_command(SIMULATOR_LISTEN, robot))
+        view_port = free_tcp_port()  # picked once the simulator holds its own port
         group.start("naoqi_bridge", plan.bridge_command(url))
         group.start("behavior_runner", plan.runner_command(url, view_port))
         say("demo: live view at %s (open it in a browser to watch the run)"
