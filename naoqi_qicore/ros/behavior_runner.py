@@ -76,6 +76,8 @@ if TYPE_CHECKING:
 
 #: longest wait for ALAutonomousLife.switchFocus to answer (s)
 FOCUS_TIMEOUT = 30.0
+#: how long a live view's control waits for a runner that is starting (s)
+SERVING_TIMEOUT = 10.0
 STATUS_CODES = {name: getattr(BehaviorState, name) for name in
                 ("IDLE", "LOADED", "PLAYING", "PAUSED", "STOPPED", "FINISHED", "ERROR")}
 #: queued by a service that moved the frame: publish behavior/state even if nothing else
@@ -205,6 +207,10 @@ class BehaviorRunner(Node):
         self._event_thread = threading.Thread(target=self._handle_engine_events, daemon=True,
                                               name="behavior_runner events")
         self._event_thread.start()
+        #: set once the runner serves: the live view's controls wait for it
+        self._serving = threading.Event()
+        # the view takes its port before a simulated robot started here takes any free one
+        self._view = self._start_view(self.get_parameter("view_port").value)
         address = self._address()
         # a simulated robot started here has registered all its services already
         self._robot = RobotSession(address, required_services=ROBOT_SERVICES,
@@ -219,7 +225,6 @@ class BehaviorRunner(Node):
         except ValueError as error:
             self.close()
             raise NodeSetupError(str(error)) from None
-        self._view = self._start_view(self.get_parameter("view_port").value)
         rate = self.get_parameter("state_rate").value
         self._installed = InstalledBehaviors(self._robot, 1.0 / rate, self.get_logger().info,
                                              lambda: self.get_clock().now().to_msg())
@@ -250,6 +255,7 @@ class BehaviorRunner(Node):
         self._robot.add_connected_callback(self._on_connected)
         self._robot.add_state_callback(self._on_connection_state)
         self._robot.start()
+        self._serving.set()
         if self._exits_after_run():
             threading.Thread(target=self._exit_unless_connected, daemon=True,
                              name="behavior_runner autoplay").start()
@@ -297,11 +303,15 @@ class BehaviorRunner(Node):
         if not port:
             return None
         controls = {
-            "play": lambda label: self._play(Play.Request(), Play.Response()),
-            "pause": lambda label: self._pause(Trigger.Request(), Trigger.Response()),
-            "resume": lambda label: self._resume(Trigger.Request(), Trigger.Response()),
-            "stop": lambda label: self._stop(Trigger.Request(), Trigger.Response()),
-            "goto": lambda label: self._goto(GoTo.Request(label=label), GoTo.Response()),
+            "play": lambda label: self._control(self._play, Play.Request(), Play.Response()),
+            "pause": lambda label: self._control(self._pause, Trigger.Request(),
+                                                 Trigger.Response()),
+            "resume": lambda label: self._control(self._resume, Trigger.Request(),
+                                                  Trigger.Response()),
+            "stop": lambda label: self._control(self._stop, Trigger.Request(),
+                                                Trigger.Response()),
+            "goto": lambda label: self._control(self._goto, GoTo.Request(label=label),
+                                                GoTo.Response()),
         }
         try:
             view = LiveView(port, controls, self.get_logger().debug)
@@ -311,6 +321,14 @@ class BehaviorRunner(Node):
                                  % (port, error.strerror or error)) from None
         self.get_logger().info("live view at %s" % view.url)
         return view
+
+    def _control(self, service: Callable[[Any, Any], Any], request: Any, response: Any) -> Any:
+        """A live view's control: the service's answer once the runner serves."""
+        if not self._serving.wait(SERVING_TIMEOUT):
+            response.success = False
+            response.message = "the runner is still starting"
+            return response
+        return service(request, response)
 
     def close(self) -> None:
         """Stop the behavior, disconnect, stop the simulated robot if the runner started it."""
@@ -334,7 +352,9 @@ class BehaviorRunner(Node):
             self._scenario_feed.close()
         if self._view is not None:
             self._view.close()
-        self._robot.close()
+        robot = getattr(self, "_robot", None)  # none when the live view's port was refused
+        if robot is not None:
+            robot.close()
         if self._sim is not None:
             self._sim.stop()
         if self._recorder is not None:

@@ -50,6 +50,7 @@ installed beside it.
 import argparse
 import json
 import os
+import random
 import select
 import signal
 import socket
@@ -58,6 +59,7 @@ import sys
 import threading
 import time
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any, Callable, Dict, List, Optional, Tuple
 
 from naoqi_qicore.robot.console import say
@@ -88,8 +90,49 @@ FOXGLOVE_PORT = 8765
 VERDICT_TIMEOUT = 5.0
 
 
+#: where Linux says which ports it hands out itself: to connections and to ``bind`` to port 0
+EPHEMERAL_PORT_RANGE = Path("/proc/sys/net/ipv4/ip_local_port_range")
+#: the lowest port :func:`free_tcp_port` picks below the ephemeral range (above the usual
+#: development servers' ports)
+PICKED_PORT_FLOOR = 15000
+#: how many ports :func:`free_tcp_port` tries outside the ephemeral range
+PICK_ATTEMPTS = 64
+
+
+def _ports_outside_ephemeral_range() -> List[Tuple[int, int]]:
+    """The ranges [start, stop) of ports the kernel never hands out itself; none when its
+    ephemeral range cannot be read."""
+    try:
+        low, high = (int(word) for word in EPHEMERAL_PORT_RANGE.read_text().split())
+    except (OSError, ValueError):
+        return []
+    ranges = [(PICKED_PORT_FLOOR, low), (high + 1, 65536)]
+    return [(start, stop) for start, stop in ranges if stop - start >= 1000]
+
+
+def _bindable(port: int) -> bool:
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as probe:
+        try:
+            probe.bind(("127.0.0.1", port))
+        except OSError:
+            return False
+    return True
+
+
 def free_tcp_port() -> int:
-    """A TCP port free on 127.0.0.1 right now."""
+    """A TCP port free on 127.0.0.1 right now, for a server started next.
+
+    Picked at random outside the kernel's ephemeral range where there is one: a program
+    binding port 0, or any connection, is given ports of that range only, so none can
+    take the port between this pick and the server's own ``bind``."""
+    ranges = _ports_outside_ephemeral_range()
+    if ranges:
+        chooser = random.SystemRandom()
+        for _ in range(PICK_ATTEMPTS):
+            start, stop = chooser.choice(ranges)
+            port = chooser.randrange(start, stop)
+            if _bindable(port):
+                return port
     with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as probe:
         probe.bind(("127.0.0.1", 0))
         return probe.getsockname()[1]

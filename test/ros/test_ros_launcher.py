@@ -234,6 +234,34 @@ def test_ctrl_c_while_the_goal_is_being_sent_still_cancels_it(monkeypatch) -> No
     assert cancelled.is_set() and printed == ["run_behavior: result STOPPED"]
 
 
+def test_a_picked_port_is_one_the_kernel_never_hands_out_itself(monkeypatch, tmp_path) -> None:
+    """A port picked for a server started next: a simulated robot listening on port 0, or
+    any connection, took one picked the old way (a port 0 bind) before its server did."""
+    import socket
+    from naoqi_qicore.ros import launcher
+    low, high = (int(word) for word in launcher.EPHEMERAL_PORT_RANGE.read_text().split())
+    ports = {launcher.free_tcp_port() for _ in range(20)}
+    assert len(ports) > 1
+    for port in ports:
+        assert not low <= port <= high, (port, low, high)
+        with socket.create_server(("127.0.0.1", port)):
+            pass
+    # no room outside the range, no range known, or no free port found outside it: the
+    # kernel's own pick, the only one left
+    for range_text in ("1024 65535\n", "unreadable"):
+        ranges = tmp_path / "range"
+        ranges.write_text(range_text)
+        monkeypatch.setattr(launcher, "EPHEMERAL_PORT_RANGE", ranges)
+        assert low <= launcher.free_tcp_port() <= high
+    monkeypatch.setattr(launcher, "EPHEMERAL_PORT_RANGE", tmp_path / "missing")
+    assert low <= launcher.free_tcp_port() <= high
+    monkeypatch.undo()
+    tried = []
+    monkeypatch.setattr(launcher, "_bindable", lambda port: tried.append(port) and False)
+    assert low <= launcher.free_tcp_port() <= high
+    assert len(tried) == launcher.PICK_ATTEMPTS and not any(low <= p <= high for p in tried)
+
+
 def test_a_simulated_robot_says_where_it_listens_itself() -> None:
     """run_behavior learns the simulated robot's port from the simulator, once it listens:
     on a port another program took, it fails instead of taking that program for the robot

@@ -432,7 +432,10 @@ def test_runner_streams_its_state_and_obeys_the_page(programs, probe, example_be
     from naoqi_qicore.srv import Play
     port = free_tcp_port()
     runner = start_runner(programs, example_behavior, tmp_path, port)
-    assert "live view at http://127.0.0.1:%d/" % port in runner.output()
+    output = runner.output()
+    # the view holds its port before the runner's own robot takes any free one
+    assert 0 <= output.index("live view at http://127.0.0.1:%d/" % port) < output.index(
+        "no robot given: simulated robot at")
     states = probe.listen(BehaviorState, "behavior/state")
     status, _, page = request(port, "GET", "/")
     assert status == 200 and b"<title>Live view" in page
@@ -473,6 +476,7 @@ def test_runner_refuses_a_port_in_use(programs, example_behavior, tmp_path) -> N
     assert runner.process.returncode == 2
     assert "error: view_port %d: cannot serve the live view on 127.0.0.1: Address already " \
         "in use" % port in runner.output()
+    assert "simulated robot at" not in runner.output()  # refused before starting one
 
 
 @pytest.mark.slow
