@@ -160,7 +160,10 @@ def onInput_onStart(self):
     stopped_at = time.time()
     time.sleep(0.5)
     assert robot_calls(session, "getVolume")
-    assert all(call["time"] < stopped_at for call in robot_calls(session, "getVolume"))
+    # the robot stamps a call when it handles it: the one the box had sent when the stop
+    # came may be handled after it (under load), and none may follow (every 50 ms else)
+    late = [call for call in robot_calls(session, "getVolume") if call["time"] >= stopped_at]
+    assert len(late) <= 1, late
     assert stop_errors(harness) == []
 
 
