@@ -571,12 +571,22 @@ def _port_ids(box: Box) -> Set[int]:
     return {port.id for ports in (box.inputs, box.outputs, box.parameters) for port in ports}
 
 
+#: the options of the parsers of :func:`safe_xml_parser` and :func:`safe_pull_parser`
+_SAFE_PARSING = dict(resolve_entities=False, no_network=True, load_dtd=False,
+                     dtd_validation=False, huge_tree=False, strip_cdata=False,
+                     remove_comments=False, remove_blank_text=True)
+
+
 def safe_xml_parser() -> etree.XMLParser:
     """An lxml parser that expands no entity, loads no DTD, touches no network, keeps CDATA
     (whitespace-only text between elements, the indentation, is dropped)."""
-    return etree.XMLParser(resolve_entities=False, no_network=True, load_dtd=False,
-                           dtd_validation=False, huge_tree=False, strip_cdata=False,
-                           remove_comments=False, remove_blank_text=True)
+    return etree.XMLParser(**_SAFE_PARSING)
+
+
+def safe_pull_parser(tags: Tuple[str, ...]) -> etree.XMLPullParser:
+    """A parser as :func:`safe_xml_parser`, fed in pieces, whose ``read_events()`` gives
+    each element named one of ``tags`` once it is whole (``("end", element)``)."""
+    return etree.XMLPullParser(events=("end",), tag=tags, **_SAFE_PARSING)
 
 
 def _refuse_entities(tree, source: str) -> None:
