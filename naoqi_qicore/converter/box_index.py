@@ -23,7 +23,7 @@ from lxml import etree
 
 from naoqi_qicore.converter.writer import (BOX_INDEX, FORMAT, box_file_head, box_file_tail,
                                            motion_file_text)
-from naoqi_qicore.xar.elements import ElementReader, safe_xml_parser
+from naoqi_qicore.xar.elements import ElementReader, safe_pull_parser, safe_xml_parser
 from naoqi_qicore.xar.errors import XarError
 from naoqi_qicore.xar.model import (NO_EXTRAS, NO_TANGENTS, ActuatorList, Box, Extras,
                                     Record)
@@ -158,29 +158,47 @@ class BoxIndex:
         """The index read from ``folder``'s :data:`BOX_INDEX`, whose bytes are ``pieces``
         (fed to the parser one by one); XarError when it is not one."""
         path = folder + BOX_INDEX
-        parser = safe_xml_parser()
+        # each part and entry is read once whole, then dropped from the tree: the tree of
+        # a large behavior's index is tens of megabytes, which would only be made to be freed
+        parser = safe_pull_parser(("Part", "Box"))
+        parts: List[str] = []
+        entries: Dict[str, _Entry] = {}
+        kinds: Dict[Tuple[Optional[str], Optional[str]], Tuple[Optional[str], Optional[str]]] = {}
+        root = None
         try:
             for piece in pieces:
                 parser.feed(piece)
-            root = parser.close()
+                for _, element in parser.read_events():
+                    parent = element.getparent()
+                    if parent is None or parent.getparent() is not None:
+                        continue  # the root, or not a child of the root
+                    if root is None:
+                        root = cls._checked_root(parent, path)
+                    if element.tag == "Part":
+                        parts.append(element.text or "")
+                    else:
+                        get = element.get
+                        name = get("object")
+                        if name is None or name in entries:
+                            raise XarError("box entry without an object name or named twice",
+                                           path, element.sourceline, "Box")
+                        kind = get("root"), get("parts")
+                        entries[name] = (kinds.setdefault(kind, kind), get("code") is not None,
+                                         get("motion"))
+                    parent.remove(element)
+            cls._checked_root(parser.close(), path)
         except etree.XMLSyntaxError as error:
             raise XarError("not well-formed XML: %s" % error.msg, path,
                            error.position[0] if error.position else None) from None
+        return cls(path, parts, entries)
+
+    @staticmethod
+    def _checked_root(root, path: str):
+        """``root``, the root element of the index ``path``; XarError when it is not that of
+        a box index."""
         if root.tag != "BoxIndex" or root.get("format") != FORMAT:
             raise XarError("not a %s box index" % FORMAT, path, root.sourceline)
-        parts = [part.text or "" for part in root.iterchildren("Part")]
-        entries: Dict[str, _Entry] = {}
-        kinds: Dict[Tuple[Optional[str], Optional[str]], Tuple[Optional[str], Optional[str]]] = {}
-        for entry in root.iterchildren("Box"):
-            get = entry.get
-            name = get("object")
-            if name is None or name in entries:
-                raise XarError("box entry without an object name or named twice", path,
-                               entry.sourceline, "Box")
-            kind = get("root"), get("parts")
-            entries[name] = (kinds.setdefault(kind, kind), get("code") is not None,
-                             get("motion"))
-        return cls(path, parts, entries)
+        return root
 
     # -- boxes ------------------------------------------------------------------------------
     def box(self, reader: ElementReader, name: str, data: bytes

@@ -28,7 +28,8 @@ import os
 import re
 import sys
 from dataclasses import dataclass
-from typing import Callable, Dict, FrozenSet, Iterable, List, Optional, Set, Tuple
+from typing import (Callable, Dict, FrozenSet, Iterable, Iterator, List, Optional, Set,
+                    Tuple)
 
 from naoqi_qicore.core.distributions import distributions, unavailable_reason
 from naoqi_qicore.core.py2 import PY2_MODULES, REBUILT_MODULES
@@ -193,13 +194,7 @@ def project_module_files(folder: str) -> Dict[str, List[str]]:
     anywhere in the project ``folder`` (``name.py``, a ``name/`` folder holding Python
     files, compiled extensions ``name*.so``/``.pyd``: no files listed for those)."""
     found: Dict[str, List[str]] = {}
-    seen = 0
-    for current, folders, names in os.walk(folder):
-        folders[:] = sorted(name for name in folders if name not in _SKIPPED_FOLDERS
-                            and not name.startswith("."))
-        seen += len(names) + len(folders)
-        if seen > MAX_PROJECT_FILES:
-            break
+    for current, names in _project_listings(folder):
         sources = [name for name in names if name.endswith(".py")]
         for name in sorted(names):
             stem, extension = os.path.splitext(name)
@@ -213,6 +208,43 @@ def project_module_files(folder: str) -> Dict[str, List[str]]:
             found.setdefault(package, []).extend(os.path.join(current, name)
                                                  for name in sorted(sources))
     return found
+
+
+def _project_listings(folder: str) -> Iterator[Tuple[str, List[str]]]:
+    """Each folder of the project ``folder`` (top-down, subfolders in name order, links to
+    folders not followed, folders that cannot be read and :data:`_SKIPPED_FOLDERS` left
+    out) with the names of its files, until :data:`MAX_PROJECT_FILES` files and folders
+    are seen: listing stops there, the folder where it stops is not given.  A behavior of
+    tens of thousands of boxes is that many files in one folder, not listed to its end."""
+    seen = 0
+    pending = [folder]
+    while pending:
+        current = pending.pop()
+        folders: List[str] = []
+        names: List[str] = []
+        try:
+            with os.scandir(current) as entries:
+                for entry in entries:
+                    name = entry.name
+                    try:
+                        is_folder = entry.is_dir()
+                    except OSError:
+                        is_folder = False
+                    if not is_folder:
+                        names.append(name)
+                    elif name in _SKIPPED_FOLDERS or name.startswith("."):
+                        continue
+                    else:
+                        folders.append(name)
+                    seen += 1
+                    if seen > MAX_PROJECT_FILES:
+                        return
+        except OSError:
+            continue
+        yield current, names
+        pending.extend(path for path in (os.path.join(current, name)
+                                         for name in sorted(folders, reverse=True))
+                       if not os.path.islink(path))
 
 
 def read_requirements(path: str) -> List[str]:

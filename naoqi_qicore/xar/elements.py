@@ -137,8 +137,9 @@ class ElementReader:
         self.source = source
         self.sibling = sibling
         self.warnings: List[str] = []
-        #: id(link) -> (file, line) of its element, for the errors of :meth:`check_links`
-        self.link_lines: Dict[int, Tuple[str, int]] = {}
+        #: id(diagram) -> (file, line of each of its links' elements in order), for the
+        #: errors of :meth:`check_links`
+        self.link_lines: Dict[int, Tuple[str, List[int]]] = {}
         #: the boxes of diagrams read while the document was parsed (:meth:`read_early`),
         #: by their (emptied) element
         self.read_boxes: Dict[object, Box] = {}
@@ -420,7 +421,8 @@ class ElementReader:
         seen: Set[int] = set()
         # one diagram holds the thousands of boxes and links of the largest behaviors
         box_tag, read_box, boxes = self.diagram_box_tag, self.diagram_box, diagram.boxes
-        links, link_lines = diagram.links, self.link_lines
+        links, lines = diagram.links, []
+        self.link_lines[id(diagram)] = (self.source, lines)
         for child in element:
             tag = child.tag
             if tag == box_tag:
@@ -432,14 +434,16 @@ class ElementReader:
             elif tag == "Link":
                 link = None
                 if child.keys() == _LINK_LAYOUT:
+                    inputowner, indexofinput, outputowner, indexofoutput = child.values()
                     try:
-                        link = Link(*map(int, child.values()), NO_EXTRAS)
+                        link = Link(int(inputowner), int(indexofinput), int(outputowner),
+                                    int(indexofoutput), NO_EXTRAS)
                     except ValueError:
                         pass  # the general path says which attribute
                 if link is None:
                     link = Link(*(self.required_int(child, name) for name in _LINK_LAYOUT),
                                 extras=self.extras(child))
-                link_lines[id(link)] = (self.source, child.sourceline)
+                lines.append(child.sourceline)
                 links.append(link)
             else:
                 extras.elements.append(serialize(child))
@@ -469,24 +473,25 @@ class ElementReader:
                 continue
             boxes = {box.id: box for box in diagram.boxes}
             ports: Dict[int, Set[int]] = {}  # box id -> its port ids, for the boxes linked
-            for link in diagram.links:
+            for index, link in enumerate(diagram.links):
                 for box_id, port_id, role in ((link.outputowner, link.indexofoutput, "output"),
                                               (link.inputowner, link.indexofinput, "input")):
                     box_ports = ports.get(box_id)
                     if box_ports is None:
                         box = owner if box_id == 0 else boxes.get(box_id)
                         if box is None:
-                            raise self.link_error(link, "link %s owner %d is not a box of this "
-                                                  "diagram" % (role, box_id))
+                            raise self.link_error(diagram, index, "link %s owner %d is not a "
+                                                  "box of this diagram" % (role, box_id))
                         box_ports = ports[box_id] = _port_ids(box)
                     if port_id not in box_ports:
-                        raise self.link_error(link, "link %s port %d is not a port of box %d"
-                                              % (role, port_id, box_id))
+                        raise self.link_error(diagram, index, "link %s port %d is not a port "
+                                              "of box %d" % (role, port_id, box_id))
 
-    def link_error(self, link: Link, message: str) -> XarError:
-        """The error about ``link``, located at its element."""
-        source, line = self.link_lines.get(id(link), (self.source, None))
-        return XarError(message, source, line, "Link")
+    def link_error(self, diagram: Diagram, index: int, message: str) -> XarError:
+        """The error about the link ``index`` of ``diagram``, located at its element (when
+        this reader read it)."""
+        source, lines = self.link_lines.get(id(diagram), (self.source, []))
+        return XarError(message, source, lines[index] if index < len(lines) else None, "Link")
 
     def actuator_list(self, element) -> ActuatorList:
         extras = self.extras(element)
@@ -566,12 +571,22 @@ def _port_ids(box: Box) -> Set[int]:
     return {port.id for ports in (box.inputs, box.outputs, box.parameters) for port in ports}
 
 
+#: the options of the parsers of :func:`safe_xml_parser` and :func:`safe_pull_parser`
+_SAFE_PARSING = dict(resolve_entities=False, no_network=True, load_dtd=False,
+                     dtd_validation=False, huge_tree=False, strip_cdata=False,
+                     remove_comments=False, remove_blank_text=True)
+
+
 def safe_xml_parser() -> etree.XMLParser:
     """An lxml parser that expands no entity, loads no DTD, touches no network, keeps CDATA
     (whitespace-only text between elements, the indentation, is dropped)."""
-    return etree.XMLParser(resolve_entities=False, no_network=True, load_dtd=False,
-                           dtd_validation=False, huge_tree=False, strip_cdata=False,
-                           remove_comments=False, remove_blank_text=True)
+    return etree.XMLParser(**_SAFE_PARSING)
+
+
+def safe_pull_parser(tags: Tuple[str, ...]) -> etree.XMLPullParser:
+    """A parser as :func:`safe_xml_parser`, fed in pieces, whose ``read_events()`` gives
+    each element named one of ``tags`` once it is whole (``("end", element)``)."""
+    return etree.XMLPullParser(events=("end",), tag=tags, **_SAFE_PARSING)
 
 
 def _refuse_entities(tree, source: str) -> None:

@@ -2,6 +2,7 @@
 project ships (imported through the engine's import hook), and the packages box code
 needs that the machine lacks."""
 import json
+import os
 import sys
 from pathlib import Path
 from typing import List
@@ -12,6 +13,7 @@ from naoqi_qicore.converter import pyport
 from naoqi_qicore.converter.loader import load_converted, prepare
 from naoqi_qicore.converter.writer import write_converted
 from naoqi_qicore.core import BehaviorPlayer, FakeClock
+from naoqi_qicore.core import dependencies
 from naoqi_qicore.core.dependencies import (imported_modules, imported_names,
                                             missing_dependencies, read_requirements)
 from naoqi_qicore.core.environment import ScriptEnvironment
@@ -460,6 +462,51 @@ def test_missing_dependencies_of_a_behavior_and_its_project(tmp_path):
             "requests ws4py") in warning
     assert "vision_definitions" in warning
     assert str(tmp_path / "requirements.txt") in warning
+
+
+def test_project_modules_are_found_in_its_folders_until_too_many_files(tmp_path,
+                                                                       monkeypatch):
+    """Modules and packages are looked for top-down in name order, leaving out skipped and
+    hidden folders and not following links; the listing stops at MAX_PROJECT_FILES
+    files and folders seen, without listing the rest of a larger folder."""
+    for folder in ("project/b/pkg", "project/a", "project/.hidden", "project/node_modules/x",
+                   "elsewhere"):
+        (tmp_path / folder).mkdir(parents=True)
+    for name in ("b/pkg/__init__.py", "b/pkg/util.py", "a/tool.py", "main.py", "fast.so",
+                 ".hidden/secret.py", "node_modules/x/n.py", "../elsewhere/far.py"):
+        (tmp_path / "project" / name).write_text("")
+    (tmp_path / "project" / "linked").symlink_to(tmp_path / "elsewhere")
+    project = str(tmp_path / "project")
+    assert list(dependencies.project_module_files(project).items()) == [
+        ("fast", []), ("main", [project + "/main.py"]),
+        ("tool", [project + "/a/tool.py"]), ("a", [project + "/a/tool.py"]),
+        ("__init__", [project + "/b/pkg/__init__.py"]), ("util", [project + "/b/pkg/util.py"]),
+        ("pkg", [project + "/b/pkg/__init__.py", project + "/b/pkg/util.py"])]
+    listed = []
+    scandir = dependencies.os.scandir
+
+    class CountingListing:
+        def __init__(self, path):
+            self.entries = scandir(path)
+
+        def __enter__(self):
+            return self
+
+        def __exit__(self, *error):
+            self.entries.close()
+
+        def __iter__(self):
+            return self
+
+        def __next__(self):
+            entry = next(self.entries)
+            listed.append(entry.name)
+            return entry
+
+    monkeypatch.setattr(dependencies.os, "scandir", CountingListing)
+    monkeypatch.setattr(dependencies, "MAX_PROJECT_FILES", 3)  # the top folder holds 5
+    assert dependencies.project_module_files(project) == {}
+    assert len(listed) < len(os.listdir(project))  # 7 entries: the listing stopped
 
 
 def test_namespace_packages_are_named_by_what_is_imported_from_them():
