@@ -28,7 +28,7 @@ import re
 import threading
 import time
 from dataclasses import dataclass, field
-from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple
+from typing import Any, Callable, Dict, List, Optional, Sequence, Set, Tuple
 from urllib.parse import unquote, urlsplit
 
 import qi
@@ -40,6 +40,8 @@ NAOQI_SECURE_PORT = 9503
 SERVICE_TIMEOUT = 10.0
 #: a robot that registered no service for this long (s) is taken as started
 SERVICES_SETTLED = 3.0
+#: how often a service listed but not answering yet is tried again (s)
+BINDING_POLL = 0.02
 
 _LOG = logging.getLogger(__name__)
 
@@ -171,13 +173,29 @@ def robot_may_be_starting(error: str) -> bool:
     return "connection refused" in error.lower()
 
 
+def _answering(session: Any, names: Sequence[str]) -> List[str]:
+    """The services of ``names`` whose object answers (its proxy can be had).
+
+    libqi lists a service once it is registered, and binds its object to the robot's
+    connections a moment later: a call in between gets "The call request could not be
+    handled"."""
+    answering = []
+    for name in names:
+        try:
+            session.service(name)
+        except RuntimeError:
+            continue
+        answering.append(name)
+    return answering
+
+
 def wait_for_services(session: Any, names: Sequence[str], timeout: float,
                       settled: float = SERVICES_SETTLED) -> List[str]:
-    """Wait until the robot of ``session`` offers every service of ``names``: at most
-    ``timeout`` s, and no longer than ``settled`` s without the robot registering a service
-    (a robot that is starting registers them one after the other; one that registers none
-    any more has started: what it lacks then, it does not have).  The names it still does
-    not offer (all of them when the connection is gone)."""
+    """Wait until the robot of ``session`` offers every service of ``names``, each listed
+    and answering: at most ``timeout`` s, and no longer than ``settled`` s without the
+    robot registering a service (a robot that is starting registers them one after the
+    other; one that registers none any more has started: what it lacks then, it does not
+    have).  The names it still does not offer (all of them when the connection is gone)."""
     changed = threading.Condition()
     registrations = [0, time.monotonic()]  # how many seen, when the last one came
 
@@ -187,6 +205,7 @@ def wait_for_services(session: Any, names: Sequence[str], timeout: float,
             registrations[1] = time.monotonic()
             changed.notify_all()
     link = session.serviceRegistered.connect(registered)
+    answering: Set[str] = set()
     try:
         deadline = time.monotonic() + timeout
         while True:
@@ -196,14 +215,18 @@ def wait_for_services(session: Any, names: Sequence[str], timeout: float,
                 offered = {str(info["name"]) for info in session.services()}
             except RuntimeError:  # the connection is gone
                 return list(names)
-            missing = [name for name in names if name not in offered]
+            listed = [name for name in names if name in offered and name not in answering]
+            answering.update(_answering(session, listed))
+            missing = [name for name in names if name not in answering]
+            bound_soon = any(name in offered for name in missing)
             with changed:
                 now = time.monotonic()
                 until = min(deadline, registrations[1] + settled)
                 if not missing or now >= until:
                     return missing
                 if registrations[0] == seen:
-                    changed.wait(until - now)
+                    # a service listed but not answering yet is bound without a signal
+                    changed.wait(min(BINDING_POLL, until - now) if bound_soon else until - now)
     finally:
         try:
             session.serviceRegistered.disconnect(link)

@@ -85,3 +85,41 @@ def test_waiting_for_services_ends_once_the_robot_stops_registering():
     finally:
         client.close()
         robot.close()
+
+
+class _BindingLate:
+    """A session whose robot lists ``Echo`` at once but binds its object only after
+    ``failures`` calls, as libqi does between a service's registration and its binding."""
+
+    class _Signal:
+        def connect(self, callback) -> int:
+            return 1
+
+        def disconnect(self, link: int) -> None:
+            pass
+
+    def __init__(self, failures: int) -> None:
+        self.serviceRegistered = self._Signal()
+        self.failures = failures
+        self.calls = 0
+
+    def services(self):
+        return [{"name": "Echo"}]
+
+    def service(self, name: str):
+        self.calls += 1
+        if self.calls <= self.failures:
+            raise RuntimeError("The call request could not be handled.")
+        return object()
+
+
+def test_a_listed_service_counts_once_it_answers():
+    """A runner's first call to a service the robot had just listed failed with "The call
+    request could not be handled": the wait now lasts until the service answers."""
+    session = _BindingLate(failures=3)
+    started = time.monotonic()
+    assert wait_for_services(session, ["Echo"], 10.0, settled=5.0) == []
+    assert session.calls == 4
+    assert time.monotonic() - started < 1.0  # tried again at once, not after ``settled``
+    never = _BindingLate(failures=10 ** 6)
+    assert wait_for_services(never, ["Echo"], 10.0, settled=0.3) == ["Echo"]
