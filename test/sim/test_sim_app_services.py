@@ -4,6 +4,7 @@ failures are errors of the run."""
 import logging
 import os
 import sys
+import threading
 import time
 
 import pytest
@@ -16,6 +17,7 @@ from test_sim_services_context import wait_until as wait_for  # noqa: E402
 from naoqi_qicore.converter.writer import MAIN_PY  # noqa: E402
 from naoqi_qicore.core.events import WHERE_APP_SERVICE  # noqa: E402
 from naoqi_qicore.robot.robot_apps import AppService  # noqa: E402
+from naoqi_qicore.robot.sim.services import service_manager  # noqa: E402
 from naoqi_qicore.robot.sim.services.service_manager import (  # noqa: E402
     CRASHED, EXITED, STOPPED_ON_REQUEST, ServiceStartError, python_command)
 
@@ -132,6 +134,29 @@ def test_stopping_a_service_ends_its_whole_process_group(run):
     with pytest.raises(RuntimeError, match="no service named 'nope' in the installed "
                                            "applications"):
         manager.startService("nope")
+
+
+@pytest.mark.slow  # real processes: the services'
+def test_a_stopped_service_is_no_longer_running_when_the_stop_answers(run, monkeypatch):
+    """stopService and restartService answer once the service's end is told, however late
+    the robot's watcher of its process is (a loaded machine)."""
+    def late_in_the_watcher(group, *number):
+        if threading.current_thread().name.endswith(" process"):
+            time.sleep(0.5)
+        kill_group(group, *number)
+    kill_group = service_manager._kill_group
+    monkeypatch.setattr(service_manager, "_kill_group", late_in_the_watcher)
+    greeter = run("pass")
+    greeter.install()
+    manager = greeter.session.service("ALServiceManager")
+    name = PACKAGE_ID + ".Greeter"
+    assert manager.startService(name)
+    first = manager.service(name)["pid"]
+    assert manager.restartService(name)
+    second = manager.service(name)
+    assert second["running"] and second["pid"] not in (0, first) and second["starts"] == 2
+    assert manager.stopService(name)
+    assert not manager.isServiceRunning(name) and not manager.service(name)["running"]
 
 
 @pytest.mark.slow  # real processes: the services'

@@ -155,6 +155,8 @@ class _Running:
     stderr: Deque[str] = field(default_factory=lambda: deque(maxlen=STDERR_LINES))
     stop_requested: bool = False
     readers: List[threading.Thread] = field(default_factory=list)
+    #: set once its end is told: no longer running, ``serviceStopped`` sent
+    told: threading.Event = field(default_factory=threading.Event)
 
 
 class ALServiceManager(SimModule):
@@ -291,6 +293,16 @@ class ALServiceManager(SimModule):
     def _watch(self, running: _Running) -> None:
         """Wait for a service's process to end, end what it left running in its process
         group; tell how it ended."""
+        try:
+            restart = self._tell_end(running)
+        finally:
+            running.told.set()
+        if restart:
+            self._spawn("autorun", running.service, autorun=True)
+
+    def _tell_end(self, running: _Running) -> bool:
+        """Once a service's process has ended: forget it, tell how it ended; whether it is
+        an autorun service to start again."""
         status = running.process.wait()
         _kill_group(running.process.pid)
         for reader in running.readers:  # what it printed last, before its end is told
@@ -309,9 +321,8 @@ class ALServiceManager(SimModule):
             how = "exit status %d" % status if status > 0 else "signal %d" % -status
             self._fail(running.service, "crashed (%s)" % how, _traceback(list(running.stderr)))
         self.serviceStopped(name, reason)
-        if reason == CRASHED and running.autorun and not closed \
-                and self._may_restart(name):
-            self._spawn("autorun", running.service, autorun=True)
+        return reason == CRASHED and running.autorun and not closed \
+            and self._may_restart(name)
 
     def _may_restart(self, name: str) -> bool:
         """An autorun service crashed: whether it may start again (not 5 crashes in 10 s)."""
@@ -324,7 +335,8 @@ class ALServiceManager(SimModule):
 
     def _end(self, running: _Running) -> None:
         """End a service's whole process group: SIGTERM, then SIGKILL after
-        :data:`STOP_GRACE_S`; returns once it has ended."""
+        :data:`STOP_GRACE_S`; returns once it has ended and its end is told (it is no
+        longer running, ``serviceStopped`` is sent)."""
         running.stop_requested = True
         _kill_group(running.process.pid, signal.SIGTERM)
         try:
@@ -333,6 +345,7 @@ class ALServiceManager(SimModule):
             pass
         _kill_group(running.process.pid)  # it, if still there, and what it left behind
         running.process.wait()
+        running.told.wait()
 
     # -- applications -----------------------------------------------------------------------
     def _app_installed(self, package: str) -> None:
