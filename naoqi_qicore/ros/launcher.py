@@ -455,10 +455,12 @@ class AutoRun:
     def _report(self) -> None:
         from naoqi_qicore.ros.run_client import result_lines
         result = self._goal.wait()
+        # the run has ended before its result is printed: a Ctrl-C of a user who read it
+        # finds the outcome decided, not a run to interrupt
+        self.result, self.succeeded = result, self._goal.succeeded()
         for line in result_lines(result, self._goal.status) if result is not None else []:
             say("run_behavior: " + line)
-        self.result = result
-        self._ended(self._goal.succeeded())
+        self._ended(self.succeeded)
 
     def _ended(self, succeeded: bool) -> None:
         self.succeeded = succeeded

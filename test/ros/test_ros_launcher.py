@@ -180,6 +180,32 @@ def test_closing_a_cancelled_run_waits_until_its_result_is_printed(monkeypatch) 
     assert run.ended.is_set() and run.succeeded is False
 
 
+def test_a_run_whose_result_is_printed_has_ended(monkeypatch) -> None:
+    """A Ctrl-C that follows the printed result (a user who read it, a test that waits for
+    it) finds the run's outcome decided: the launcher exits with it, not with 130 for a run
+    interrupted (the outcome was decided only after the lines were printed)."""
+    from naoqi_qicore.ros import launcher, run_client
+    seen = []
+
+    class Goal:
+        status = 4
+
+        def wait(self, timeout=None) -> str:
+            return "result"
+
+        def succeeded(self) -> bool:
+            return True
+
+    run = auto_run_parts(launcher, None)
+    monkeypatch.setattr(launcher, "say", lambda line, stream=None: seen.append(
+        (line, run.succeeded, run.result)))
+    monkeypatch.setattr(run_client, "result_lines", lambda result, status: ["result FINISHED"])
+    run._goal = Goal()
+    run._report()
+    assert seen == [("run_behavior: result FINISHED", True, "result")]
+    assert run.ended.is_set()
+
+
 def auto_run_parts(launcher, context):
     """An AutoRun's parts without a ROS node (``context`` stands for its ROS context)."""
     run = launcher.AutoRun.__new__(launcher.AutoRun)
