@@ -34,6 +34,7 @@ from __future__ import annotations
 
 import ast
 import copy
+import functools
 import inspect
 import re
 from dataclasses import dataclass
@@ -82,6 +83,7 @@ class Method:
         return sum(1 for p in self.parameters if not p.optional)
 
 
+@functools.lru_cache(maxsize=None)  # the lines of ALModule's group are every service's
 def parse_method(line: str) -> Method:
     """A :class:`Method` from a table line (ValueError naming the line when malformed).
 

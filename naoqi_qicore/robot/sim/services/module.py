@@ -23,6 +23,7 @@ import threading
 import typing
 from concurrent.futures import Future, InvalidStateError
 from contextlib import contextmanager
+from dataclasses import dataclass
 from typing import Any, Callable, Dict, Iterator, List, Optional, Set, Tuple
 
 import qi
@@ -160,16 +161,38 @@ def _coerce(annotation: Any, value: Any) -> Tuple[bool, Any]:
     return isinstance(value, annotation), value
 
 
+@dataclass(frozen=True)
+class _CallShape:
+    """What the calls of a method are checked against: its positional parameters (self
+    left out), their type hints, how many are required, whether it takes ``*args``."""
+
+    positional: List[inspect.Parameter]
+    hints: Dict[str, Any]
+    required: int
+    variadic: bool
+
+    @classmethod
+    def of(cls, func: Callable) -> "_CallShape":
+        params = list(inspect.signature(func).parameters.values())[1:]
+        positional = [p for p in params
+                      if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)]
+        return cls(positional, typing.get_type_hints(func),
+                   sum(1 for p in positional if p.default is p.empty),
+                   any(p.kind == p.VAR_POSITIONAL for p in params))
+
+
 def checked_method(func: Callable) -> Callable:
-    """Wrap ``func`` so calls are checked against its signature and type hints."""
-    params = list(inspect.signature(func).parameters.values())[1:]
-    hints = typing.get_type_hints(func)
-    positional = [p for p in params if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)]
-    variadic = any(p.kind == p.VAR_POSITIONAL for p in params)
-    required = sum(1 for p in positional if p.default is p.empty)
+    """Wrap ``func`` so calls are checked against its signature and type hints (read at its
+    first call: a robot has thousands of methods, most never called)."""
     name = func.__name__
+    shapes: List[_CallShape] = []
 
     def call(self, *args: Any) -> Any:
+        if not shapes:
+            shapes.append(_CallShape.of(func))
+        shape = shapes[0]
+        positional, hints, required = shape.positional, shape.hints, shape.required
+        variadic = shape.variadic
         service = type(self).NAME
         if len(args) < required or (not variadic and len(args) > len(positional)):
             expected = (str(required) if required == len(positional) and not variadic
