@@ -103,13 +103,19 @@ def onInput_onStart(self):
     thread.start_new_thread(spin, ("start_new_thread",))
     def late():
         self.counts["timer"] += 1
-    threading.Timer(0.8, late).start()
+    self.timer_due = time.time() + 2.0
+    threading.Timer(2.0, late).start()
     record(self.getName(), "running")
 """), naoqi=True)
     started(harness)
     box = harness.player.box_named("l1_Looping").instance
+    began = time.time()
     assert timed_stop(harness) < STOP_DEADLINE + SLACK
+    # the timer's time comes after the stop began (2 s after the box started it: a loaded
+    # machine with the box's two busy threads took 0.8 s to get there)
+    assert began < box.timer_due
     assert counter_frozen(lambda: dict(box.counts), period=0.6)
+    time.sleep(max(0.0, box.timer_due + 0.3 - time.time()))
     assert box.counts["timer"] == 0  # its time came after the stop: never called
     assert harness.player.guard.box_threads() == []
 
