@@ -255,6 +255,8 @@ class ElementReader:
         elif tag == "dialogFile":
             box.dialog_files.append(child.text or "")
         else:
+            if box.extras is NO_EXTRAS:  # a box copied without extras (converter.box_index)
+                box.extras = Extras()
             box.extras.elements.append(serialize(child))
 
     def port(self, element) -> Port:
