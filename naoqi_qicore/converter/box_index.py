@@ -35,10 +35,12 @@ _LIST_FIELDS = ("bitmaps", "inputs", "outputs", "parameters", "resources", "dial
 def copier(value: object) -> Callable[[], object]:
     """A function returning copies of ``value`` (a model record, list, dict or plain value)
     equal to it and sharing nothing mutable with it or with each other: texts and numbers
-    are shared, as are the model's immutable empty values (``NO_EXTRAS``...).
+    are shared, as are the model's immutable empty values (``NO_EXTRAS``...), which an
+    empty ``Extras`` becomes (what gets extras later gives itself its own, as the readers
+    do: a box and its script seldom have any).
 
     Records are made by their constructors, whose parameters are their fields in order,
-    and which make a new empty list or ``Extras`` of None."""
+    and which make a new empty list of None."""
     if value is NO_EXTRAS or value is NO_TANGENTS:
         return functools.partial(_same, value)
     if isinstance(value, Record):
@@ -46,7 +48,9 @@ def copier(value: object) -> Callable[[], object]:
         fields = [getattr(value, name) for name in cls.__slots__]
         mutable = []
         for index, field in enumerate(fields):
-            if _is_empty(field):
+            if field.__class__ is Extras and not field.attributes and not field.elements:
+                fields[index] = NO_EXTRAS
+            elif field.__class__ is list and not field:
                 fields[index] = None  # the constructor makes a new one
             elif isinstance(field, (Record, list, dict)) and field is not NO_EXTRAS \
                     and field is not NO_TANGENTS:
@@ -68,14 +72,6 @@ def copier(value: object) -> Callable[[], object]:
     if isinstance(value, dict):
         return functools.partial(dict, value)  # attribute names -> texts
     return functools.partial(_same, value)
-
-
-def _is_empty(value: object) -> bool:
-    """An empty list or ``Extras`` of its own (not a shared immutable one)."""
-    if value.__class__ is list:
-        return not value
-    return (value.__class__ is Extras and value is not NO_EXTRAS and not value.attributes
-            and not value.elements)
 
 
 def _same(value: object) -> object:
@@ -314,6 +310,8 @@ class BoxIndex:
             if plugin_content is not None:
                 box.plugin_content = plugin_content
             if elements:
+                if box.extras is NO_EXTRAS:
+                    box.extras = Extras()
                 box.extras.elements.extend(elements)
         found = self._fillers[numbers] = (fill, bool(scripts) and holds_content(scripts[-1]))
         return found

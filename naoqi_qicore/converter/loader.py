@@ -84,6 +84,8 @@ class _FolderReader(ElementReader):
         self.code: Dict[str, str] = {}
         self.loading: Set[str] = set()
         self.scripts_with_content: Set[int] = set()
+        #: the bytes of each distinct box script file read -> its text
+        self.code_texts: Dict[bytes, str] = {}
         self.parser = safe_xml_parser()
 
     def close(self) -> None:
@@ -107,7 +109,18 @@ class _FolderReader(ElementReader):
         except OSError as error:
             raise XarError("cannot read: %s" % (error.strerror or error),
                            self.prefix + file_name) from None
-        return _read_open(descriptor, self.prefix + file_name)
+        return _read_open(descriptor, file_name, self.prefix)
+
+    def code_text(self, file_name: str) -> str:
+        """The text of the folder's box script file ``file_name`` (see
+        :func:`read_code_file`), one string for all equal files: boxes repeat library
+        scripts, read once as text."""
+        data = self.read(file_name)
+        text = self.code_texts.get(data)
+        if text is None:
+            text = self.code_texts[data] = self.shared(_code_text(data,
+                                                                  self.prefix + file_name))
+        return text
 
     def document(self, file_name: str):
         """The root element of a file of the folder (XarError when missing or broken)."""
@@ -141,7 +154,7 @@ class _FolderReader(ElementReader):
         box, has_code, has_content = indexed or self.parse_box(name, path, data)
         code = ""
         if has_code:
-            code = self.shared(_code_text(self.read(name + ".py"), self.prefix + name + ".py"))
+            code = self.code_text(name + ".py")
             if box.script is not None and not has_content:
                 box.script.content = code
         if box.timeline is not None:
@@ -235,15 +248,16 @@ def _open(path: str, flags: int = 0) -> int:
         raise XarError("cannot read: %s" % (error.strerror or error), path) from None
 
 
-def _read_open(descriptor: int, path: str) -> bytes:
-    """The bytes of the file open as ``descriptor`` (``path``), which this closes."""
+def _read_open(descriptor: int, path: str, folder: str = "") -> bytes:
+    """The bytes of the file open as ``descriptor`` (``folder + path``: joined only for an
+    error), which this closes."""
     try:
         data = os.read(descriptor, _FIRST_READ)
         if len(data) < _FIRST_READ and len(data) <= MAX_DOCUMENT_BYTES:
             return data  # read whole: a regular file reads short only at its end
-        return b"".join(_pieces(descriptor, path, data))
+        return b"".join(_pieces(descriptor, folder + path, data))
     except OSError as error:
-        raise XarError("cannot read: %s" % (error.strerror or error), path) from None
+        raise XarError("cannot read: %s" % (error.strerror or error), folder + path) from None
     finally:
         os.close(descriptor)
 

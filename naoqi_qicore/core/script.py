@@ -244,7 +244,7 @@ class ScriptNamespace:
             namespace["__name__"] = box_name
             namespace["GeneratedClass"] = base
             before = namespace.get("MyClass", _UNBOUND)
-            if source.strip():
+            if source and not source.isspace():  # not source.strip(): no copy
                 code = self._code.get((filename, source))
                 if code is None:
                     code = self._code[filename, source] = compile_box_script(source, filename)

@@ -13,7 +13,7 @@ import contextlib
 import gc
 import io
 import re
-from typing import Callable, Dict, Iterator, List, Optional, Set, Tuple, TypeVar
+from typing import Callable, Dict, FrozenSet, Iterator, List, Optional, Set, Tuple, TypeVar
 
 from lxml import etree
 
@@ -255,6 +255,8 @@ class ElementReader:
         elif tag == "dialogFile":
             box.dialog_files.append(child.text or "")
         else:
+            if box.extras is NO_EXTRAS:  # a box copied without extras (converter.box_index)
+                box.extras = Extras()
             box.extras.elements.append(serialize(child))
 
     def port(self, element) -> Port:
@@ -468,22 +470,23 @@ class ElementReader:
         """Every link of ``owner``'s diagrams joins existing boxes and ports."""
         if owner.timeline is None:  # most boxes: no diagram
             return
+        owner_ports = _port_ids(owner)
         for diagram in owner.diagrams():
             if not diagram.links:
                 continue
-            boxes = {box.id: box for box in diagram.boxes}
-            ports: Dict[int, Set[int]] = {}  # box id -> its port ids, for the boxes linked
+            # box id -> its port ids (the owner is box 0)
+            ports = {box.id: _port_ids(box) for box in diagram.boxes}
+            ports[0] = owner_ports
             for index, link in enumerate(diagram.links):
+                if (link.indexofoutput in ports.get(link.outputowner, _NO_PORTS)
+                        and link.indexofinput in ports.get(link.inputowner, _NO_PORTS)):
+                    continue
                 for box_id, port_id, role in ((link.outputowner, link.indexofoutput, "output"),
                                               (link.inputowner, link.indexofinput, "input")):
-                    box_ports = ports.get(box_id)
-                    if box_ports is None:
-                        box = owner if box_id == 0 else boxes.get(box_id)
-                        if box is None:
-                            raise self.link_error(diagram, index, "link %s owner %d is not a "
-                                                  "box of this diagram" % (role, box_id))
-                        box_ports = ports[box_id] = _port_ids(box)
-                    if port_id not in box_ports:
+                    if box_id not in ports:
+                        raise self.link_error(diagram, index, "link %s owner %d is not a "
+                                              "box of this diagram" % (role, box_id))
+                    if port_id not in ports[box_id]:
                         raise self.link_error(diagram, index, "link %s port %d is not a port "
                                               "of box %d" % (role, port_id, box_id))
 
@@ -565,6 +568,10 @@ class ElementReader:
                        abscissa=self.required_float(element, "abscissaParam"),
                        ordinate=self.required_float(element, "ordinateParam"),
                        extras=self.extras(element))
+
+
+#: the port ids of what is not a box of the diagram
+_NO_PORTS: FrozenSet[int] = frozenset()
 
 
 def _port_ids(box: Box) -> Set[int]:

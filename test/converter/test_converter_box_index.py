@@ -6,6 +6,7 @@ import re
 from pathlib import Path
 
 import pytest
+from lxml import etree
 from test_converter_corpus import EMPTY_ANCHOR, corpus_files
 
 from naoqi_qicore.converter import loader
@@ -14,9 +15,10 @@ from naoqi_qicore.converter.loader import load_converted
 from naoqi_qicore.converter.writer import (BOX_INDEX, READABLE_FORMATS, install_files, render,
                                            write_converted)
 from naoqi_qicore.xar import model
+from naoqi_qicore.xar.elements import ElementReader
 from naoqi_qicore.xar.errors import XarError
-from naoqi_qicore.xar.model import (NO_EXTRAS, ActuatorCurve, ActuatorList, Extras, Key,
-                                    Parameter, Port)
+from naoqi_qicore.xar.model import (NO_EXTRAS, ActuatorCurve, ActuatorList, Box, Extras, Key,
+                                    Parameter, Port, Script)
 from naoqi_qicore.xar.parser import parse_xar_bytes, parse_xar_file
 
 REPO = Path(__file__).resolve().parents[2]
@@ -65,7 +67,8 @@ def test_a_folder_as_written_is_read_through_its_index(converted, read_from_file
     # boxes read from one part share no mutable object
     first, second = boxes[1], boxes[2]
     assert first.inputs == second.inputs and first.inputs[0] is not second.inputs[0]
-    assert first.script is not second.script and first.extras is not second.extras
+    assert first.script is not second.script
+    assert first.extras is second.extras is NO_EXTRAS  # immutable: shared
     assert first.script.content is second.script.content  # one string per distinct script
 
 
@@ -206,6 +209,18 @@ def test_records_are_copied_by_their_constructors():
     assert copier(port)() == port and copier(port)().extras is NO_EXTRAS
     parameter = Parameter("P", 1, "1", "1", 5, choices=["1", "2"])
     assert copier(parameter)().choices is not copier(parameter)().choices
+
+
+def test_copies_share_the_empty_extras_until_given_some():
+    """An empty ``Extras`` is copied as the shared immutable ``NO_EXTRAS`` (boxes and their
+    scripts seldom have extras: two objects fewer per box); an element read into such a box
+    afterwards gives it extras of its own."""
+    make = copier(Box("Say", 1, script=Script(4, "code")))
+    first, second = make(), make()
+    assert first == Box("Say", 1, script=Script(4, "code"))
+    assert first.extras is NO_EXTRAS and first.script.extras is NO_EXTRAS
+    ElementReader("l1_Say.xml").box_child(first, etree.fromstring("<unknown />"))
+    assert first.extras.elements == ["<unknown/>"] and second.extras is NO_EXTRAS
 
 
 @pytest.mark.parametrize("name", [name for name in corpus_files() if name != EMPTY_ANCHOR]
