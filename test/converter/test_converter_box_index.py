@@ -95,6 +95,23 @@ def test_an_edited_box_file_is_read_from_the_file(converted, read_from_files):
     assert loaded.behavior == loader._read_converted(folder, None).behavior
 
 
+def test_a_box_read_from_its_file_gets_its_code_after_boxes_read_through_the_index(
+        project, box, tmp_path):
+    """A box read from its file in a load that read through the index boxes whose script
+    holds its text gets its ``.py``: whether its script holds its text is read from its
+    own file (it was told by its script object's address, which one made and freed for
+    the index could have had)."""
+    code = "class MyClass(GeneratedClass):\n    def onLoad(self):\n        pass\n"
+    behavior = parse_xar_bytes(project("".join(box("Say", number, SAY) for number in
+                                               range(1, 9)) + box("Run", 9, code)), "b.xar")
+    write_converted(behavior, tmp_path / "out")
+    path = tmp_path / "out" / "l1_Run.xml"
+    path.write_text(path.read_text().replace('x="', 'x=" '))  # edited: read from the file
+    loaded = load_converted(tmp_path / "out")
+    assert loaded.behavior.root.timeline.layers[0].keyframes[0].diagram.boxes[8] \
+        .script.content == code
+
+
 def test_an_edited_script_and_motion_are_used(converted):
     folder, _ = converted
     (folder / "l1_Say.py").write_text("class MyClass(GeneratedClass):\n    pass\n")
