@@ -350,7 +350,7 @@ def _box_index(folder: Path) -> Tuple[Optional[BoxIndex], Optional[str]]:
     prefix = os.path.join(str(folder), "")
     if not os.path.isfile(prefix + BOX_INDEX):
         return None, None
-    # read in pieces: the index of a large behavior is megabytes (its timelines)
+    # read in pieces: the index of a large behavior is megabytes
     pieces = _read_pieces(prefix + BOX_INDEX, os.O_NOFOLLOW)  # as the box files: no link
     try:
         return BoxIndex.read(prefix, pieces), None
