@@ -10,9 +10,11 @@ the behavior is, and an index that no longer matches them is never used for them
 
 Each part is parsed once, by the loader's own element reader, and every box gets its
 own copy of what the part holds (:func:`copier`): a model read through the index equals
-the one the box files give, and shares no mutable object between boxes.  What cannot be
-read once for all boxes, a timeline (its diagrams name the boxes they hold), is read
-for each box from its part.
+the one the box files give, and shares no mutable object between boxes.  A box whose
+diagrams name boxes holds a timeline no other box has: the converter gives it no parts
+(its entry names its motion only, if any), and it is read from its box file, parsed once
+there rather than in the index and again for the box.  An index written before that holds
+such timelines: each is read for its box from its part.
 """
 from __future__ import annotations
 

@@ -25,7 +25,7 @@ from naoqi_qicore.converter.writer import (BOX_FILE_ATTRIBUTES, BOX_INDEX, ENTRY
 from naoqi_qicore.xar.elements import (MAX_DOCUMENT_BYTES, ElementReader, collector_paused,
                                        safe_xml_parser)
 from naoqi_qicore.xar.errors import XarError
-from naoqi_qicore.xar.model import ActuatorList, Behavior, Box, Extras, Script
+from naoqi_qicore.xar.model import ActuatorList, Behavior, Box, Extras
 
 _PROJECT_ATTRIBUTES = ("tag", "name", "xar_version", "format_version", "namespace", "bare_root")
 
@@ -83,7 +83,6 @@ class _FolderReader(ElementReader):
         self.names: Dict[int, str] = {}
         self.code: Dict[str, str] = {}
         self.loading: Set[str] = set()
-        self.scripts_with_content: Set[int] = set()
         #: the bytes of each distinct box script file read -> its text
         self.code_texts: Dict[bytes, str] = {}
         self.parser = safe_xml_parser()
@@ -179,8 +178,8 @@ class _FolderReader(ElementReader):
         box = self.box(root)
         if code_file is not None and code_file != name + ".py":
             raise self.error(root, "unexpected code file %r" % code_file)
-        return (box, code_file is not None,
-                box.script is not None and id(box.script) in self.scripts_with_content)
+        scripts = root.findall("script")  # the box's script is its last one
+        return box, code_file is not None, bool(scripts) and holds_content(scripts[-1])
 
     def motion(self, name: str, data: bytes) -> Optional[ActuatorList]:
         """The motion of the box ``name`` from its motion file, which holds ``data``."""
@@ -199,12 +198,6 @@ class _FolderReader(ElementReader):
         box = self.load_box(self.required(element, "Name"), element)
         self.source = source
         return box
-
-    def script(self, element) -> Script:
-        script = super().script(element)
-        if holds_content(element):
-            self.scripts_with_content.add(id(script))
-        return script
 
 
 #: the first read of a file: a box file is a few kilobytes, read whole by one call
@@ -357,7 +350,7 @@ def _box_index(folder: Path) -> Tuple[Optional[BoxIndex], Optional[str]]:
     prefix = os.path.join(str(folder), "")
     if not os.path.isfile(prefix + BOX_INDEX):
         return None, None
-    # read in pieces: the index of a large behavior is megabytes (its timelines)
+    # read in pieces: the index of a large behavior is megabytes
     pieces = _read_pieces(prefix + BOX_INDEX, os.O_NOFOLLOW)  # as the box files: no link
     try:
         return BoxIndex.read(prefix, pieces), None

@@ -244,10 +244,20 @@ class _BoxIndexWriter:
             number = self.parts[text] = len(self.parts)
         return number
 
-    def add(self, name: str, has_code: bool, box_attributes: str, children: List[str],
+    def add(self, name: str, has_code: bool, box_file: Optional[Tuple[str, List[str]]],
             motion: Optional[str]) -> None:
         """The entry of the box ``name`` whose files :func:`box_file_head`,
-        :func:`box_file_tail` and :func:`motion_file_text` make of these texts."""
+        :func:`box_file_tail` (of ``box_file``: its attributes and its children's texts)
+        and :func:`motion_file_text` make of these texts.  Without ``box_file`` (a box
+        whose diagrams name boxes: no other box has its timeline) the entry names its
+        motion only, and the loader parses its box file once, rather than once in the
+        index and again for that one box."""
+        if box_file is None:
+            if motion is not None:
+                self.entries.append('%s<Box object="%s" motion="%d" />'
+                                    % (INDENT, name, self.part(motion)))
+            return
+        box_attributes, children = box_file
         self.entries.append('%s<Box object="%s"%s root="%d" parts="%s"%s />' % (
             INDENT, name, ' code="%s.py"' % name if has_code else "",
             self.part("<Box%s />" % box_attributes),
@@ -358,7 +368,8 @@ def render(behavior: Behavior) -> Tuple[Dict[str, str], ConversionReport]:
         if timeline is not None and timeline.actuator_list is not None:
             motion = _motion_element(timeline)
             files[name + "_timeline.xml"] = motion_file_text(name, motion)
-        index.add(name, has_code, box_attributes, children, motion)
+        holds_boxes = next(box.children(), None) is not None
+        index.add(name, has_code, None if holds_boxes else (box_attributes, children), motion)
         if timeline is None:
             continue
         states = states_of[id(box)]

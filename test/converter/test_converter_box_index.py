@@ -1,6 +1,7 @@
 """The box index of a converted folder (box_index.xml): the loader reads every box of a
-folder as written through it, gives the model the box files give, and reads a box file
-that was edited since (or a folder without index) from the file itself."""
+folder as written through it but those whose diagrams hold boxes (their own timeline,
+parsed once from their box file), gives the model the box files give, and reads a box
+file that was edited since (or a folder without index) from the file itself."""
 import inspect
 import re
 from pathlib import Path
@@ -9,7 +10,7 @@ import pytest
 from lxml import etree
 from test_converter_corpus import EMPTY_ANCHOR, corpus_files
 
-from naoqi_qicore.converter import loader
+from naoqi_qicore.converter import loader, writer
 from naoqi_qicore.converter.box_index import copier
 from naoqi_qicore.converter.loader import load_converted
 from naoqi_qicore.converter.writer import (BOX_INDEX, READABLE_FORMATS, install_files, render,
@@ -58,7 +59,7 @@ def test_a_folder_as_written_is_read_through_its_index(converted, read_from_file
     folder, behavior = converted
     assert (folder / BOX_INDEX).is_file()
     loaded = load_converted(folder)
-    assert read_from_files == [] and loaded.warnings == []
+    assert read_from_files == ["l0_root"] and loaded.warnings == []
     assert loaded.behavior == behavior
     from_files = loader._read_converted(folder, None)
     assert loaded.code == from_files.code
@@ -72,11 +73,60 @@ def test_a_folder_as_written_is_read_through_its_index(converted, read_from_file
     assert first.script.content is second.script.content  # one string per distinct script
 
 
-def test_a_timeline_naming_boxes_is_not_kept_parsed_once_its_box_is_read(converted):
-    """A diagram names boxes only one box holds: its parsed part serves that box alone,
-    and keeping every one parsed held the largest behaviors' timelines twice in memory."""
+def indexed_as_before(folder: Path) -> str:
+    """The index of ``folder`` as the converter wrote it before it left out the boxes whose
+    diagrams hold boxes: every box has its parts, timelines naming boxes included."""
+    loaded = load_converted(folder)
+    box_writer = writer._BoxFileWriter(loaded.names, {name: code for name, code
+                                                      in loaded.code.items() if code})
+    index = writer._BoxIndexWriter()
+    for _, box in loaded.behavior.root.walk():
+        timeline = box.timeline
+        motion = (writer._motion_element(timeline) if timeline is not None
+                  and timeline.actuator_list is not None else None)
+        name = loaded.names[id(box)]
+        index.add(name, bool(loaded.code[name]), box_writer.box_parts(box), motion)
+    return index.text()
+
+
+def test_a_box_whose_diagrams_hold_boxes_is_parsed_once_from_its_box_file(
+        project, box, container, tmp_path, read_from_files):
+    """No other box has a timeline whose diagrams name boxes: the index holds no part of
+    such a box (the loader parsed it once in the index and again for the box), only its
+    motion when it has one, and the loader reads its box file."""
+    dance = box("Dance", 2, "", '<Timeline enable="1" fps="25" size="30" start_frame="1" '
+                'end_frame="-1"><BehaviorLayer name="l"><BehaviorKeyframe name="k" index="1">'
+                '<Diagram>%s</Diagram></BehaviorKeyframe></BehaviorLayer>%s</Timeline>'
+                % (box("Say", 3, SAY), MOTION % "7"))
+    behavior = parse_xar_bytes(project(container("Group", 1, box("Say", 4, SAY)) + dance),
+                               "b.xar")
+    write_converted(behavior, tmp_path / "out")
+    text = (tmp_path / "out" / BOX_INDEX).read_text()
+    entries = re.findall(r'<Box object="l\d_(\w+)"([^>]*)/>', text)
+    assert [name for name, _ in entries] == ["Say", "Dance", "Say_1"]
+    assert re.fullmatch(r' motion="\d+" ', entries[1][1])
+    assert "<Object" not in text and "<Diagram" not in text
+    loaded = load_converted(tmp_path / "out")
+    assert read_from_files == ["l0_root", "l1_Group", "l1_Dance"]
+    assert loaded.warnings == [] and loaded.behavior == behavior
+    assert loaded.behavior.root.children().__next__().timeline.layers[0].keyframes[0] \
+        .diagram.boxes[0].script.content == SAY
+
+
+def test_a_timeline_naming_boxes_is_not_kept_parsed_once_its_box_is_read(converted,
+                                                                          read_from_files):
+    """An index written before holds the timelines naming boxes too, and is still used for
+    them.  A diagram names boxes only one box holds: its parsed part serves that box
+    alone, and keeping every one parsed held the largest behaviors' timelines twice in
+    memory."""
     folder, behavior = converted
+    (folder / BOX_INDEX).write_text(indexed_as_before(folder))
+    del read_from_files[:]
     index, _ = loader._box_index(folder)
+    assert any(part.lstrip().startswith("<Timeline") and "<Object" in part
+               for part in index.parts)
+    loaded = load_converted(folder)
+    assert read_from_files == [] and loaded.behavior == behavior
     assert loader._read_converted(folder, index).behavior == behavior
     assert index._parts, "the parts serving several boxes are kept"
     kept = [number for number, part in index._parts.items()
@@ -89,10 +139,27 @@ def test_an_edited_box_file_is_read_from_the_file(converted, read_from_files):
     path = folder / "l1_Wait.xml"
     path.write_text(path.read_text().replace('value="1.5"', 'value="2.5"'))  # same size
     loaded = load_converted(folder)
-    assert read_from_files == ["l1_Wait"]
+    assert read_from_files == ["l0_root", "l1_Wait"]  # the root holds boxes: never indexed
     wait = loaded.behavior.root.timeline.layers[0].keyframes[0].diagram.boxes[4]
     assert wait.parameters[0].value == "2.5"
     assert loaded.behavior == loader._read_converted(folder, None).behavior
+
+
+def test_a_box_read_from_its_file_gets_its_code_after_boxes_read_through_the_index(
+        project, box, tmp_path):
+    """A box read from its file in a load that read through the index boxes whose script
+    holds its text gets its ``.py``: whether its script holds its text is read from its
+    own file (it was told by its script object's address, which one made and freed for
+    the index could have had)."""
+    code = "class MyClass(GeneratedClass):\n    def onLoad(self):\n        pass\n"
+    behavior = parse_xar_bytes(project("".join(box("Say", number, SAY) for number in
+                                               range(1, 9)) + box("Run", 9, code)), "b.xar")
+    write_converted(behavior, tmp_path / "out")
+    path = tmp_path / "out" / "l1_Run.xml"
+    path.write_text(path.read_text().replace('x="', 'x=" '))  # edited: read from the file
+    loaded = load_converted(tmp_path / "out")
+    assert loaded.behavior.root.timeline.layers[0].keyframes[0].diagram.boxes[8] \
+        .script.content == code
 
 
 def test_an_edited_script_and_motion_are_used(converted):
@@ -154,8 +221,9 @@ def test_the_index_is_parsed_in_pieces_and_one_too_large_is_left_aside(converted
     size = (folder / BOX_INDEX).stat().st_size
     monkeypatch.setattr(loader, "_FIRST_READ", 64)  # many pieces
     loaded = load_converted(folder)
-    assert loaded.behavior == behavior and loaded.warnings == [] and read_from_files == []
+    assert loaded.behavior == behavior and loaded.warnings == [] and read_from_files == ["l0_root"]
     monkeypatch.setattr(loader, "MAX_DOCUMENT_BYTES", size - 1)
+    del read_from_files[:]
     loaded = load_converted(folder)
     assert loaded.behavior == behavior and len(read_from_files) == 6
     assert loaded.warnings == ["%s: file too large (not used: the box files are read instead)"
@@ -225,21 +293,23 @@ def test_copies_share_the_empty_extras_until_given_some():
 
 @pytest.mark.parametrize("name", [name for name in corpus_files() if name != EMPTY_ANCHOR]
                          + ["wave_hello"])
-def test_every_corpus_box_is_read_through_the_index(name, corpus_dir, tmp_path,
-                                                    read_from_files):
+def test_every_corpus_box_but_those_holding_boxes_is_read_through_the_index(
+        name, corpus_dir, tmp_path, read_from_files):
     path = (REPO / "examples" / name / "behavior.xar" if name == "wave_hello"
             else corpus_dir / "files" / name)
     behavior = parse_xar_file(path)
     files, _ = render(behavior)
     install_files(files, tmp_path / "out")
     loaded = load_converted(tmp_path / "out")
+    through_files = list(read_from_files)
     from_files = loader._read_converted(tmp_path / "out", None)
-    assert len(read_from_files) == len(from_files.names)
-    del read_from_files[:]
+    assert len(read_from_files) == len(through_files) + len(from_files.names)
     if from_files.warnings:  # read again from the files, which name where
         assert loaded.warnings == from_files.warnings
         return
-    assert read_from_files == []
+    assert through_files == [from_files.names[id(box)] for _, box
+                             in from_files.behavior.root.walk()
+                             if next(box.children(), None) is not None]
     assert loaded.behavior == from_files.behavior == behavior
     assert loaded.code == from_files.code
     assert list(loaded.names.values()) == list(from_files.names.values())
