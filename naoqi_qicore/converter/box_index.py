@@ -28,7 +28,7 @@ from naoqi_qicore.converter.writer import (BOX_INDEX, FORMAT, box_file_head, box
 from naoqi_qicore.xar.elements import ElementReader, safe_pull_parser, safe_xml_parser
 from naoqi_qicore.xar.errors import XarError
 from naoqi_qicore.xar.model import (NO_EXTRAS, NO_TANGENTS, ActuatorList, Box, Extras,
-                                    Record)
+                                    Record, own_extras)
 
 #: the fields of a box holding what its child elements give, in a box file's order
 _LIST_FIELDS = ("bitmaps", "inputs", "outputs", "parameters", "resources", "dialog_files")
@@ -312,8 +312,6 @@ class BoxIndex:
             if plugin_content is not None:
                 box.plugin_content = plugin_content
             if elements:
-                if box.extras is NO_EXTRAS:
-                    box.extras = Extras()
-                box.extras.elements.extend(elements)
+                own_extras(box).elements.extend(elements)
         found = self._fillers[numbers] = (fill, bool(scripts) and holds_content(scripts[-1]))
         return found

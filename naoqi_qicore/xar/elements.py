@@ -20,7 +20,8 @@ from lxml import etree
 from naoqi_qicore.xar.errors import XarError
 from naoqi_qicore.xar.model import (NO_EXTRAS, NO_TANGENTS, ActuatorCurve, ActuatorList,
                                     BehaviorKeyframe, BehaviorLayer, Box, Diagram, Extras, Key,
-                                    Link, Parameter, Port, Resource, Script, Tangent, Timeline)
+                                    Link, Parameter, Port, Resource, Script, Tangent, Timeline,
+                                    own_extras)
 
 #: refuse larger documents (the biggest real behaviors are a few MB)
 MAX_DOCUMENT_BYTES = 64 * 1024 * 1024
@@ -255,9 +256,7 @@ class ElementReader:
         elif tag == "dialogFile":
             box.dialog_files.append(child.text or "")
         else:
-            if box.extras is NO_EXTRAS:  # a box copied without extras (converter.box_index)
-                box.extras = Extras()
-            box.extras.elements.append(serialize(child))
+            own_extras(box).elements.append(serialize(child))  # copied boxes share NO_EXTRAS
 
     def port(self, element) -> Port:
         if element.keys() == _PORT_LAYOUT:  # what Choregraphe writes: no check to do
@@ -517,9 +516,7 @@ class ElementReader:
         append = curve.keys.append
         for child in element:
             if child.tag != "Key":
-                if curve.extras is NO_EXTRAS:
-                    curve.extras = Extras()
-                curve.extras.elements.append(serialize(child))
+                own_extras(curve).elements.append(serialize(child))
             elif child.keys() == _KEY_LAYOUT and not len(child):  # the usual <Key frame value/>
                 frame, value = child.values()
                 try:

@@ -13,7 +13,7 @@ have no field of their own are kept in ``extra_attributes`` / ``extra_elements``
 from __future__ import annotations
 
 import enum
-from typing import Dict, Iterator, List, Optional, Tuple
+from typing import Any, Dict, Iterator, List, Optional, Tuple
 
 
 class IOType(enum.IntEnum):
@@ -135,6 +135,14 @@ class _EmptyList(list):
 NO_EXTRAS = Extras(_EmptyDict(), _EmptyList())
 #: the tangents of the many motion keys read without any, shared the same way
 NO_TANGENTS: List["Tangent"] = _EmptyList()
+
+
+def own_extras(record: Any) -> Extras:
+    """The extras of ``record`` (a box, a curve...) to add to: its own, given one first when
+    it has the shared :data:`NO_EXTRAS`."""
+    if record.extras is NO_EXTRAS:
+        record.extras = Extras()
+    return record.extras
 
 
 class Port(Record):
