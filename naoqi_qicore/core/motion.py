@@ -240,6 +240,20 @@ class _Flight:
         self.joints = set(self.segment.names)
 
 
+@dataclass(eq=False)
+class _Kill:
+    """A ``killTasksUsingResources`` of ``joints`` claimed for ``flights`` (its ``attempt``-th
+    for them); ``pending`` is what the sink holds until the robot answers it."""
+
+    joints: List[str]
+    flights: List[_Flight]
+    attempt: int
+    pending: Set[str] = field(init=False)
+
+    def __post_init__(self) -> None:
+        self.pending = set(self.joints)
+
+
 class RobotJointFilter:
     """A motion sink leaving out of each segment the joints its robot does not have.
 
@@ -380,11 +394,16 @@ class ALMotionSink:
             unsent = self._drop_uncalled(older)  # replaced before they were sent
             older = [f for f in older if f not in unsent]
             waits = bool(older) or self._killing(flight.joints)
+            kill: Optional[_Kill] = None
             if waits:
                 flight.called, flight.waiting_for = False, older
                 flight.timer = threading.Timer(HANDOVER_TIMEOUT, self._hand_over_late, (flight,))
                 flight.timer.daemon = True
                 self._flights[segment.segment_id] = flight
+                if older:  # claimed now: an older one ending meanwhile cannot call this one
+                    overlap = set().union(*(f.joints for f in older)) & flight.joints
+                    kill = self._claim_kill([name for name in segment.names
+                                             if name in overlap], older)
         for replaced in unsent:
             self._end(replaced, None)
         if not waits:
@@ -397,12 +416,10 @@ class ALMotionSink:
             return
         self._report(segment.segment_id, STARTED, "")
         flight.timer.start()
-        if older:
-            overlap = set().union(*(f.joints for f in older)) & flight.joints
-            try:
-                self._kill([name for name in segment.names if name in overlap], older)
-            except RuntimeError as error:  # the session went away meanwhile
-                _LOG.warning("ALMotion.killTasksUsingResources: %s", error)
+        try:
+            self._kill(kill)
+        except RuntimeError as error:  # the session went away meanwhile
+            _LOG.warning("ALMotion.killTasksUsingResources: %s", error)
         self._make_ready_calls()
 
     def _killing(self, joints: Set[str]) -> bool:
@@ -511,10 +528,12 @@ class ALMotionSink:
             flight.stop_requested = True
             newer = set(spare).union(*(f.joints for f in flights[flights.index(flight) + 1:]))
             unsent = self._drop_uncalled([flight])
+            kill = None if unsent else self._claim_kill(
+                [name for name in flight.segment.names if name not in newer], [flight])
         if unsent:
             self._end(flight, None)
             return
-        self._kill([name for name in flight.segment.names if name not in newer], [flight])
+        self._kill(kill)
 
     def _drop_uncalled(self, flights: List[_Flight]) -> List[_Flight]:
         """Forget those of ``flights`` whose call is not made yet (lock held)."""
@@ -534,24 +553,35 @@ class ALMotionSink:
             for flight in flights:
                 flight.stop_requested = True
             unsent = self._drop_uncalled(flights)
+            flights = [f for f in flights if f not in unsent]
+            kill = self._claim_kill(
+                list(dict.fromkeys(name for f in flights for name in f.segment.names)), flights)
         for flight in unsent:
             self._end(flight, None)
-        flights = [f for f in flights if f not in unsent]
-        self._kill(list(dict.fromkeys(name for f in flights for name in f.segment.names)),
-                   flights)
+        self._kill(kill)
 
-    def _kill(self, joints: List[str], flights: List[_Flight], attempt: int = 1) -> None:
-        """End the robot's tasks using ``joints`` (nothing is sent without joints).
+    def _claim_kill(self, joints: List[str], flights: List[_Flight], attempt: int = 1
+                    ) -> Optional[_Kill]:
+        """A kill of ``joints`` for ``flights``, to :meth:`_kill` once the lock (held) is
+        released, None without joints.  Until it is answered, no segment using those
+        joints is called: claimed in the same hold of the lock as the decision to kill,
+        so that no segment can be called in between and then be ended by this kill."""
+        if not joints:
+            return None
+        kill = _Kill(joints, flights, attempt)
+        self._kills.append(kill.pending)
+        return kill
+
+    def _kill(self, kill: Optional[_Kill]) -> None:
+        """Send ``kill`` (:meth:`_claim_kill`) to end the robot's tasks using its joints.
 
         The kill and the motion call it stops travel separately: a kill sent right after
         its segment can reach the robot before the task starts, and then stops nothing.
         So when the kill has returned and a segment it was for is still in flight, it is
         sent again (a few times, :data:`KILL_RETRY_DELAY` apart)."""
-        if not joints:
+        if kill is None:
             return
-        pending = set(joints)
-        with self._lock:
-            self._kills.append(pending)
+        joints, flights, attempt, pending = kill.joints, kill.flights, kill.attempt, kill.pending
         try:
             _, future = self._call("killTasksUsingResources", joints)
         except Exception:
@@ -583,11 +613,11 @@ class ALMotionSink:
         with self._lock:
             running = [flight for flight in flights
                        if self._flights.get(flight.segment.segment_id) is flight]
-        if running:
-            try:
-                self._kill(joints, running, attempt)
-            except RuntimeError as error:  # the session went away meanwhile
-                _LOG.warning("ALMotion.killTasksUsingResources(%s): %s", joints, error)
+            kill = self._claim_kill(joints, running, attempt) if running else None
+        try:
+            self._kill(kill)
+        except RuntimeError as error:  # the session went away meanwhile
+            _LOG.warning("ALMotion.killTasksUsingResources(%s): %s", joints, error)
 
     def forget(self, reason: str) -> None:
         """The connection is lost: end every segment in flight now (FAILED with ``reason``,

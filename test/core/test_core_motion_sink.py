@@ -253,6 +253,31 @@ def test_a_segment_waits_for_the_answers_to_the_kills_of_its_joints(rig: Rig) ->
     assert rig.of(2) == [(STARTED, ""), (STOPPED, "")] and rig.of(4) == [(STARTED, "")]
 
 
+def test_an_older_segment_ending_as_a_newer_one_starts_leaves_it_to_the_kill(
+        rig: Rig) -> None:
+    """The older segment's call returns while the sink tells that the newer one STARTED,
+    before the kill of the joints they share is sent: the newer one is still called only
+    once that kill is answered, never before it (the kill would end it on the robot)."""
+    rig.session.kill_answers = []
+    rig.send(1, ["HeadYaw"], duration=2.0)
+    told = rig.sink._on_status
+
+    def on_status(segment_id: int, status: str, message: str) -> None:
+        told(segment_id, status, message)
+        if (segment_id, status) == (2, STARTED):
+            rig.now = 0.5
+            rig.session.future(["HeadYaw"]).complete()  # 1 ends on the robot right then
+    rig.sink._on_status = on_status
+    rig.send(2, ["HeadYaw"])
+    assert rig.of(1) == [(STARTED, ""), (STOPPED, "")]
+    assert rig.session.kills == [["HeadYaw"]] and moved(rig) == [["HeadYaw"]]
+    rig.session.kill_answers[0].complete()
+    assert moved(rig) == [["HeadYaw"], ["HeadYaw"]]  # after the kill's answer
+    rig.now = 1.6
+    rig.session.moves[-1][1].complete()
+    assert rig.of(2) == [(STARTED, ""), (FINISHED, "")] and rig.failures == []
+
+
 def test_stopping_a_replaced_segment_spares_the_newer_one(rig: Rig) -> None:
     """A goto sends the new segment first, then stops the one it replaces."""
     rig.send(1, ["HeadYaw", "HeadPitch", "LHand"], duration=2.0)
