@@ -646,9 +646,14 @@ def onUnload(self):
 def stopped_after_unsubscribing(harness) -> None:
     """Play and stop: the stop is bounded and clean, and :data:`UNSUBSCRIBING` made its
     robot calls."""
+    from naoqi_qicore.core.player import STOP_LIMIT
     harness.player.load()
     harness.player.play()
-    assert stop_in_thread(harness) < STOP_DEADLINE + UNLOAD_SECONDS + SLACK
+    # STOP_DEADLINE + UNLOAD_SECONDS on an idle machine; onUnload threads that get a CPU
+    # late each have their time from then, up to the STOP_LIMIT no load stretches
+    took = stop_in_thread(harness)
+    print("the stop took %.2f s" % took)
+    assert took < STOP_LIMIT + SLACK
     assert harness.player.errors == []
     assert harness.session.calls == [("ALDialog", "unsubscribe", ("Dialog",)),
                                      ("ALDialog", "unloadTopic", ("topic",))]
