@@ -16,8 +16,9 @@ start (after ``--warmup`` cycles: the first loads fill caches that stay), after 
 5,000 cycles, at the end and after ``--rest`` seconds without cycles, with the growth from
 the start to then and the thread names whose count changed; then how long a fresh
 ``ALTextToSpeech.say`` of one word takes (a queue of sentences left by the stopped runs
-would delay it).  Acceptance: after 6,000 cycles each process grew by less than 5 MB and
-5 threads.
+would delay it), and the errors of the runs the runner's states told (each once).
+Acceptance: after 6,000 cycles each process grew by less than 5 MB and 5 threads, and no
+run had an error.
 
     .venv/bin/python bench/bench_soak.py [--cycles 6000] [--warmup 100]
 """
@@ -32,7 +33,7 @@ import threading
 import time
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Dict, List, Optional
+from typing import Any, Dict, List, Optional, Tuple
 
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
@@ -63,6 +64,8 @@ CHECKPOINTS = (1000, 5000)
 #: acceptance: growth over the soak, per process
 MAX_GROWTH_MB = 5.0
 MAX_GROWTH_THREADS = 5
+#: errors of the runs printed at most (all are counted)
+MAX_ERRORS_SHOWN = 10
 #: what the fresh say at the end speaks
 FRESH_SENTENCE = "hello"
 ANSWER_TIMEOUT = 30.0
@@ -117,8 +120,10 @@ class Soak:
         self._executor = SingleThreadedExecutor(context=self._context)
         self._executor.add_node(self.node)
         self.states: List[BehaviorState] = []
-        self.node.create_subscription(BehaviorState, "behavior/state", self.states.append,
-                                      LATCHED)
+        #: every error of a run the runner's states told, once each (stamp, box, where,
+        #: message)
+        self.errors: Dict[Tuple[int, int, str, str, str], None] = {}
+        self.node.create_subscription(BehaviorState, "behavior/state", self._on_state, LATCHED)
         self._clients = {name: self.node.create_client(kind, name) for kind, name in (
             (Play, "behavior/play"), (Trigger, "behavior/stop"), (GoTo, "behavior/goto"),
             (LoadBehavior, "behavior/load"))}
@@ -136,6 +141,16 @@ class Soak:
         except BaseException:
             self.close()
             raise
+
+    def _on_state(self, state: BehaviorState) -> None:
+        self.states.append(state)
+        for error in state.errors:
+            self.errors.setdefault((error.stamp.sec, error.stamp.nanosec, error.box_path,
+                                    error.where, error.message))
+
+    def run_errors(self) -> List[str]:
+        """The errors of the runs so far, as ``box: where: message``, in the order told."""
+        return ["%s: %s: %s" % key[2:] for key in list(self.errors)]
 
     def _spin(self) -> None:
         while self._context.ok():
@@ -293,6 +308,11 @@ def main() -> int:
         print("machine: %d CPUs, load average %.2f; %.1f min in all"
               % (os.cpu_count(), os.getloadavg()[0], (time.monotonic() - began) / 60))
         problems = growth_problems(rows[1][3], rows[-1][3])
+        errors = soak.run_errors()
+        print("errors of the runs: %d%s" % (len(errors), "".join(
+            "\n  " + error for error in errors[:MAX_ERRORS_SHOWN])))
+        if errors:
+            problems.append("%d run error(s)" % len(errors))
         print("growth: " + ("; ".join(problems) if problems else
                             "every process grew by less than %.0f MB and %d threads"
                             % (MAX_GROWTH_MB, MAX_GROWTH_THREADS)))

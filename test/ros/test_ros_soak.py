@@ -1,6 +1,6 @@
 """A short soak of bench/bench_soak.py: play/stop, load and cancel cycles against the real
-processes leave no thread and no queued speech behind (the bench runs 6,000 cycles and
-measures memory too)."""
+processes leave no thread and no queued speech behind, and no run has an error (the bench
+runs 6,000 cycles and measures memory too)."""
 import sys
 from pathlib import Path
 
@@ -31,8 +31,10 @@ def test_cycles_leave_no_thread_and_no_queued_speech() -> None:
             soak.cycle(index)
         end = soak.usage()
         fresh_say = soak.fresh_say_seconds(timeout=10.0)
+        errors = soak.run_errors()
     finally:
         soak.close()
+    assert errors == []  # stopped, cancelled and reloaded at any moment: no run failed
     grown = {name: end[name].threads - start[name].threads for name in bench_soak.PROGRAMS}
     assert all(threads < bench_soak.MAX_GROWTH_THREADS for threads in grown.values()), grown
     assert fresh_say < FRESH_SAY_S, "a fresh say waited %.1f s behind queued speech" % fresh_say
