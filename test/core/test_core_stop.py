@@ -183,7 +183,7 @@ def onInput_onStart(self):
     record(self.getName(), "said")
 """), session=session, naoqi=True)
     started(harness)
-    time.sleep(0.2)
+    reached(simulated, "ALTextToSpeech", "say")
     assert timed_stop(harness) < 0.5
     assert ("l1_Looping", "said") not in harness.log
     assert harness.player.guard.box_threads() == []
@@ -281,6 +281,17 @@ def onInput_onStart(self):
 LONG_SENTENCE = "This is a very long sentence that the robot will take many seconds to say. " * 3
 
 
+def reached(simulated, service: str, method: str, timeout: float = 10.0) -> None:
+    """Wait until the call ``service.method`` reached the robot (its record has it), which
+    on a loaded machine may take a while after the box started making it (a stop before
+    then cancels it before the robot ever runs it)."""
+    deadline = time.monotonic() + timeout
+    while not any(call["service"] == service and call["method"] == method
+                  for call in simulated.calls()):
+        assert time.monotonic() < deadline, "%s.%s never reached the robot" % (service, method)
+        time.sleep(0.01)
+
+
 def ended_call(simulated, service: str, method: str, timeout: float = 1.5):
     """The robot's record of ``service.method`` once the call has returned (a call is
     recorded as it starts, its end added when it returns), waiting ``timeout`` s at most;
@@ -364,7 +375,7 @@ def onInput_onStart(self):
     %s
 """ % call), session=session, naoqi=True)
     started(harness)
-    time.sleep(0.2)  # the call reached the robot
+    reached(simulated, service, method)
     assert timed_stop(harness) < STOP_DEADLINE + SLACK
     ended = ended_call(simulated, service, method)
     assert ended is not None and ended["duration"] < 5, "%s.%s still runs" % (service, method)
