@@ -4,6 +4,7 @@ import logging
 import os
 import signal
 import sys
+import threading
 from typing import Any, Callable, List, NoReturn, Optional
 
 import rclpy
@@ -24,6 +25,10 @@ except ImportError:  # Humble
 
 class NodeSetupError(Exception):
     """A node cannot start (bad parameter, unreadable file): reported without a traceback."""
+
+
+#: the signals that end a node's program: Ctrl-C and SIGTERM
+_ENDING_SIGNALS = (signal.SIGINT, signal.SIGTERM)
 
 
 def _interrupt(signum: int, frame: Any) -> None:
@@ -68,9 +73,9 @@ def asks_for_help(args: List[str]) -> bool:
 def run_node(make_node: Callable[[], Node], program: NodeProgram,
              args: Optional[List[str]] = None) -> int:
     """Create the node with ``make_node`` and spin it with :func:`one_at_a_time_executor`
-    until Ctrl-C, SIGTERM, or the node ends the program by setting its ``exit_status``
-    attribute (then that is the exit code); with ``--help``, print what ``program`` says
-    and return.  Run as a program (``args`` None: the command line), the process then
+    until Ctrl-C, SIGTERM (which end the spin once the callback running has returned), or
+    the node ends the program by setting its ``exit_status`` attribute (then that is the
+    exit code); with ``--help``, print what ``program`` says and return.  Run as a program (``args`` None: the command line), the process then
     ends with :func:`end_process`.
 
     libqi's log follows the node's log level (:func:`~naoqi_qicore.robot.qi_log.follow_log_level`).
@@ -81,17 +86,25 @@ def run_node(make_node: Callable[[], Node], program: NodeProgram,
     if asks_for_help(sys.argv if args is None else args):
         print(program.help_text())
         return 0
-    # Signals interrupt the spin here rather than shutting ROS down behind our back.
+    # Signals end the spin here rather than shutting ROS down behind our back.
     rclpy.init(args=args, signal_handler_options=SignalHandlerOptions.NO)
     follow_log_level(int(rclpy.logging.get_logger(program.node_name).get_effective_level()))
-    previous = signal.signal(signal.SIGTERM, _interrupt)
+    previous = {number: signal.getsignal(number) for number in _ENDING_SIGNALS}
+    signal.signal(signal.SIGTERM, _interrupt)  # while the node is made: it stops at once
     node = None
     status = None
     try:
         node = make_node()
         executor = one_at_a_time_executor()
         executor.add_node(node)
-        while executor.context.ok() and getattr(node, "exit_status", None) is None:
+        # From now on a signal ends the spin between two callbacks, never inside one,
+        # where an exception would leave its work half done (a chunk of the bag file half
+        # written, a state half published).
+        asked = threading.Event()
+        for number in _ENDING_SIGNALS:
+            signal.signal(number, lambda *_: asked.set())
+        while (not asked.is_set() and executor.context.ok()
+               and getattr(node, "exit_status", None) is None):
             # A bounded wait lets Python run the signal handlers (Ctrl-C, SIGTERM).
             executor.spin_once(timeout_sec=0.2)
     except NodeSetupError as error:
@@ -100,7 +113,8 @@ def run_node(make_node: Callable[[], Node], program: NodeProgram,
     except (KeyboardInterrupt, ExternalShutdownException):
         pass
     finally:
-        signal.signal(signal.SIGTERM, previous)
+        for number, handler in previous.items():
+            signal.signal(number, handler)
         if node is not None:
             close = getattr(node, "close", None)
             if close is not None:

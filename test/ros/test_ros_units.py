@@ -495,3 +495,46 @@ def test_the_demo_waits_for_the_focus_its_run_took_to_be_released(capsys) -> Non
         changed_by="/behavior_runner", change_call="stopFocus")]).start()
     assert watcher.focus_released.wait(5)
     assert "previous stopped by /behavior_runner (stopFocus)" in capsys.readouterr().out
+
+
+#: a node program whose timer callback takes 1 s, saying when it starts and ends
+_SLOW_CALLBACK_PROGRAM = """
+import sys, time
+from rclpy.node import Node
+from naoqi_qicore.ros.node_parameters import NodeProgram
+from naoqi_qicore.ros.spin import run_node
+
+class Slow(Node):
+    def __init__(self):
+        super().__init__("slow_callback")
+        self.create_timer(0.05, self.tick)
+
+    def tick(self):
+        print("callback started", flush=True)
+        time.sleep(1.0)
+        print("callback ended", flush=True)
+
+sys.exit(run_node(Slow, NodeProgram("slow", "slow_callback", "A slow callback."), sys.argv))
+"""
+
+
+@pytest.mark.parametrize("signal_name", ["SIGINT", "SIGTERM"])
+def test_a_signal_ends_a_node_program_between_callbacks_never_inside_one(signal_name,
+                                                                         tmp_path) -> None:
+    """Ctrl-C or SIGTERM while a callback runs: the callback ends (a bag's chunk being
+    written is finished, not cut off by an exception), then the program ends with 0."""
+    import signal
+    import subprocess
+    import sys
+    program = tmp_path / "slow.py"
+    program.write_text(_SLOW_CALLBACK_PROGRAM)
+    process = subprocess.Popen([sys.executable, str(program)], stdout=subprocess.PIPE,
+                               stderr=subprocess.STDOUT, text=True)
+    try:
+        assert process.stdout.readline().strip() == "callback started"
+        process.send_signal(getattr(signal, signal_name))
+        output, _ = process.communicate(timeout=20)
+    finally:
+        process.kill()
+    assert "callback ended" in output and "Traceback" not in output, output
+    assert process.returncode == 0, output
