@@ -691,13 +691,13 @@ def test_slow_onunload_methods_take_no_time_from_those_unloaded_after_them(make_
     """Each onUnload gets its own time: boxes unloaded after several that wait forever
     still make their slow robot calls."""
     waiting = [script_box("Waiting%d" % number, number, """
-def onInput_onStart(self):
+def onLoad(self):
     from threading import Lock
     self.mutex = Lock()
     self.mutex.acquire()
 def onUnload(self):
     self.mutex.acquire()
-""") for number in range(1, 16)]
+""") for number in range(1, 16)]  # (held from the load: a stop may come before onStart)
     last = script_box("Dialog", 16, UNSUBSCRIBING)
     boxes = waiting + [last]
     harness = make_harness(
