@@ -37,6 +37,9 @@ MANAGER = "ALBehaviorManager"
 WHERE_ROBOT_BEHAVIOR = "robot behavior"
 #: how long a stop waits for the robot to say the behavior stopped (s)
 STOP_TIMEOUT = 5.0
+#: how long a run whose behavior left the robot's running list waits for its end signal
+#: (``behaviorStopped``), which tells that a failure signal sent before it was heard (s)
+END_SIGNAL_TIMEOUT = 1.0
 #: the behavior files of Choregraphe, beside the converter's inputs
 _BEHAVIOR_SUFFIXES = BEHAVIOR_SUFFIXES + (".cbl",)
 
@@ -68,6 +71,9 @@ class RobotBehaviorRun(BehaviorRun):
         self._log = log
         self._now = now
         self._changed = threading.Event()
+        #: the robot's ``behaviorStopped`` for this behavior came (and whether it can come)
+        self._end_told = threading.Event()
+        self._end_signalled = False
         self._links: List[tuple] = []
         self._watcher: Optional[threading.Thread] = None
 
@@ -81,6 +87,7 @@ class RobotBehaviorRun(BehaviorRun):
             try:
                 target = getattr(manager, signal)
                 self._links.append((target, target.connect(callback)))
+                self._end_signalled |= signal == "behaviorStopped"
             except (AttributeError, RuntimeError):
                 pass  # a robot without the signal: its end is seen by polling
         try:
@@ -99,6 +106,7 @@ class RobotBehaviorRun(BehaviorRun):
 
     def _stopped(self, name: Any) -> None:
         if str(name) == self.behavior:
+            self._end_told.set()
             self._changed.set()
 
     def _failed(self, name: Any, *details: Any) -> None:
@@ -121,6 +129,11 @@ class RobotBehaviorRun(BehaviorRun):
                 self._changed.wait(self._period)
                 self._changed.clear()
                 continue
+            if self._end_signalled:
+                # the robot sends behaviorFailed before the behavior leaves its running
+                # list, and behaviorStopped after: the failure may reach this process after
+                # the poll that saw the behavior gone, not after its end signal
+                self._end_told.wait(END_SIGNAL_TIMEOUT)
             if self.runner_errors:
                 self._finish(BehaviorState.ERROR, "%s failed on the robot: %s" % (
                     self.behavior, self.runner_errors[-1].message))

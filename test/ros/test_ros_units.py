@@ -2,6 +2,7 @@
 run action's cancel."""
 import threading
 from pathlib import Path
+from typing import List
 
 import pytest
 
@@ -538,3 +539,49 @@ def test_a_signal_ends_a_node_program_between_callbacks_never_inside_one(signal_
         process.kill()
     assert "callback ended" in output and "Traceback" not in output, output
     assert process.returncode == 0, output
+
+
+class _LateSignalsManager:
+    """ALBehaviorManager whose behavior fails at once, while its signals (behaviorFailed,
+    then behaviorStopped) reach the runner's process 0.3 s after its poll saw it gone."""
+
+    class Signal:
+        def __init__(self) -> None:
+            self.callbacks: List = []
+
+        def connect(self, callback) -> int:
+            self.callbacks.append(callback)
+            return len(self.callbacks)
+
+        def disconnect(self, link: int) -> None:
+            pass
+
+    def __init__(self) -> None:
+        self.behaviorFailed, self.behaviorStopped = self.Signal(), self.Signal()
+
+    def startBehavior(self, name: str) -> None:  # noqa: N802 (NAOqi's name)
+        import threading
+        import time
+
+        def late_signals() -> None:
+            time.sleep(0.3)
+            for callback in self.behaviorFailed.callbacks:
+                callback(name, "root: onStart: ValueError: the lamp is broken")
+            for callback in self.behaviorStopped.callbacks:
+                callback(name)
+        threading.Thread(target=late_signals, daemon=True).start()
+
+    def isBehaviorRunning(self, name: str) -> bool:  # noqa: N802
+        return False
+
+
+def test_an_installed_behavior_whose_failure_is_heard_late_ends_in_error() -> None:
+    from builtin_interfaces.msg import Time
+    from naoqi_qicore.ros.installed_behaviors import RobotBehaviorRun
+    run = RobotBehaviorRun("broken/.", None, _LateSignalsManager(), 0.05, lambda line: None,
+                           Time)
+    run.start()
+    run.watch()
+    assert run.wait(5)
+    assert run.status == BehaviorState.ERROR, run.message
+    assert "the lamp is broken" in run.message
