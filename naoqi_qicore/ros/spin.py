@@ -75,8 +75,9 @@ def run_node(make_node: Callable[[], Node], program: NodeProgram,
     """Create the node with ``make_node`` and spin it with :func:`one_at_a_time_executor`
     until Ctrl-C, SIGTERM (which end the spin once the callback running has returned), or
     the node ends the program by setting its ``exit_status`` attribute (then that is the
-    exit code); with ``--help``, print what ``program`` says and return.  Run as a program (``args`` None: the command line), the process then
-    ends with :func:`end_process`.
+    exit code); with ``--help``, print what ``program`` says and return.  Run as a
+    program (``args`` None: the command line), the process then ends with
+    :func:`end_process`.
 
     libqi's log follows the node's log level (:func:`~naoqi_qicore.robot.qi_log.follow_log_level`).
     The node's ``close()`` method, if any, runs while ROS is still up (so that it can
