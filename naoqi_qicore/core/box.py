@@ -528,6 +528,10 @@ class BoxNode:
 
     def _start(self, port: Port, payload: Any) -> None:
         with self.player.lock:
+            if not self.loaded or self.player.stopping:
+                # unloaded while the signal waited for the lock (its keyframe left by a
+                # state change holding it): a box no longer loaded does not start
+                return
             self._generation += 1
             generation = self._generation
             was_active, self.active = self.active, True

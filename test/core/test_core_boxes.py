@@ -1,6 +1,8 @@
 """Boxes: links across nesting levels and through the parent, parameters, failures,
 ALMemory inputs, the onLoad rule, resources, stop, the script API."""
+import sys
 import threading
+import time
 
 from naoqi_qicore.xar.model import BehaviorKeyframe, BehaviorLayer, Diagram, Parameter, Port, Resource
 
@@ -294,6 +296,49 @@ def onInput_onStart(self):
     # Long stays loaded across the state change: loaded once, started once
     assert names(harness, "onStart") == ["l1_Long", "l1_Late"]
     assert harness.player.state_names == ["long", "late"]
+
+
+def test_a_start_waiting_for_the_lock_as_its_box_unloads_does_not_start_it(make_harness):
+    """A signal reaches a box input in a thread of its own. When an onStart's thread waits
+    for the behavior's lock while a state change holding it unloads the box (its keyframe
+    left), the box does not start once the lock is free. A loaded machine showed what the
+    old code did: the box's onStart ran after its keyframe was left, jumped the timeline
+    back, and the box stayed active after the run had ended."""
+    jump = script_box("Jump", 1, """
+def onInput_onStart(self):
+    record(self.getName(), "onStart")
+    self.gotoAndPlayParent("skip")
+""")
+    layers = [BehaviorLayer("A", [BehaviorKeyframe("skip", 1, Diagram([jump])),
+                                  BehaviorKeyframe("end", 10, Diagram())])]
+    harness = make_harness(timeline_box("root", -1, layers))
+    play(harness)
+    box = harness.player.box_named("l1_Jump")
+    assert box.loaded
+    with harness.player.lock:  # held, as a state change holds it
+        starting = threading.Thread(target=box.receive, args=(box.inputs["onStart"], None))
+        starting.start()
+        deadline = time.monotonic() + 5
+        while not _runs(starting, "_start"):  # past the input's checks, at the lock
+            assert time.monotonic() < deadline, "the signal never reached the box's start"
+            time.sleep(0.001)
+        box.unload()
+    starting.join(5)
+    assert not starting.is_alive()
+    harness.settle()
+    assert names(harness, "onStart") == [] and not box.active
+    assert harness.player.active_boxes == ["root"]
+    assert not [event for event in harness.kinds("box_started") if event.box_path == box.path]
+
+
+def _runs(thread: threading.Thread, function: str) -> bool:
+    """Whether ``thread`` is inside a call of ``function`` now."""
+    frame = sys._current_frames().get(thread.ident)
+    while frame is not None:
+        if frame.f_code.co_name == function:
+            return True
+        frame = frame.f_back
+    return False
 
 
 #: a box whose onStop relies on what its onStart set (as many real boxes' do)
