@@ -34,8 +34,11 @@ except ImportError:  # Humble
 #: values of the runner's ``motion_output`` parameter
 MOTION_OUTPUTS = ("auto", "bridge", "direct")
 #: how long a bridge past its lease may take to be heard again before it is lost (s): a
-#: process stalled for about half a second on a busy machine is not a lost bridge
-LOST_AFTER_S = 0.4
+#: process stalled for about half a second on a busy machine is not a lost bridge. The
+#: lease runs out 1/3 to all of it after the stall began (rmw_fastrtps asserts it every
+#: 2/3 of it), so a stall is forgiven if it is heard again this + 1/3 of the lease after it
+#: began (0.67 s), or later when the last assertion was recent
+LOST_AFTER_S = 0.8 - BRIDGE_LEASE_S
 
 
 class BridgeMotionSink:

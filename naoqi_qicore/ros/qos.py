@@ -21,9 +21,11 @@ STREAM = QoSProfile(depth=100, history=HistoryPolicy.KEEP_LAST,
                     durability=DurabilityPolicy.VOLATILE,
                     reliability=ReliabilityPolicy.RELIABLE)
 
-#: DDS lease of naoqi_bridge's ``robot/connection`` publisher (s), asserted by DDS itself:
-#: a killed bridge (or a stalled one) goes unheard within it
-BRIDGE_LEASE_S = 0.4
+#: DDS lease of naoqi_bridge's ``robot/connection`` publisher (s), asserted by DDS itself
+#: (rmw_fastrtps: every 2/3 of it): a killed bridge (or a stalled one) goes unheard within
+#: it. Short, so that the moment a bridge goes unheard is close to the moment it stalled
+#: (see ``motion_sink.LOST_AFTER_S``)
+BRIDGE_LEASE_S = 0.2
 
 #: ``robot/connection``: latched, and naoqi_bridge's liveliness (:data:`BRIDGE_LEASE_S`);
 #: a subscriber with the plain :data:`LATCHED` profile gets it too
