@@ -33,12 +33,12 @@ except ImportError:  # Humble
 
 #: values of the runner's ``motion_output`` parameter
 MOTION_OUTPUTS = ("auto", "bridge", "direct")
-#: how long a bridge past its lease may take to be heard again before it is lost (s): a
-#: process stalled for about half a second on a busy machine is not a lost bridge. The
-#: lease runs out 1/3 to all of it after the stall began (rmw_fastrtps asserts it every
-#: 2/3 of it), so a stall is forgiven if it is heard again this + 1/3 of the lease after it
-#: began (0.67 s), or later when the last assertion was recent
-LOST_AFTER_S = 0.8 - BRIDGE_LEASE_S
+#: how long a bridge past its lease may take to be heard again before it is lost (s). The
+#: lease runs out 1/3 to all of it after the bridge's last sign of life (rmw_fastrtps
+#: asserts it every 2/3 of it), so a bridge is lost 0.57 to 0.7 s after it stopped: one
+#: killed is told within a second, and one stalled for a moment on a busy machine (up to
+#: about half a second, the time to be heard again included) is not lost
+LOST_AFTER_S = 0.5
 
 
 class BridgeMotionSink:
